@@ -1,0 +1,110 @@
+import type { CaptureType, EndedBy, Origin } from '../capture/types';
+
+/**
+ * What the capture builder is given: one unit of work (request, job or command) as recorded, unmasked and
+ * unformatted. The live recorder and the OTLP collector both produce this; `buildCapture` is the only
+ * place that turns it into a stored record. Times are epoch milliseconds (fractions allowed).
+ */
+export interface UnitInput {
+  id: string;
+  type: CaptureType;
+  name: string;
+  /** Response status code, `done`/`failed`, or the exit code, as a string. */
+  status: string;
+  parentId: string | null;
+  traceId: string;
+  linkedVia: string | null;
+  rootSpanId: string | null;
+  startedAt: number;
+  endedAt: number;
+  endedBy: EndedBy;
+  label: string | null;
+  tags: string[];
+  jobId: string | null;
+  meta: { pid: number; hostname: string; node: string; service: string; [key: string]: unknown };
+  /** The incoming request, for `request` units. */
+  request: IncomingRequestInput | null;
+  /** Spans other than outgoing calls (the root, internal work, pools are derived from calls). */
+  spans: SpanInput[];
+  calls: CallInput[];
+  /** Pools opened in this unit: number → the span that was active when `pool()` was called. */
+  pools: PoolInput[];
+}
+
+export interface IncomingRequestInput {
+  method: string;
+  /** Full URL as received (masked by the builder). */
+  url: string;
+  route: string | null;
+  status: number | null;
+  headers: Record<string, string | string[] | undefined>;
+  remoteAddress: string | null;
+}
+
+export interface SpanInput {
+  id: string;
+  parentId: string | null;
+  name: string;
+  start: number;
+  end: number;
+  meta?: Record<string, unknown>;
+}
+
+export interface PoolInput {
+  number: number;
+  parentSpanId: string | null;
+}
+
+export interface ErrorInput {
+  class: string;
+  message: string;
+  code: string | null;
+  /** Outermost first. */
+  causes: Array<{ class: string; message: string; code: string | null }>;
+}
+
+/** Phase timings measured for a call, in ms; absent phases were not reached. */
+export interface TimingInput {
+  dns?: number;
+  connect?: number;
+  tls?: number;
+  wait?: number;
+  download?: number;
+  redirect?: number;
+  remote?: string;
+  protocol?: string;
+  redirects: number;
+}
+
+/** A body as recorded: the bytes kept (at most `max_body_bytes`) and the full size seen. */
+export interface BodyInput {
+  chunks: Buffer[];
+  /** Every byte seen, kept or not. */
+  size: number;
+  truncated: boolean;
+}
+
+/** One outgoing call the app made (all redirect hops of one `fetch` merged into one). */
+export interface CallInput {
+  spanId: string;
+  parentSpanId: string | null;
+  method: string;
+  /** The URL the app asked for (not the last redirect hop), unmasked. */
+  url: string;
+  requestHeaders: Record<string, string | string[] | number | undefined>;
+  requestBody: BodyInput | null;
+  status: number | null;
+  responseHeaders: Record<string, string | string[] | undefined>;
+  /** Wire bytes of the response body; decoded by the builder from `content-encoding` when needed. */
+  responseBody: BodyInput | null;
+  /** True when the client itself decodes content-encoding (fetch), so sizes count decoded bytes. */
+  clientDecodes: boolean;
+  start: number;
+  /** Null when the unit ended before the call finished: duration runs to the unit's end. */
+  end: number | null;
+  timing: TimingInput | null;
+  error: ErrorInput | null;
+  pool: number | null;
+  fake: boolean;
+  origin: Origin | null;
+}

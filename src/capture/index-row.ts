@@ -1,0 +1,38 @@
+import type { Capture, IndexRow } from './types';
+
+/** The index row of a capture: what lists show without loading whole captures. Pure. */
+export function indexRowOf(capture: Capture): IndexRow {
+  const counts: Record<string, number> = {};
+  for (const [name, section] of Object.entries(capture.sections)) {
+    counts[name] = Array.isArray(section) ? section.length : section == null ? 0 : 1;
+  }
+  const errors = capture.summary?.errors?.length ?? 0;
+  const failed = capture.summary?.totals?.http_failed ?? 0;
+  return {
+    id: capture.id,
+    parent_id: capture.parent_id,
+    trace_id: capture.trace_id,
+    linked_via: capture.linked_via,
+    type: capture.type,
+    name: capture.name,
+    route: capture.sections.request?.route ?? null,
+    status: capture.status,
+    label: capture.label,
+    duration: capture.duration,
+    started_at: capture.started_at,
+    ended_by: capture.ended_by,
+    counts,
+    has_errors: errors > 0 || failed > 0,
+    warnings: capture.summary?.warnings?.length ?? 0,
+    errors: Math.max(errors, failed),
+    tags: capture.tags,
+    job_id: capture.job_id,
+  };
+}
+
+const ID_PATTERN = /^[0-9A-Za-z_-]{8,64}$/;
+
+/** Capture ids are the only user-supplied keys stores see: anything else (`../x`) is rejected. */
+export function isValidCaptureId(id: unknown): id is string {
+  return typeof id === 'string' && ID_PATTERN.test(id);
+}

@@ -1,0 +1,174 @@
+/** Shapes of what Probe stores (SPEC section 2). Field names are the contract: agents and the dashboard read them. */
+
+export type CaptureType = 'request' | 'job' | 'command';
+export type EndedBy = 'response' | 'exit' | 'error' | 'return';
+
+/** Phase timings of one real call, in ms. A phase not reached is left out. */
+export interface Timing {
+  dns?: number;
+  connect?: number;
+  tls?: number;
+  wait?: number;
+  download?: number;
+  redirect?: number;
+  remote?: string;
+  protocol?: string;
+  redirects: number;
+}
+
+export interface ExceptionLink {
+  class: string;
+  message: string;
+  code: string | null;
+}
+
+export interface ExceptionInfo extends ExceptionLink {
+  /** `file:line` of the app frame that made the call. */
+  file: string | null;
+  /** The `cause` chain, outermost first. */
+  previous: ExceptionLink[];
+}
+
+export interface Origin {
+  file: string;
+  line: number;
+  /** Up to 5 frames as `file:line function`. */
+  chain: string[];
+}
+
+export interface ResponseCaptureResult {
+  capture: string;
+  cards: unknown;
+  raw: string | null;
+}
+
+export interface FormattedField {
+  format: string;
+  text: string;
+}
+
+/** One outgoing call (SPEC 2.1). */
+export interface HttpRow {
+  method: string;
+  url: string;
+  host: string;
+  endpoint: string;
+  request_headers: Record<string, string>;
+  request_bytes: number;
+  request_payload: Record<string, unknown> | unknown[] | null;
+  request_formats?: Record<string, FormattedField>;
+  request_body: string | null;
+  status: number | null;
+  response_headers: Record<string, string>;
+  response_bytes: number | null;
+  response_capture: ResponseCaptureResult | null;
+  response_body: string | null;
+  duration: number | null;
+  timing: Timing | null;
+  failed: boolean;
+  exception: ExceptionInfo | null;
+  pool: number | null;
+  fake: boolean;
+  time: number;
+  origin: Origin | null;
+  /** Present and true when a kept body was cut at `max_body_bytes`. */
+  truncated?: boolean;
+}
+
+export interface HttpTotals {
+  http_ms: number;
+  http_by_host: Record<string, number>;
+  http_calls: number;
+  http_failed: number;
+}
+
+export interface Summary {
+  totals?: HttpTotals;
+  errors: string[];
+  warnings: string[];
+  /** Calls beyond `max_rows`, counted in totals but not kept as rows. */
+  dropped_rows?: number;
+}
+
+export type SpanKind = 'http' | 'pool' | 'phase';
+
+export interface CaptureSpan {
+  id: string;
+  kind: SpanKind;
+  name: string;
+  start: number;
+  end: number;
+  duration: number;
+  meta: Record<string, unknown>;
+}
+
+export interface RequestSection {
+  method: string;
+  url: string;
+  path: string;
+  route: string | null;
+  status: string;
+  headers: Record<string, string>;
+  remote_address: string | null;
+}
+
+export interface CaptureMeta {
+  pid: number;
+  hostname: string;
+  node: string;
+  service: string;
+  [key: string]: unknown;
+}
+
+export interface CaptureSections {
+  request?: RequestSection;
+  http?: HttpRow[];
+  [section: string]: unknown;
+}
+
+/** One stored capture (SPEC 2.3). */
+export interface Capture {
+  schema_version: 1;
+  id: string;
+  type: CaptureType;
+  name: string;
+  status: string;
+  label: string | null;
+  tags: string[];
+  parent_id: string | null;
+  trace_id: string;
+  linked_via: string | null;
+  started_at: number;
+  ended_at: number;
+  duration: number;
+  /** How the unit of work ended; copied into the index row. */
+  ended_by: EndedBy;
+  /** The id given to `job(name, fn, {id})`, else null. */
+  job_id: string | null;
+  meta: CaptureMeta;
+  summary: Summary;
+  spans: CaptureSpan[];
+  sections: CaptureSections;
+}
+
+/** What `store.index()` returns per capture (SPEC 2.4). */
+export interface IndexRow {
+  id: string;
+  parent_id: string | null;
+  trace_id: string;
+  linked_via: string | null;
+  type: CaptureType;
+  name: string;
+  route: string | null;
+  status: string;
+  label: string | null;
+  duration: number;
+  started_at: number;
+  ended_by: EndedBy;
+  counts: Record<string, number>;
+  has_errors: boolean;
+  warnings: number;
+  errors: number;
+  tags: string[];
+  job_id: string | null;
+}

@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import type { ProbeConfig, ResolvedConfig } from './types';
+import { ProbeConfigError } from './errors';
+import { resolveConfig } from './resolve';
+
+const CONFIG_NAMES = ['probe.config.mjs', 'probe.config.js', 'probe.config.cjs', 'probe.config.json'];
+
+/** The app root: `PROBE_ROOT`, else the nearest folder at or above `cwd` holding a package.json, else `cwd`. */
+export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
+  if (env.PROBE_ROOT) return path.resolve(cwd, env.PROBE_ROOT);
+  let dir = path.resolve(cwd);
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return path.resolve(cwd);
+    dir = parent;
+  }
+}
+
+export function findConfigFile(root: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
+  if (env.PROBE_CONFIG) {
+    const file = path.resolve(cwd, env.PROBE_CONFIG);
+    if (!existsSync(file)) throw new ProbeConfigError('PROBE_CONFIG', `no file at ${file}`);
+    return file;
+  }
+  for (const name of CONFIG_NAMES) {
+    const file = path.join(root, name);
+    if (existsSync(file)) return file;
+  }
+  return null;
+}
+
+/**
+ * Reads and resolves the config synchronously, so the preload can decide before the app's first line runs.
+ * ESM config files load through `require(esm)` (Node 20.19+); a config with top-level await is refused
+ * with a clear error.
+ */
+export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv; overrides?: ProbeConfig } = {}): ResolvedConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const root = findRoot(cwd, env);
+  const configFile = findConfigFile(root, cwd, env);
+  const file = configFile ? readConfigFile(configFile) : {};
+  return resolveConfig({ root, configFile, file: { ...file, ...options.overrides }, env });
+}
+
+function readConfigFile(file: string): ProbeConfig {
+  const setting = path.basename(file);
+  if (file.endsWith('.json')) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new ProbeConfigError(setting, `unreadable: ${(error as Error).message}`, { cause: error });
+    }
+    try {
+      return JSON.parse(text) as ProbeConfig;
+    } catch (error) {
+      throw new ProbeConfigError(setting, `invalid JSON: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = require(file) as Record<string, unknown>;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ERR_REQUIRE_ASYNC_MODULE' ? 'uses top-level await, which a preload cannot wait for' : (error as Error).message;
+    throw new ProbeConfigError(setting, `could not be loaded: ${why}`, { cause: error });
+  }
+  const config = (loaded && typeof loaded === 'object' && 'default' in loaded ? loaded.default : loaded) as ProbeConfig;
+  if (config === null || typeof config !== 'object') throw new ProbeConfigError(setting, 'must export a config object (export default defineConfig({...}))');
+  const register = loaded.register ?? config.register;
+  const { default: _ignored, ...rest } = config as ProbeConfig & { default?: unknown };
+  return typeof register === 'function' ? { ...rest, register: register as ProbeConfig['register'] } : rest;
+}

@@ -1,0 +1,263 @@
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { HttpClientLensOptions, InputPattern, ProbeConfig, ResolvedConfig, ResolvedHttpLens, ResolvedResponseType } from './types';
+import type { Mask, MaskSpec } from '../mask/Mask';
+import type { ResponseCaptureClass } from '../response/ResponseCapture';
+import { ProbeConfigError } from './errors';
+import {
+  DEFAULT_FILE_PATH,
+  DEFAULT_INPUTS,
+  DEFAULT_LIMIT,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_ROWS,
+  DEFAULT_REDIS_PREFIX,
+  DEFAULT_REDIS_TTL,
+  DEFAULT_REDIS_URL,
+  defaultHeaderMasks,
+  defaultResponseTypes,
+} from './defaults';
+import { FullMask } from '../mask/FullMask';
+import { PartialMask } from '../mask/PartialMask';
+import { Masker } from '../mask/Masker';
+import { globToRegExp } from '../util/glob';
+
+const LENS = 'HttpClientLens';
+const KNOWN_TOP = new Set(['enabled', 'service', 'storage', 'lenses', 'mask', 'origin', 'except', 'register', 'default']);
+
+export interface ResolveInput {
+  root: string;
+  configFile: string | null;
+  file: ProbeConfig;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Defaults → file → environment → validated → frozen. Throws ProbeConfigError naming the setting. */
+export function resolveConfig({ root, configFile, file, env }: ResolveInput): ResolvedConfig {
+  if (file === null || typeof file !== 'object' || Array.isArray(file)) {
+    throw new ProbeConfigError('config', `expected an object, got ${describe(file)}`);
+  }
+  for (const key of Object.keys(file)) {
+    if (!KNOWN_TOP.has(key)) throw new ProbeConfigError(key, `unknown setting (known: ${[...KNOWN_TOP].filter((k) => k !== 'default').join(', ')})`);
+  }
+
+  const enabled = env.PROBE_ENABLED !== undefined ? parseBool('PROBE_ENABLED', env.PROBE_ENABLED) : optBool('enabled', file.enabled, true);
+  const storageIn = optObject('storage', file.storage) as NonNullable<ProbeConfig['storage']>;
+  const driver = env.PROBE_STORAGE || optString('storage.driver', storageIn.driver, 'file');
+  const limit = optInt('storage.limit', storageIn.limit, DEFAULT_LIMIT, 1);
+
+  const fileIn = optObject('storage.file', storageIn.file) as { path?: unknown };
+  const probeDir = path.resolve(root, '.probe');
+  const filePath = path.resolve(root, optString('storage.file.path', fileIn.path, DEFAULT_FILE_PATH));
+  if (filePath !== probeDir && !filePath.startsWith(probeDir + path.sep)) {
+    throw new ProbeConfigError('storage.file.path', `must resolve inside ${probeDir}, got ${filePath}`);
+  }
+
+  const redisIn = optObject('storage.redis', storageIn.redis ?? storageIn.cache) as { url?: unknown; prefix?: unknown; ttl?: unknown };
+  const redisUrl = optString('storage.redis.url', redisIn.url, env.REDIS_URL || DEFAULT_REDIS_URL);
+  if (!/^rediss?:\/\//.test(redisUrl)) throw new ProbeConfigError('storage.redis.url', `must start with redis:// or rediss://, got ${redisUrl}`);
+  const redis = {
+    url: redisUrl,
+    prefix: optString('storage.redis.prefix', redisIn.prefix, DEFAULT_REDIS_PREFIX),
+    ttl: optInt('storage.redis.ttl', redisIn.ttl, DEFAULT_REDIS_TTL, 1),
+  };
+
+  const headerGlobal = defaultHeaderMasks();
+  const headerLens = new Map<string, Mask | false>();
+  const headersIn = optObject('mask.headers', file.mask?.headers);
+  for (const [name, spec] of Object.entries(headersIn)) {
+    if (name === LENS) {
+      for (const [lensName, lensSpec] of Object.entries(optObject(`mask.headers.${LENS}`, spec))) {
+        headerLens.set(lensName.toLowerCase(), lensSpec === false ? false : toMask(`mask.headers.${LENS}.${lensName}`, lensSpec));
+      }
+    } else if (spec === false) {
+      headerGlobal.delete(name.toLowerCase());
+    } else {
+      headerGlobal.set(name.toLowerCase(), toMask(`mask.headers.${name}`, spec as MaskSpec));
+    }
+  }
+  const headerForLens = new Map(headerGlobal);
+  for (const [name, mask] of headerLens) {
+    if (mask === false) headerForLens.delete(name);
+    else headerForLens.set(name, mask);
+  }
+
+  const { global: inputsGlobal, lens: inputsLens } = splitInputs(file.mask?.inputs);
+  const globalPatterns = [...DEFAULT_INPUTS, ...inputsGlobal].map((p, i) => toRegExp(`mask.inputs[${i}]`, p));
+  const lensPatterns = [...globalPatterns, ...inputsLens.map((p, i) => toRegExp(`mask.inputs.${LENS}[${i}]`, p))];
+  const masker = new Masker(headerGlobal, globalPatterns);
+
+  const lensesIn = optObject('lenses', file.lenses);
+  for (const key of Object.keys(lensesIn)) {
+    if (key !== LENS) throw new ProbeConfigError(`lenses.${key}`, `unknown lens (known: ${LENS})`);
+  }
+  const http = resolveHttpLens(lensesIn[LENS] as boolean | HttpClientLensOptions | undefined, new Masker(headerForLens, lensPatterns));
+
+  const originIn = optObject('origin', file.origin) as { enabled?: unknown };
+  const exceptIn = file.except ?? [];
+  if (!Array.isArray(exceptIn)) throw new ProbeConfigError('except', `expected an array of globs or RegExps, got ${describe(exceptIn)}`);
+  const except = exceptIn.map((item, i) => {
+    if (item instanceof RegExp) return item;
+    if (typeof item === 'string') return globToRegExp(item);
+    throw new ProbeConfigError(`except[${i}]`, `expected a glob string or RegExp, got ${describe(item)}`);
+  });
+  if (file.register !== undefined && typeof file.register !== 'function') {
+    throw new ProbeConfigError('register', `expected a function, got ${describe(file.register)}`);
+  }
+
+  const customStorage: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(storageIn)) {
+    if (!['driver', 'limit', 'file', 'redis', 'cache'].includes(key)) customStorage[key] = value;
+  }
+
+  return deepFreeze({
+    root,
+    configFile,
+    enabled,
+    service: optString('service', file.service, packageName(root)),
+    storage: { ...customStorage, driver: driver === 'cache' ? 'redis' : driver, limit, file: { path: filePath }, redis },
+    http,
+    masker,
+    origin: { enabled: optBool('origin.enabled', originIn.enabled, true) },
+    except,
+    register: file.register ?? null,
+  }) as ResolvedConfig;
+}
+
+function resolveHttpLens(input: boolean | HttpClientLensOptions | undefined, masker: Masker): ResolvedHttpLens | null {
+  const setting = `lenses.${LENS}`;
+  if (input === false) return null;
+  const options = input === undefined || input === true ? {} : (optObject(setting, input) as HttpClientLensOptions);
+  const known = new Set(['bodies', 'max_body_bytes', 'max_rows', 'capture']);
+  for (const key of Object.keys(options)) {
+    if (!known.has(key)) throw new ProbeConfigError(`${setting}.${key}`, `unknown option (known: ${[...known].join(', ')})`);
+  }
+  const typesIn = optObject(`${setting}.capture`, options.capture).response_types;
+  const types = typesIn === undefined ? defaultResponseTypes() : (optObject(`${setting}.capture.response_types`, typesIn) as Record<string, ResponseCaptureClass>);
+  const response_types: ResolvedResponseType[] = Object.entries(types).map(([pattern, capture]) => {
+    const name = `${setting}.capture.response_types['${pattern}']`;
+    if (typeof capture !== 'function' || !capture.name) throw new ProbeConfigError(name, 'expected a capture class with a static name');
+    if (typeof capture.capture !== 'function' && typeof capture.prototype?.capture !== 'function') {
+      throw new ProbeConfigError(name, `${capture.name} has no capture() method`);
+    }
+    return { pattern, matcher: globToRegExp(pattern.toLowerCase()), capture };
+  });
+  return {
+    bodies: optBool(`${setting}.bodies`, options.bodies, false),
+    max_body_bytes: optInt(`${setting}.max_body_bytes`, options.max_body_bytes, DEFAULT_MAX_BODY_BYTES, 0),
+    max_rows: optInt(`${setting}.max_rows`, options.max_rows, DEFAULT_MAX_ROWS, 0),
+    response_types,
+    masker,
+  };
+}
+
+function splitInputs(input: unknown): { global: InputPattern[]; lens: InputPattern[] } {
+  const global: InputPattern[] = [];
+  const lens: InputPattern[] = [];
+  if (input === undefined) return { global, lens };
+  const addLens = (value: unknown) => {
+    if (!Array.isArray(value)) throw new ProbeConfigError(`mask.inputs.${LENS}`, `expected an array, got ${describe(value)}`);
+    lens.push(...(value as InputPattern[]));
+  };
+  if (Array.isArray(input)) {
+    for (const item of input) {
+      if (item && typeof item === 'object' && !(item instanceof RegExp)) {
+        for (const [key, value] of Object.entries(item)) {
+          if (key !== LENS) throw new ProbeConfigError(`mask.inputs.${key}`, `unknown lens (known: ${LENS})`);
+          addLens(value);
+        }
+      } else global.push(item as InputPattern);
+    }
+  } else if (input && typeof input === 'object') {
+    for (const [key, value] of Object.entries(input)) {
+      if (key === LENS) addLens(value);
+      else if (key === '*') global.push(...(Array.isArray(value) ? value : [value]));
+      else throw new ProbeConfigError(`mask.inputs.${key}`, `unknown key (use an array, '*' or ${LENS})`);
+    }
+  } else throw new ProbeConfigError('mask.inputs', `expected an array of patterns, got ${describe(input)}`);
+  return { global, lens };
+}
+
+function toRegExp(setting: string, pattern: unknown): RegExp {
+  if (pattern instanceof RegExp) return new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
+  if (typeof pattern !== 'string' || pattern === '') throw new ProbeConfigError(setting, `expected a regex string or RegExp, got ${describe(pattern)}`);
+  try {
+    return new RegExp(pattern, 'i');
+  } catch (error) {
+    throw new ProbeConfigError(setting, `malformed regex ${JSON.stringify(pattern)}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+const BUILTIN_MASKS: Record<string, new () => Mask> = { FullMask, PartialMask };
+
+function toMask(setting: string, spec: unknown): Mask {
+  if (typeof spec === 'string') {
+    const Builtin = BUILTIN_MASKS[spec];
+    if (!Builtin) throw new ProbeConfigError(setting, `unknown mask ${JSON.stringify(spec)} (known: FullMask, PartialMask, or a class/object with mask(value))`);
+    return new Builtin();
+  }
+  if (typeof spec === 'function') {
+    const instance = new (spec as new () => Mask)();
+    if (typeof instance.mask !== 'function') throw new ProbeConfigError(setting, `${spec.name || 'class'} has no mask(value) method`);
+    return instance;
+  }
+  if (spec && typeof spec === 'object' && typeof (spec as Mask).mask === 'function') return spec as Mask;
+  throw new ProbeConfigError(setting, `expected FullMask, PartialMask or an object with mask(value), got ${describe(spec)}`);
+}
+
+function optObject(setting: string, value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ProbeConfigError(setting, `expected an object, got ${describe(value)}`);
+  return value as Record<string, unknown>;
+}
+
+function optBool(setting: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new ProbeConfigError(setting, `expected true or false, got ${describe(value)}`);
+  return value;
+}
+
+function parseBool(setting: string, value: string): boolean {
+  const lower = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(lower)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(lower)) return false;
+  throw new ProbeConfigError(setting, `expected true or false, got ${JSON.stringify(value)}`);
+}
+
+function optString(setting: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value === '') throw new ProbeConfigError(setting, `expected a non-empty string, got ${describe(value)}`);
+  return value;
+}
+
+function optInt(setting: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new ProbeConfigError(setting, `expected a whole number ≥ ${min}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  return typeof value === 'object' ? 'an object' : String(value);
+}
+
+function packageName(root: string): string {
+  try {
+    const name = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).name;
+    if (typeof name === 'string' && name) return name;
+  } catch {
+    // No readable package.json: fall back to the folder's name.
+  }
+  return path.basename(root);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof RegExp) && !(value instanceof Masker)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

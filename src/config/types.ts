@@ -1,0 +1,89 @@
+import type { MaskSpec } from '../mask/Mask';
+import type { Masker } from '../mask/Masker';
+import type { ResponseCaptureClass } from '../response/ResponseCapture';
+import type { StoreFactory } from '../store/Store';
+
+export type InputPattern = string | RegExp;
+
+/** Options of the HTTP client lens (`lenses.HttpClientLens`). */
+export interface HttpClientLensOptions {
+  /** Also keep `request_body`, and `response_body` when no capture handled the response. */
+  bodies?: boolean;
+  /** Cap on a kept body, in bytes. */
+  max_body_bytes?: number;
+  /** Rows kept per capture; totals still count every call. */
+  max_rows?: number;
+  capture?: {
+    /** Content-type pattern (`*` wildcards) → capture class. Replaces the default map. */
+    response_types?: Record<string, ResponseCaptureClass>;
+  };
+}
+
+/** The object a `probe.config.*` file exports (all optional). */
+export interface ProbeConfig {
+  enabled?: boolean;
+  /** Name written to `meta.service`; defaults to the app's package name. */
+  service?: string;
+  storage?: {
+    driver?: string;
+    limit?: number;
+    file?: { path?: string };
+    redis?: { url?: string; prefix?: string; ttl?: number };
+    [driver: string]: unknown;
+  };
+  lenses?: {
+    HttpClientLens?: boolean | HttpClientLensOptions;
+  };
+  mask?: {
+    /** Header name → mask; key `HttpClientLens` holds entries for that lens only. `false` unmasks a default. */
+    headers?: Record<string, MaskSpec | false | Record<string, MaskSpec | false>>;
+    /** Field/query name patterns; an `{HttpClientLens: [...]}` element (or object form) is for that lens only. */
+    inputs?: Array<InputPattern | { HttpClientLens?: InputPattern[] }> | { '*'?: InputPattern[]; HttpClientLens?: InputPattern[] };
+  };
+  origin?: { enabled?: boolean };
+  /** Capture names kept out of recording: globs (`GET /health`, `scripts/seed.js*`) or RegExps. */
+  except?: Array<string | RegExp>;
+  /** Called before any store is made: the place for `probe.extendStore(...)`. */
+  register?: (probe: RegisterApi) => void;
+}
+
+export interface RegisterApi {
+  extendStore(name: string, factory: StoreFactory): void;
+}
+
+export interface ResolvedResponseType {
+  pattern: string;
+  matcher: RegExp;
+  capture: ResponseCaptureClass;
+}
+
+export interface ResolvedHttpLens {
+  readonly bodies: boolean;
+  readonly max_body_bytes: number;
+  readonly max_rows: number;
+  readonly response_types: readonly ResolvedResponseType[];
+  /** Global masks merged with the `HttpClientLens` entries. */
+  readonly masker: Masker;
+}
+
+/** The config every part of Probe reads: defaults, file and environment merged, validated, frozen. */
+export interface ResolvedConfig {
+  readonly root: string;
+  readonly configFile: string | null;
+  readonly enabled: boolean;
+  readonly service: string;
+  readonly storage: {
+    readonly driver: string;
+    readonly limit: number;
+    readonly file: { readonly path: string };
+    readonly redis: { readonly url: string; readonly prefix: string; readonly ttl: number };
+    readonly [driver: string]: unknown;
+  };
+  /** Null when the lens is turned off. */
+  readonly http: ResolvedHttpLens | null;
+  /** Global masks (used for the incoming request section). */
+  readonly masker: Masker;
+  readonly origin: { readonly enabled: boolean };
+  readonly except: readonly RegExp[];
+  readonly register: ((probe: RegisterApi) => void) | null;
+}

@@ -1,0 +1,40 @@
+import type { Store, StoreApp, StoreFactory } from './Store';
+import { ProbeConfigError } from '../config/errors';
+import { FileStore } from './FileStore';
+
+const BUILTIN = new Set(['file', 'redis']);
+const registry = new Map<string, StoreFactory>();
+
+/** Registers a custom storage driver, selected with `storage.driver = name`. */
+export function extendStore(name: string, factory: StoreFactory): void {
+  if (typeof name !== 'string' || !name || BUILTIN.has(name) || name === 'cache') {
+    throw new ProbeConfigError('extendStore', `driver name must be a new non-empty string, got ${JSON.stringify(name)}`);
+  }
+  if (typeof factory !== 'function') throw new ProbeConfigError(`extendStore('${name}')`, 'expected a factory function (app, config) => store');
+  registry.set(name, factory);
+}
+
+/** Makes the configured store. Unknown drivers are a config error naming `storage.driver`. */
+export function createStore(app: StoreApp): Store {
+  const { storage } = app.config;
+  const driver = storage.driver;
+  if (driver === 'file') return new FileStore({ path: storage.file.path, limit: storage.limit, logger: app.logger });
+  if (driver === 'redis') {
+    // Loaded lazily so apps on the file store never load the Redis client.
+    const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');
+    return new RedisStore({ ...storage.redis, limit: storage.limit, logger: app.logger });
+  }
+  const factory = registry.get(driver);
+  if (!factory) {
+    const known = ['file', 'redis', 'cache', ...registry.keys()].join(', ');
+    throw new ProbeConfigError('storage.driver', `unknown driver ${JSON.stringify(driver)} (known: ${known})`);
+  }
+  const driverConfig = (storage[driver] && typeof storage[driver] === 'object' ? storage[driver] : {}) as Record<string, unknown>;
+  const store = factory(app, { ...driverConfig, limit: storage.limit });
+  for (const method of ['put', 'find', 'index', 'clear'] as const) {
+    if (typeof store?.[method] !== 'function') {
+      throw new ProbeConfigError('storage.driver', `driver ${JSON.stringify(driver)} returned a store without ${method}()`);
+    }
+  }
+  return store;
+}
