@@ -1,0 +1,74 @@
+/**
+ * The fields of an HTTP row (SPEC 2.1), listed so that a filter on `exception.message` is valid even in a
+ * capture where no call failed, and so a bad field name can be answered with the names that exist.
+ */
+export const HTTP_FIELDS: readonly string[] = [
+  'method',
+  'url',
+  'host',
+  'endpoint',
+  'request_headers',
+  'request_bytes',
+  'request_payload',
+  'request_formats',
+  'request_body',
+  'status',
+  'response_headers',
+  'response_bytes',
+  'response_capture',
+  'response_body',
+  'duration',
+  'timing',
+  'timing.dns',
+  'timing.connect',
+  'timing.tls',
+  'timing.wait',
+  'timing.download',
+  'timing.redirect',
+  'timing.remote',
+  'timing.protocol',
+  'timing.redirects',
+  'failed',
+  'exception',
+  'exception.class',
+  'exception.message',
+  'exception.code',
+  'exception.file',
+  'exception.previous',
+  'pool',
+  'fake',
+  'time',
+  'origin',
+  'origin.file',
+  'origin.line',
+  'origin.chain',
+  'truncated',
+];
+
+/** Types of HTTP row fields that may be null in every row of a capture, so values still coerce right. */
+export const HTTP_FIELD_TYPES: Readonly<Record<string, FieldType>> = {
+  status: 'number',
+  duration: 'number',
+  response_bytes: 'number',
+  request_bytes: 'number',
+  pool: 'number',
+  time: 'number',
+  failed: 'boolean',
+  fake: 'boolean',
+  truncated: 'boolean',
+  'timing.dns': 'number',
+  'timing.connect': 'number',
+  'timing.tls': 'number',
+  'timing.wait': 'number',
+  'timing.download': 'number',
+  'timing.redirect': 'number',
+  'timing.redirects': 'number',
+  'origin.line': 'number',
+};
+
+export type FieldType = 'number' | 'boolean' | 'string' | 'object' | 'unknown';
+
+/** Fields known for a section before looking at its rows. */
+export function knownFieldsOf(section: string): readonly string[] {
+  return section === 'http' ? HTTP_FIELDS : [];
+}

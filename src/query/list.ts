@@ -1,0 +1,67 @@
+import type { CaptureType, IndexRow } from '../capture/types';
+import type { Store } from '../store/Store';
+import { QueryError } from './QueryError';
+import { ROW_LIMITS, clip, fitRows } from './clip';
+import { KNOWN_SECTIONS, sectionsInIndex } from './locate';
+import { parseSince } from './since';
+
+export const LIST_DEFAULT_LIMIT = 20;
+export const LIST_MAX_LIMIT = 500;
+export const CAPTURE_TYPES: readonly CaptureType[] = ['request', 'job', 'command'];
+
+export interface ListInput {
+  /** Only captures with at least one row in each of these sections. */
+  has?: string[];
+  has_errors?: boolean;
+  /** `30s`, `15m`, `2h`, `1d`: only captures started that long ago or later. */
+  since?: string;
+  type?: string;
+  limit?: number;
+}
+
+export interface ListResult {
+  /** Captures in the store. */
+  total: number;
+  matched: number;
+  returned: number;
+  /** Index rows (SPEC 2.4), newest first. */
+  captures: IndexRow[];
+  note?: string;
+}
+
+/** Index rows matching the filters, newest first. `now` is epoch seconds (a parameter so tests can fix it). */
+export async function queryList(store: Store, input: ListInput = {}, now = Date.now() / 1000): Promise<ListResult> {
+  const limit = input.limit ?? LIST_DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) throw new QueryError(`limit must be a whole number from 1 to ${LIST_MAX_LIMIT}, got ${limit}`);
+  if (input.type !== undefined && !(CAPTURE_TYPES as readonly string[]).includes(input.type)) {
+    throw new QueryError(`type ${JSON.stringify(input.type)} is not a capture type`, CAPTURE_TYPES);
+  }
+  const after = input.since !== undefined ? now - parseSince(input.since) : null;
+  const index = await store.index();
+  const has = input.has ?? [];
+  if (index.length > 0) {
+    const present = new Set([...KNOWN_SECTIONS, ...sectionsInIndex(index)]);
+    for (const name of has) {
+      if (!present.has(name)) throw new QueryError(`no capture has a section ${JSON.stringify(name)}`, [...present]);
+    }
+  }
+  const matched = index.filter(
+    (row) =>
+      (input.type === undefined || row.type === input.type) &&
+      (input.has_errors === undefined || row.has_errors === input.has_errors) &&
+      (after === null || row.started_at >= after) &&
+      has.every((name) => (row.counts?.[name] ?? 0) > 0),
+  );
+  const fitted = fitRows(matched.slice(0, limit).map((row) => clip(row, ROW_LIMITS) as IndexRow));
+  const notes: string[] = [];
+  if (index.length === 0) notes.push('The store holds no captures yet: run the app and make it do something, then ask again.');
+  if (matched.length > limit) notes.push(`${matched.length - limit} more matching captures beyond limit ${limit}.`);
+  if (fitted.left_out > 0) notes.push(`${fitted.left_out} captures left out to keep the answer short.`);
+  return {
+    total: index.length,
+    matched: matched.length,
+    returned: fitted.rows.length,
+    captures: fitted.rows,
+    ...(notes.length ? { note: notes.join(' ') } : {}),
+  };
+}

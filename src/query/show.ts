@@ -1,0 +1,102 @@
+import type { Capture } from '../capture/types';
+import type { Store } from '../store/Store';
+import { QueryError } from './QueryError';
+import { SHOW_LIMITS, clip } from './clip';
+import { findCapture, newestCapture, sectionsOf } from './locate';
+import { rowsOfSection } from './rows';
+
+export const SHOW_DEFAULT_LIMIT = 5;
+export const SHOW_MAX_LIMIT = 100;
+
+export interface ShowInput {
+  /** Default: the newest capture. */
+  id?: string;
+  /** Default: every section of the capture. */
+  sections?: string[];
+  /** Rows shown per section. */
+  limit?: number;
+}
+
+/** An array section as shown: how many rows it has and the first ones, each with its `row` index. */
+export interface ShownRows {
+  total: number;
+  shown: number;
+  rows: Array<Record<string, unknown>>;
+}
+
+export interface ShowResult {
+  id: string | null;
+  type?: string;
+  name?: string;
+  status?: string;
+  label?: string | null;
+  tags?: string[];
+  parent_id?: string | null;
+  trace_id?: string;
+  linked_via?: string | null;
+  started_at?: number;
+  ended_at?: number;
+  duration?: number;
+  ended_by?: string;
+  job_id?: string | null;
+  meta?: Record<string, unknown>;
+  summary?: Capture['summary'];
+  /** Rows per section for every section of the capture, listed or not. */
+  counts?: Record<string, number>;
+  sections?: Record<string, ShownRows | unknown>;
+  note?: string;
+}
+
+/** A capture's header and summary next to the first rows of the listed sections. */
+export async function queryShow(store: Store, input: ShowInput = {}): Promise<ShowResult> {
+  const limit = input.limit ?? SHOW_DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 0 || limit > SHOW_MAX_LIMIT) throw new QueryError(`limit must be a whole number from 0 to ${SHOW_MAX_LIMIT}, got ${limit}`);
+  let capture: Capture | null;
+  if (input.id !== undefined) capture = await findCapture(store, input.id);
+  else {
+    capture = await newestCapture(store, await store.index(), () => true);
+    if (!capture) return { id: null, note: 'The store holds no captures yet: run the app and make it do something, then ask again.' };
+  }
+  const present = sectionsOf(capture);
+  const wanted = input.sections?.length ? input.sections : present;
+  for (const name of wanted) {
+    if (!present.includes(name)) throw new QueryError(`capture ${capture.id} has no section ${JSON.stringify(name)}`, present);
+  }
+  const counts: Record<string, number> = {};
+  for (const name of present) counts[name] = rowsOfSection(capture.sections[name]).length;
+  const sections: Record<string, unknown> = {};
+  let more = false;
+  for (const name of wanted) {
+    const section = capture.sections[name];
+    if (!Array.isArray(section)) {
+      sections[name] = clip(section, SHOW_LIMITS);
+      continue;
+    }
+    const rows = section.slice(0, limit).map((row, index) =>
+      row !== null && typeof row === 'object' && !Array.isArray(row) ? { row: index, ...(clip(row, SHOW_LIMITS) as Record<string, unknown>) } : { row: index, value: clip(row, SHOW_LIMITS) },
+    );
+    if (section.length > rows.length) more = true;
+    sections[name] = { total: section.length, shown: rows.length, rows } satisfies ShownRows;
+  }
+  return {
+    id: capture.id,
+    type: capture.type,
+    name: capture.name,
+    status: capture.status,
+    label: capture.label,
+    tags: capture.tags,
+    parent_id: capture.parent_id,
+    trace_id: capture.trace_id,
+    linked_via: capture.linked_via,
+    started_at: capture.started_at,
+    ended_at: capture.ended_at,
+    duration: capture.duration,
+    ended_by: capture.ended_by,
+    job_id: capture.job_id,
+    meta: capture.meta,
+    summary: capture.summary,
+    counts,
+    sections,
+    note: `Long values are clipped.${more ? ` More rows: probe-rows with id ${capture.id} and a section, filtered and sorted.` : ''}`,
+  };
+}
