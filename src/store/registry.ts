@@ -4,6 +4,8 @@ import { FileStore } from './FileStore';
 
 const BUILTIN = new Set(['file', 'redis']);
 const registry = new Map<string, StoreFactory>();
+/** In-process stores: captures must be shared across processes, so these names are refused (unless registered). */
+const IN_PROCESS = new Set(['memory', 'array', 'in-memory']);
 
 /** Registers a custom storage driver, selected with `storage.driver = name`. */
 export function extendStore(name: string, factory: StoreFactory): void {
@@ -25,6 +27,12 @@ export function createStore(app: StoreApp): Store {
     return new RedisStore({ ...storage.redis, limit: storage.limit, logger: app.logger });
   }
   const factory = registry.get(driver);
+  if (!factory && IN_PROCESS.has(driver)) {
+    throw new ProbeConfigError(
+      'storage.driver',
+      `${JSON.stringify(driver)} would keep captures inside one process, where the CLI, the dashboard, the MCP server and other processes cannot read them; use "file" (one machine) or "redis" (several processes or hosts)`,
+    );
+  }
   if (!factory) {
     const known = ['file', 'redis', 'cache', ...registry.keys()].join(', ');
     throw new ProbeConfigError('storage.driver', `unknown driver ${JSON.stringify(driver)} (known: ${known})`);

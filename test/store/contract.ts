@@ -1,0 +1,227 @@
+// The store contract (SPEC 5) as a suite any driver runs: `runStoreContract(driver)`. Stores are resolved the
+// way the app, the CLI and the dashboard resolve them: from an app root's probe.config.mjs (loadConfig →
+// register(probe) → createStore), in this process and in separate writer processes.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { Capture, IndexRow } from '../../src/capture/types';
+import type { Store } from '../../src/store/Store';
+import { indexRowOf } from '../../src/capture/index-row';
+import { loadConfig } from '../../src/config/load';
+import { createStore, extendStore } from '../../src/store/registry';
+import { createLogger } from '../../src/util/logger';
+import { REPO_ROOT, TestApp, collect, eventually } from '../helpers/app';
+// @ts-expect-error plain .mjs fixture shared with the writer processes and the benchmark
+import { makeCapture as makeCaptureJs, newId as newIdJs } from './fixtures/capture.mjs';
+
+export const makeCapture = makeCaptureJs as (options?: { id?: string; startedAt?: number; bytes?: number; name?: string }) => Capture;
+export const newId = newIdJs as (now?: number) => string;
+
+export interface StoreSettings {
+  limit: number;
+  /** Seconds; only for drivers with `supportsTtl`. */
+  ttl?: number;
+}
+
+export interface DriverUnderTest {
+  name: string;
+  /** The `probe.config.mjs` text selecting this driver with these settings. */
+  config(settings: StoreSettings): string;
+  /** Writes garbage where the driver keeps this capture (`capture`) or its index row (`row`). */
+  corrupt(app: TestApp, id: string, what: 'capture' | 'row'): Promise<void>;
+  supportsTtl: boolean;
+}
+
+const WRITER = path.join(__dirname, 'fixtures', 'writer.mjs');
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env, NODE_OPTIONS: '' };
+  for (const key of ['PROBE_ROOT', 'PROBE_CONFIG', 'PROBE_STORAGE', 'PROBE_ENABLED', 'REDIS_URL']) delete env[key];
+  return env;
+}
+
+/** The store an app in `app.dir` would get. */
+export function openStore(app: TestApp): Store {
+  const config = loadConfig({ cwd: app.dir, env: cleanEnv() });
+  config.register?.({ extendStore });
+  return createStore({ root: config.root, config, logger: createLogger(() => undefined) });
+}
+
+interface Written {
+  id: string;
+  started_at: number;
+}
+
+/** Runs `processes` writer processes at once, each putting `each` captures; returns every capture put. */
+export async function runWriters(app: TestApp, processes: number, each: number): Promise<Written[]> {
+  const runs = Array.from({ length: processes }, () =>
+    collect(spawn(process.execPath, [WRITER, REPO_ROOT, app.dir, String(each)], { cwd: app.dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }), 60_000),
+  );
+  const results = await Promise.all(runs);
+  const written: Written[] = [];
+  for (const result of results) {
+    assert.equal(result.code, 0, `writer failed: ${result.stderr}`);
+    for (const line of result.stdout.split('\n').filter(Boolean)) written.push(JSON.parse(line) as Written);
+  }
+  return written;
+}
+
+/** Newest first: started_at descending, then id descending. */
+export function newestFirst(a: { started_at: number; id: string }, b: { started_at: number; id: string }): number {
+  return b.started_at - a.started_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+async function assertConsistent(store: Store, rows: IndexRow[]): Promise<void> {
+  for (const row of rows) {
+    const capture = await store.find(row.id);
+    assert.ok(capture, `index row ${row.id} points at a missing capture`);
+    assert.equal(capture.id, row.id);
+  }
+  assert.equal(new Set(rows.map((row) => row.id)).size, rows.length, 'index has duplicate ids');
+}
+
+export function runStoreContract(driver: DriverUnderTest): void {
+  describe(`store contract: ${driver.name}`, () => {
+    const stores: Store[] = [];
+    const setup = (settings: StoreSettings = { limit: 200 }) => {
+      const app = new TestApp({ 'probe.config.mjs': driver.config(settings) });
+      const store = openStore(app);
+      stores.push(store);
+      return { app, store };
+    };
+    after(async () => {
+      for (const store of stores) await store.close?.();
+    });
+
+    test('put, find and index round-trip a capture', async () => {
+      const { store } = setup();
+      const capture = makeCapture({ bytes: 20_000 });
+      await store.put(capture);
+      assert.deepEqual(await store.find(capture.id), capture);
+      assert.deepEqual(await store.index(), [indexRowOf(capture)]);
+    });
+
+    test('find of an unknown or hostile id is null', async () => {
+      const { store } = setup();
+      await store.put(makeCapture());
+      for (const id of [newId(), '../x', '../../etc/passwd', '/etc/passwd', 'abc\0defgh', '..', '', 'a'.repeat(65), 'short', 'x/../../y1234', '%2e%2e%2fabcdef', 'index', 'row:abcdefgh*']) {
+        assert.equal(await store.find(id), null, `find(${JSON.stringify(id)})`);
+      }
+      for (const id of [undefined, null, 42, {}]) assert.equal(await store.find(id as unknown as string), null);
+    });
+
+    test('a put with a hostile id is refused and stores nothing', async () => {
+      const { store } = setup();
+      for (const id of ['../escape-1234', '/tmp/escape-1234', 'abc\0defgh']) {
+        await assert.rejects(store.put(makeCapture({ id })));
+      }
+      assert.deepEqual(await store.index(), []);
+    });
+
+    test('index is newest first: started_at descending, then id descending', async () => {
+      const { store } = setup();
+      const base = Date.now() / 1000;
+      const captures = [
+        makeCapture({ id: newId(1_000), startedAt: base + 3 }),
+        makeCapture({ id: newId(2_000), startedAt: base + 1 }),
+        makeCapture({ id: 'aaaaaaaaaaaa', startedAt: base + 2 }),
+        makeCapture({ id: 'zzzzzzzzzzzz', startedAt: base + 2 }),
+        makeCapture({ id: newId(3_000), startedAt: base }),
+      ];
+      for (const capture of captures) await store.put(capture);
+      const expected = [...captures].sort(newestFirst).map((capture) => capture.id);
+      assert.deepEqual((await store.index()).map((row) => row.id), expected);
+      assert.deepEqual(expected.slice(1, 3), ['zzzzzzzzzzzz', 'aaaaaaaaaaaa']);
+    });
+
+    test('put keeps only the newest `limit` captures', async () => {
+      const { store } = setup({ limit: 5 });
+      const base = Date.now() / 1000;
+      const captures = Array.from({ length: 9 }, (_, i) => makeCapture({ startedAt: base + ((i * 7) % 9) }));
+      for (const capture of captures) await store.put(capture);
+      const kept = [...captures].sort(newestFirst).slice(0, 5);
+      assert.deepEqual((await store.index()).map((row) => row.id), kept.map((capture) => capture.id));
+      for (const capture of captures) {
+        const found = await store.find(capture.id);
+        assert.equal(found !== null, kept.includes(capture), `find(${capture.id})`);
+      }
+    });
+
+    test('clear removes everything; put works afterwards', async () => {
+      const { store } = setup();
+      const captures = [makeCapture(), makeCapture(), makeCapture()];
+      for (const capture of captures) await store.put(capture);
+      await store.clear();
+      assert.deepEqual(await store.index(), []);
+      for (const capture of captures) assert.equal(await store.find(capture.id), null);
+      await store.clear(); // clearing an empty store is fine
+      const next = makeCapture();
+      await store.put(next);
+      assert.deepEqual((await store.index()).map((row) => row.id), [next.id]);
+    });
+
+    test('a corrupt entry is skipped, never fatal', async () => {
+      const { app, store } = setup();
+      const base = Date.now() / 1000;
+      const [a, b, c] = [0, 1, 2].map((i) => makeCapture({ startedAt: base + i })) as [Capture, Capture, Capture];
+      for (const capture of [a, b, c]) await store.put(capture);
+      await driver.corrupt(app, b.id, 'capture');
+      assert.equal(await store.find(b.id), null);
+      await driver.corrupt(app, c.id, 'row');
+      const ids = (await store.index()).map((row) => row.id);
+      assert.ok(ids.includes(a.id), 'the intact capture is still listed');
+      for (const row of await store.index()) assert.equal(typeof row.name, 'string');
+      assert.deepEqual(await store.find(a.id), a);
+      const d = makeCapture({ startedAt: base + 3 });
+      await store.put(d);
+      assert.equal((await store.index())[0]?.id, d.id);
+      assert.deepEqual(await store.find(d.id), d);
+    });
+
+    if (driver.supportsTtl) {
+      test('captures expire after ttl', async () => {
+        const { store } = setup({ limit: 200, ttl: 1 });
+        const capture = makeCapture();
+        await store.put(capture);
+        assert.ok(await store.find(capture.id));
+        await eventually(async () => (await store.find(capture.id)) === null, 10_000);
+        assert.deepEqual(await store.index(), []);
+      });
+    }
+
+    test('limit is exact with a dozen processes writing at once', async () => {
+      const { app, store } = setup({ limit: 20 });
+      const written = await runWriters(app, 12, 15);
+      assert.equal(written.length, 180);
+      const rows = await store.index();
+      assert.equal(rows.length, 20);
+      assert.deepEqual(
+        rows.map((row) => row.id),
+        [...written].sort(newestFirst).slice(0, 20).map((w) => w.id),
+        'the 20 newest captures of all processes remain, newest first',
+      );
+      await assertConsistent(store, rows);
+    });
+
+    test('clear while another process writes leaves a consistent store', async () => {
+      const { app, store } = setup({ limit: 20 });
+      const writers = runWriters(app, 2, 60);
+      let clears = 0;
+      let done = false;
+      void writers.finally(() => (done = true)).catch(() => undefined);
+      while (!done || clears === 0) {
+        await store.clear();
+        clears++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await writers;
+      const rows = await store.index();
+      assert.ok(rows.length <= 20, `${rows.length} rows`);
+      await assertConsistent(store, rows);
+      assert.deepEqual(rows, [...rows].sort(newestFirst));
+      await store.clear();
+      assert.deepEqual(await store.index(), []);
+    });
+  });
+}
