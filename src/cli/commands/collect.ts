@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import type { CliCommand } from '../io';
+import { closeContext, openContext } from '../context';
+import { CollectorServer, TRACES_PATH } from '../../collector/CollectorServer';
+import { createLogger } from '../../util/logger';
+
+/**
+ * `probe collect [--port 4318] [--host 127.0.0.1]`: receives OTLP/HTTP traces from any OTel SDK or an
+ * OpenTelemetry Collector and writes captures to the configured store. Runs until SIGINT/SIGTERM, then
+ * writes what it still holds.
+ */
+export const collect: CliCommand = async (argv, io) => {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', default: '4318' },
+      host: { type: 'string', default: '127.0.0.1' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.err(`probe collect: --port must be a port number, got ${JSON.stringify(values.port)}`);
+    return 2;
+  }
+  const context = openContext(io);
+  if (!context) return 2;
+  const logger = createLogger((line) => io.err(line));
+  const server = new CollectorServer({ store: context.store, config: context.config, logger });
+  let url: string;
+  try {
+    url = await server.listen(port, values.host ?? '127.0.0.1');
+  } catch (error) {
+    io.err(`probe collect: cannot listen on ${values.host}:${port}: ${(error as Error).message}`);
+    await closeContext(context);
+    return 1;
+  }
+  io.out(`probe collect: receiving OTLP/HTTP traces (JSON, protobuf, gzip) at ${url}`);
+  io.out(`  exporters: OTEL_EXPORTER_OTLP_ENDPOINT=${url} (traces go to ${url}${TRACES_PATH}); store: ${context.config.storage.driver}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await server.close();
+  await closeContext(context);
+  const { spans, captures, rejected, failed } = server.stats;
+  io.out(`probe collect: stopped after ${spans} spans → ${captures} captures (${rejected} spans rejected, ${failed} units failed)`);
+  return 0;
+};

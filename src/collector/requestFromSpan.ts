@@ -1,0 +1,45 @@
+import type { IncomingRequestInput } from '../builder/input';
+import type { OtlpSpan } from './model';
+import { headers, num, str } from './attributeReaders';
+
+/** A SERVER span → the incoming request it served (stable HTTP conventions, old names as fallback). */
+export function requestFromSpan(span: OtlpSpan): IncomingRequestInput & { path: string } {
+  const a = span.attributes;
+  const method = (str(a, 'http.request.method_original', 'http.request.method', 'http.method') ?? 'GET').toUpperCase();
+  const full = str(a, 'url.full', 'http.url');
+  let path: string;
+  let url: string;
+  if (full) {
+    url = full;
+    path = pathOf(full);
+  } else {
+    const target = str(a, 'http.target') ?? `${str(a, 'url.path') ?? '/'}${str(a, 'url.query') ? `?${str(a, 'url.query')}` : ''}`;
+    const scheme = str(a, 'url.scheme', 'http.scheme') ?? 'http';
+    const host = str(a, 'http.host') ?? hostOf(str(a, 'server.address', 'net.host.name'), num(a, 'server.port', 'net.host.port'), scheme);
+    url = `${scheme}://${host}${target.startsWith('/') ? target : `/${target}`}`;
+    path = pathOf(url);
+  }
+  const status = num(a, 'http.response.status_code', 'http.status_code');
+  return {
+    method,
+    url,
+    path,
+    route: str(a, 'http.route'),
+    status: status === null ? null : Math.trunc(status),
+    headers: headers(a, 'http.request.header.'),
+    remoteAddress: str(a, 'client.address', 'network.peer.address', 'http.client_ip', 'net.peer.ip'),
+  };
+}
+
+function hostOf(address: string | null, port: number | null, scheme: string): string {
+  const host = address ?? 'localhost';
+  return port === null || port === (scheme === 'https' ? 443 : 80) ? host : `${host}:${port}`;
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url, 'http://localhost').pathname;
+  } catch {
+    return url.split('?')[0] ?? '/';
+  }
+}

@@ -1,0 +1,76 @@
+import type { CallInput, SpanInput, UnitInput } from '../builder/input';
+import type { EndedBy } from '../capture/types';
+import type { Attributes, OtlpSpan } from './model';
+import type { SpanGroup } from './SpanGroup';
+import { StatusCode } from './model';
+import { num, str, strings } from './attributeReaders';
+import { callFromSpan, isHttpClientSpan } from './callFromSpan';
+import { requestFromSpan } from './requestFromSpan';
+import { PROBE_ATTRIBUTES as P } from './probeAttributes';
+
+const KIND_NAMES = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
+
+/**
+ * One group of spans → the builder's unit input. Pure: the capture id is given. HTTP client spans become
+ * calls; every other span (the root included) is kept as a span the calls hang under.
+ */
+export function unitFromSpans(group: SpanGroup, id: string, fallbackService: string): UnitInput {
+  const { root } = group;
+  const members = new Set(group.spans.map((span) => span.spanId));
+  const inUnit = (spanId: string | null) => (spanId !== null && members.has(spanId) ? spanId : null);
+  const calls: CallInput[] = [];
+  const spans: SpanInput[] = [];
+  for (const span of [...group.spans].sort((a, b) => a.start - b.start)) {
+    if (span !== root && isHttpClientSpan(span)) calls.push(callFromSpan(span, inUnit(span.parentSpanId)));
+    else spans.push({ id: span.spanId, parentId: span === root ? null : inUnit(span.parentSpanId), name: span.name, start: span.start, end: span.end, meta: { otel_kind: KIND_NAMES[span.kind] ?? 'unspecified', scope: span.scope.name } });
+  }
+  const first = group.spans[0]!;
+  // A loop, not Math.min(...spans): a big group would overflow the argument list.
+  let startedAt = root?.start ?? Infinity;
+  let endedAt = root?.end ?? 0;
+  for (const span of group.spans) {
+    if (!root) startedAt = Math.min(startedAt, span.start);
+    endedAt = Math.max(endedAt, span.end);
+  }
+  const rootAttributes: Attributes = root?.attributes ?? {};
+  const base = {
+    id,
+    parentId: null,
+    traceId: (root ?? first).traceId,
+    linkedVia: 'otlp',
+    rootSpanId: root?.spanId ?? null,
+    startedAt,
+    endedAt,
+    label: str(rootAttributes, P.label),
+    tags: strings(rootAttributes, P.tags) ?? [],
+    meta: metaOf((root ?? first).resource, fallbackService),
+    spans,
+    calls,
+    pools: [],
+  };
+  if (group.type === 'request' && root) {
+    const { path, ...request } = requestFromSpan(root);
+    const failed = root.status.code === StatusCode.ERROR && request.status === null;
+    return { ...base, type: 'request', name: `${request.method} ${path}`, status: request.status === null ? (failed ? 'failed' : 'unknown') : String(request.status), endedBy: failed ? 'error' : 'response', jobId: null, request };
+  }
+  if (group.type === 'job' && root) {
+    const failed = root.status.code === StatusCode.ERROR;
+    const endedBy: EndedBy = failed ? 'error' : 'return';
+    return { ...base, type: 'job', name: root.name, status: failed ? 'failed' : 'done', endedBy, jobId: str(root.attributes, P.jobId), request: null };
+  }
+  // Rootless spans of one process: the exit code is not sent over OTLP, so the status says only that it ran.
+  return { ...base, type: 'command', name: base.meta.service, status: 'done', endedBy: 'exit', jobId: null, request: null };
+}
+
+/** `meta` from the resource attributes of the sending process (semantic conventions for resources). */
+function metaOf(resource: Attributes, fallbackService: string): UnitInput['meta'] {
+  const runtime = str(resource, 'process.runtime.name');
+  const version = str(resource, 'process.runtime.version');
+  return {
+    pid: Math.trunc(num(resource, 'process.pid') ?? 0),
+    hostname: str(resource, 'host.name') ?? '',
+    node: runtime === null || runtime === 'nodejs' || runtime === 'node' ? (version ?? '') : `${runtime}${version ? ` ${version}` : ''}`,
+    service: str(resource, 'service.name') ?? fallbackService,
+    language: str(resource, 'telemetry.sdk.language'),
+  };
+}
