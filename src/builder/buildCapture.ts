@@ -1,9 +1,134 @@
-// Placeholder signature: the builder is being written (issue 2). Collector and runtime call this.
-import type { Capture } from '../capture/types';
+import type { Capture, CaptureSpan, HttpRow, HttpTotals, RequestSection, Summary } from '../capture/types';
 import type { ResolvedConfig } from '../config/types';
-import type { UnitInput } from './input';
+import type { CallInput, UnitInput } from './input';
+import { buildHttpRow, innermostMessage } from './httpRow';
+import { parseUrl } from './endpoint';
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;
+const MAX_ERRORS = 3;
 
 /** Turns one recorded unit of work into a stored capture record: masking, rows, summary, spans. Pure. */
-export function buildCapture(_unit: UnitInput, _config: ResolvedConfig): Capture {
-  throw new Error('buildCapture: not implemented yet');
+export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
+  const lens = config.http;
+  const calls = [...unit.calls].sort((a, b) => a.start - b.start);
+  const rows: HttpRow[] = [];
+  const rowOf = new Map<CallInput, number>();
+  let dropped = 0;
+  if (lens) {
+    for (const call of calls) {
+      if (rows.length >= lens.max_rows) {
+        dropped++;
+        continue;
+      }
+      rowOf.set(call, rows.length);
+      rows.push(buildHttpRow(call, unit.startedAt, unit.endedAt, lens));
+    }
+  }
+
+  const summary: Summary = { errors: [], warnings: [] };
+  if (lens && calls.length > 0) {
+    const totals: HttpTotals = { http_ms: 0, http_by_host: {}, http_calls: calls.length, http_failed: 0 };
+    for (const call of calls) {
+      const index = rowOf.get(call);
+      const row = index === undefined ? buildHttpRow(call, unit.startedAt, unit.endedAt, lens) : rows[index]!;
+      totals.http_ms += row.duration ?? 0;
+      totals.http_by_host[row.host] = (totals.http_by_host[row.host] ?? 0) + 1;
+      if (row.failed) {
+        totals.http_failed++;
+        if (summary.errors.length < MAX_ERRORS) {
+          summary.errors.push(`HTTP call failed: ${row.method} ${row.url} (${row.status ?? innermostMessage(row)})`);
+        }
+      }
+    }
+    totals.http_ms = round(totals.http_ms);
+    summary.totals = totals;
+  }
+  if (dropped) summary.dropped_rows = dropped;
+
+  const sections: Capture['sections'] = {};
+  if (unit.request) sections.request = requestSection(unit, config);
+  if (lens) sections.http = rows;
+
+  return {
+    schema_version: 1,
+    id: unit.id,
+    type: unit.type,
+    name: unit.name,
+    status: unit.status,
+    label: unit.label,
+    tags: [...new Set(unit.tags)],
+    parent_id: unit.parentId,
+    trace_id: unit.traceId,
+    linked_via: unit.linkedVia,
+    started_at: unit.startedAt / 1000,
+    ended_at: unit.endedAt / 1000,
+    duration: round(unit.endedAt - unit.startedAt),
+    ended_by: unit.endedBy,
+    job_id: unit.jobId,
+    meta: { ...unit.meta },
+    summary,
+    spans: buildSpans(unit, calls, rowOf, rows),
+    sections,
+  };
+}
+
+function requestSection(unit: UnitInput, config: ResolvedConfig): RequestSection {
+  const request = unit.request!;
+  const parsed = parseUrl(request.url);
+  return {
+    method: request.method.toUpperCase(),
+    url: config.masker.url(request.url),
+    path: parsed?.pathname ?? request.url.split('?')[0]!,
+    route: request.route,
+    status: request.status === null ? unit.status : String(request.status),
+    headers: config.masker.headers(request.headers),
+    remote_address: request.remoteAddress,
+  };
+}
+
+/** The root, the unit's other spans, one pool span per pool, and one http span per kept row. */
+function buildSpans(unit: UnitInput, calls: CallInput[], rowOf: Map<CallInput, number>, rows: HttpRow[]): CaptureSpan[] {
+  const at = (ms: number) => round(Math.max(0, ms - unit.startedAt));
+  const span = (id: string, kind: CaptureSpan['kind'], name: string, start: number, end: number, meta: Record<string, unknown>): CaptureSpan => ({
+    id,
+    kind,
+    name,
+    start: at(start),
+    end: at(end),
+    duration: round(Math.max(0, end - start)),
+    meta,
+  });
+  const rootId = unit.rootSpanId ?? 'root';
+  const spans: CaptureSpan[] = [span(rootId, 'phase', unit.name, unit.startedAt, unit.endedAt, { parent_id: null, root: true })];
+  const known = new Set([rootId]);
+  for (const input of unit.spans) {
+    if (input.id === rootId) continue;
+    known.add(input.id);
+    spans.push(span(input.id, 'phase', input.name, input.start, input.end, { ...input.meta, parent_id: input.parentId }));
+  }
+  const parentOf = (id: string | null) => (id && known.has(id) ? id : rootId);
+
+  const poolBounds = new Map<number, { start: number; end: number }>();
+  for (const call of calls) {
+    if (call.pool === null) continue;
+    const end = call.end ?? unit.endedAt;
+    const bounds = poolBounds.get(call.pool);
+    if (!bounds) poolBounds.set(call.pool, { start: call.start, end });
+    else {
+      bounds.start = Math.min(bounds.start, call.start);
+      bounds.end = Math.max(bounds.end, end);
+    }
+  }
+  for (const pool of unit.pools) {
+    const bounds = poolBounds.get(pool.number);
+    if (!bounds) continue;
+    spans.push(span(`pool-${pool.number}`, 'pool', `pool ${pool.number}`, bounds.start, bounds.end, { pool: pool.number, parent_id: parentOf(pool.parentSpanId) }));
+  }
+  for (const call of calls) {
+    const row = rowOf.get(call);
+    if (row === undefined) continue;
+    const parent = call.pool !== null && poolBounds.has(call.pool) && unit.pools.some((p) => p.number === call.pool) ? `pool-${call.pool}` : parentOf(call.parentSpanId);
+    spans.push(span(call.spanId, 'http', `${rows[row]!.method} ${rows[row]!.url.split('?')[0]}`, call.start, call.end ?? unit.endedAt, { row, parent_id: parent }));
+  }
+  return spans;
 }

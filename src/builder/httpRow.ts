@@ -1,0 +1,126 @@
+import type { ExceptionInfo, HttpRow, ResponseCaptureResult, FormattedField, Timing } from '../capture/types';
+import type { ResolvedHttpLens } from '../config/types';
+import type { CallInput } from './input';
+import type { ResponseCaptureClass } from '../response/ResponseCapture';
+import { endpointOf, parseUrl } from './endpoint';
+import { bodyBytes, bytesToText, decodeContent, headerValue } from './body';
+import { payloadOf } from './payload';
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+/** One SPEC 2.1 row from one recorded call. Pure: everything it needs is in its arguments. */
+export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number, lens: ResolvedHttpLens): HttpRow {
+  const { masker } = lens;
+  const method = call.method.toUpperCase();
+  const parsed = parseUrl(call.url);
+  const requestHeaders = masker.headers(call.requestHeaders);
+  const requestType = headerValue(call.requestHeaders, 'content-type') ?? null;
+  const requestBytes = bodyBytes(call.requestBody);
+  const requestText = requestBytes.length ? bytesToText(requestBytes) : '';
+  const requestTruncated = Boolean(call.requestBody?.truncated);
+  const payload = requestTruncated ? null : payloadOf(requestText, requestType, masker);
+
+  const hasResponse = call.status !== null;
+  const responseHeaders = hasResponse ? masker.headers(call.responseHeaders) : {};
+  const responseType = headerValue(call.responseHeaders, 'content-type') ?? null;
+  const encoding = headerValue(call.responseHeaders, 'content-encoding');
+  const responseTruncated = Boolean(call.responseBody?.truncated);
+  let decoded: Buffer | null = null;
+  if (hasResponse && call.responseBody && !responseTruncated) {
+    decoded = decodeContent(bodyBytes(call.responseBody), encoding, lens.max_body_bytes * 8);
+  }
+  let responseBytes: number | null = null;
+  if (hasResponse) {
+    responseBytes = call.responseBody?.size ?? 0;
+    // fetch hands the app decoded bytes, so that is the size the app saw.
+    if (call.clientDecodes && encoding && decoded) responseBytes = decoded.length;
+  }
+
+  let responseCapture: ResponseCaptureResult | null = null;
+  let formats: Record<string, FormattedField> | undefined;
+  const captureClass = hasResponse ? findCapture(lens, responseType) : null;
+  if (captureClass && decoded) {
+    const text = bytesToText(decoded);
+    const result = runCapture(captureClass, {
+      request: { method, url: masker.url(call.url), headers: requestHeaders, payload },
+      response: { status: call.status, headers: responseHeaders },
+      body: text,
+      config: { masker },
+    });
+    if (result) {
+      responseCapture = { capture: captureClass.name, cards: masker.maskValue(result.cards), raw: masker.body(text, responseType) };
+      if (result.formats && Object.keys(result.formats).length) formats = result.formats;
+    }
+  }
+
+  const end = call.end ?? unitEnd;
+  const timing: Timing | null = call.fake || !hasResponse || !call.timing ? null : roundTiming(call.timing);
+  const row: HttpRow = {
+    method,
+    url: masker.url(call.url),
+    host: parsed?.host ?? '',
+    endpoint: endpointOf(method, parsed, call.url),
+    request_headers: requestHeaders,
+    request_bytes: call.requestBody?.size ?? 0,
+    request_payload: payload,
+    ...(formats ? { request_formats: formats } : {}),
+    request_body: lens.bodies && requestText ? masker.body(requestText, requestType) : null,
+    status: call.status,
+    response_headers: responseHeaders,
+    response_bytes: responseBytes,
+    response_capture: responseCapture,
+    response_body:
+      lens.bodies && hasResponse && !responseCapture && call.responseBody
+        ? masker.body(bytesToText(decoded ?? bodyBytes(call.responseBody)), responseType)
+        : null,
+    duration: round(Math.max(0, end - call.start)),
+    timing,
+    failed: !hasResponse || (call.status ?? 0) >= 400,
+    exception: hasResponse ? null : exceptionOf(call),
+    pool: call.pool,
+    fake: call.fake,
+    time: round(Math.max(0, call.start - unitStart)),
+    origin: call.origin,
+  };
+  if ((requestTruncated && (lens.bodies || payload === null)) || (responseTruncated && hasResponse)) row.truncated = true;
+  return row;
+}
+
+function findCapture(lens: ResolvedHttpLens, contentType: string | null): ResponseCaptureClass | null {
+  if (!contentType) return null;
+  const media = contentType.split(';')[0]!.trim().toLowerCase();
+  return lens.response_types.find((type) => type.matcher.test(media))?.capture ?? null;
+}
+
+function runCapture(captureClass: ResponseCaptureClass, input: Parameters<NonNullable<ResponseCaptureClass['capture']>>[0]) {
+  try {
+    if (typeof captureClass.capture === 'function') return captureClass.capture(input);
+    return new captureClass().capture(input);
+  } catch {
+    // A user's capture that throws costs its cards, not the row.
+    return null;
+  }
+}
+
+function exceptionOf(call: CallInput): ExceptionInfo {
+  const file = call.origin ? `${call.origin.file}:${call.origin.line}` : null;
+  if (!call.error) return { class: 'Error', message: 'no response', code: null, file, previous: [] };
+  return { class: call.error.class, message: call.error.message, code: call.error.code, file, previous: call.error.causes };
+}
+
+function roundTiming(timing: CallInput['timing'] & object): Timing {
+  const out: Timing = { redirects: timing.redirects };
+  for (const key of ['dns', 'connect', 'tls', 'wait', 'download', 'redirect'] as const) {
+    const value = timing[key];
+    if (typeof value === 'number' && Number.isFinite(value)) out[key] = round(Math.max(0, value));
+  }
+  if (timing.remote) out.remote = timing.remote;
+  if (timing.protocol) out.protocol = timing.protocol;
+  return out;
+}
+
+/** The message the summary shows for a call without a response: the innermost cause. */
+export function innermostMessage(row: HttpRow): string {
+  const chain = row.exception?.previous ?? [];
+  return chain.length ? chain[chain.length - 1]!.message : row.exception?.message || 'no response';
+}

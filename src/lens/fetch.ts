@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import type { Recorder } from '../runtime/Recorder';
+import type { Logger } from '../util/logger';
+import { CallRecord } from '../runtime/CallRecord';
+import { BodyTap } from '../runtime/BodyTap';
+import { captureStack } from '../runtime/origin';
+import { errorInput } from '../runtime/errors';
+import { currentPool, fetchScope } from './scope';
+import { fetchHeaders } from './headers';
+
+const WRAPPED = Symbol.for('probe.fetch.original');
+
+/**
+ * Wraps global `fetch` so one app call is one row: redirect hops (each its own undici request) fold into
+ * the record started here; a call that never reaches undici (MockAgent, a bad port, an aborted signal)
+ * is still recorded. The app gets the original promise, untouched.
+ */
+export function wrapFetch(recorder: Recorder, maxBodyBytes: number, logger: Logger): () => void {
+  const original = globalThis.fetch as typeof fetch & { [WRAPPED]?: typeof fetch };
+  if (typeof original !== 'function' || original[WRAPPED]) return () => {};
+
+  const probeFetch = function fetch(this: unknown, input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    let record: CallRecord | null = null;
+    try {
+      record = startRecord(recorder, input, init, maxBodyBytes);
+    } catch (error) {
+      logger.warnOnce('fetch-start', 'could not record a fetch call', error);
+    }
+    if (!record) return original.call(this, input, init);
+    const call = record;
+    const promise = fetchScope.run(call, () => original.call(this, input, init));
+    promise.then(
+      (response) => safely(logger, () => ((call.settled = true), resolved(call, response, init))),
+      (error: unknown) => safely(logger, () => ((call.settled = true), rejected(call, error))),
+    );
+    return promise;
+  } as typeof fetch & { [WRAPPED]?: typeof fetch };
+  probeFetch[WRAPPED] = original;
+  globalThis.fetch = probeFetch;
+  return () => {
+    if (globalThis.fetch === probeFetch) globalThis.fetch = original;
+  };
+}
+
+function startRecord(recorder: Recorder, input: string | URL | Request, init: RequestInit | undefined, maxBodyBytes: number): CallRecord | null {
+  const isRequest = typeof input === 'object' && input !== null && 'url' in input && typeof (input as Request).method === 'string';
+  const url = isRequest ? (input as Request).url : String(input);
+  try {
+    new URL(url);
+  } catch {
+    return null; // fetch rejects it before any network: an app bug, not an HTTP call
+  }
+  const record = new CallRecord(maxBodyBytes);
+  record.stack = captureStack();
+  record.url = url;
+  record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
+  record.clientDecodes = true;
+  const unit = recorder.activeUnit();
+  record.pool = currentPool(unit);
+  recorder.addCall(unit, record);
+  return record;
+}
+
+function resolved(record: CallRecord, response: Response, init: RequestInit | undefined): void {
+  if (record.spanId) return; // undici reported the real exchange
+  // No undici request was made: a fake (undici MockAgent) answered. Its body is in memory, so a clone is safe.
+  record.fake = true;
+  if (init?.headers) record.requestHeaders = fetchHeaders(new Headers(init.headers));
+  const body = init?.body;
+  if (typeof body === 'string' || body instanceof URLSearchParams) record.requestTap().add(String(body));
+  else if (body instanceof Uint8Array) record.requestTap().add(body);
+  record.spanId = randomBytes(8).toString('hex');
+  record.markHeaders(response.status, fetchHeaders(response.headers));
+  if (!response.body) {
+    record.responseBody = new BodyTap(record.maxBodyBytes);
+    record.finish();
+    return;
+  }
+  response
+    .clone()
+    .arrayBuffer()
+    .then(
+      (buffer) => {
+        record.responseBody = BodyTap.of(Buffer.from(buffer), record.maxBodyBytes);
+        record.finish();
+      },
+      () => record.finish(),
+    );
+}
+
+function rejected(record: CallRecord, error: unknown): void {
+  if (!record.spanId) record.spanId = randomBytes(8).toString('hex');
+  record.status = null;
+  record.fail(errorInput(error));
+}
+
+function safely(logger: Logger, fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    logger.warnOnce('fetch-end', 'could not finish a fetch record', error);
+  }
+}

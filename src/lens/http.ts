@@ -1,0 +1,172 @@
+import http from 'node:http';
+import type { Span } from '@opentelemetry/api';
+import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
+import type { Recorder } from '../runtime/Recorder';
+import type { Logger } from '../util/logger';
+import { CallRecord } from '../runtime/CallRecord';
+import { captureStack } from '../runtime/origin';
+import { errorInput } from '../runtime/errors';
+import { watchSocket } from '../runtime/sockets';
+import { currentPool } from './scope';
+
+type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
+
+/**
+ * The node:http side of the lens, run from instrumentation-http's hooks. Outgoing requests are observed by
+ * wrapping `emit`, `write`, `end` on the instance and `push` on the response: adding listeners (above all an
+ * 'error' listener) would change what the app sees.
+ */
+export class HttpLens {
+  constructor(
+    private readonly recorder: Recorder,
+    private readonly maxBodyBytes: number,
+    private readonly logger: Logger,
+  ) {}
+
+  readonly requestHook = (span: Span, request: http.ClientRequest | http.IncomingMessage): void => {
+    try {
+      if (request instanceof http.ClientRequest) this.outgoing(span as unknown as SdkSpan, request);
+      else this.incoming(span as unknown as SdkSpan, request);
+    } catch (error) {
+      this.logger.warnOnce('http-start', 'could not record an http call', error);
+    }
+  };
+
+  readonly responseHook = (span: Span, response: http.IncomingMessage | http.ServerResponse): void => {
+    try {
+      if (response instanceof http.ServerResponse) {
+        const unit = this.recorder.unitOfSpan(span.spanContext().spanId);
+        if (unit.request) unit.request.status = response.statusCode;
+      }
+    } catch (error) {
+      this.logger.warnOnce('http-response', 'could not read a response', error);
+    }
+  };
+
+  private incoming(span: SdkSpan, request: http.IncomingMessage): void {
+    const unit = this.recorder.unitOfSpan(span.spanContext().spanId);
+    if (unit.type !== 'request' || unit.rootSpanId !== span.spanContext().spanId) return;
+    const method = (request.method ?? 'GET').toUpperCase();
+    const target = request.url ?? '/';
+    const encrypted = Boolean((request.socket as { encrypted?: boolean } | undefined)?.encrypted);
+    const host = request.headers.host ?? request.headers[':authority'] ?? 'localhost';
+    unit.name = `${method} ${target.split('?')[0]}`;
+    unit.request = {
+      method,
+      url: `${encrypted ? 'https' : 'http'}://${host}${target}`,
+      route: null,
+      status: null,
+      headers: { ...request.headers },
+      remoteAddress: request.socket?.remoteAddress ?? null,
+    };
+  }
+
+  private outgoing(span: SdkSpan, request: http.ClientRequest): void {
+    const { spanId } = span.spanContext();
+    const record = new CallRecord(this.maxBodyBytes);
+    record.stack = captureStack();
+    record.spanId = spanId;
+    record.parentSpanId = span.parentSpanContext?.spanId ?? null;
+    record.method = request.method;
+    const hostHeader = request.getHeader('host');
+    record.url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
+    // Headers can still change until they are sent; read them when the row is built.
+    record.requestHeaders = () => request.getHeaders() as Record<string, string | string[] | number | undefined>;
+    const unit = this.recorder.unitOfSpan(spanId);
+    record.pool = currentPool(unit);
+    this.recorder.addCall(unit, record);
+
+    const write = request.write;
+    request.write = function (this: http.ClientRequest, chunk: unknown, ...rest: unknown[]) {
+      tapChunk(record, chunk, rest[0]);
+      return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof request.write;
+    const end = request.end;
+    request.end = function (this: http.ClientRequest, chunk?: unknown, ...rest: unknown[]) {
+      if (typeof chunk !== 'function') tapChunk(record, chunk, rest[0]);
+      return (end as (...args: unknown[]) => http.ClientRequest).call(this, chunk, ...rest);
+    } as typeof request.end;
+
+    const emit = request.emit as Emit;
+    request.emit = function (this: http.ClientRequest, event: string | symbol, ...args: unknown[]) {
+      try {
+        observeRequest(record, event, args);
+      } catch {
+        // observing never changes delivery
+      }
+      return emit.call(this, event, ...args);
+    } as typeof request.emit;
+  }
+}
+
+function tapChunk(record: CallRecord, chunk: unknown, encoding: unknown): void {
+  if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+  try {
+    record.requestTap().add(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : undefined);
+  } catch {
+    // a chunk type we cannot size is the client's business
+  }
+}
+
+function observeRequest(record: CallRecord, event: string | symbol, args: unknown[]): void {
+  switch (event) {
+    case 'socket': {
+      const socket = args[0] as import('node:net').Socket;
+      if (socket?.constructor?.name === 'MockHttpSocket') {
+        record.fake = true; // nock / msw answer through @mswjs/interceptors' socket
+        return;
+      }
+      if (socket.connecting) watchSocket(socket);
+      record.socket = socket;
+      break;
+    }
+    case 'finish':
+      record.markSent();
+      break;
+    case 'response': {
+      const response = args[0] as http.IncomingMessage;
+      const socket = record.socket as import('node:net').Socket | undefined;
+      if (socket && !record.fake) {
+        record.socket = undefined;
+        record.useSocket(socket, socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined, `HTTP/${response.httpVersion}`);
+      }
+      record.markHeaders(response.statusCode ?? 0, { ...response.headers });
+      tapResponse(record, response);
+      break;
+    }
+    case 'error':
+      if (record.end === null) {
+        record.status = null;
+        record.fail(errorInput(args[0]));
+      }
+      break;
+    case 'close':
+      if (record.status === null) record.finish();
+      break;
+  }
+}
+
+function tapResponse(record: CallRecord, response: http.IncomingMessage): void {
+  const tap = record.responseTap();
+  const push = response.push;
+  response.push = function (this: http.IncomingMessage, chunk: unknown, encoding?: BufferEncoding) {
+    try {
+      if (chunk === null) record.finish();
+      else tap.add(chunk, encoding);
+    } catch {
+      // never in the way of the stream
+    }
+    return push.call(this, chunk, encoding);
+  };
+  const emit = response.emit as Emit;
+  response.emit = function (this: http.IncomingMessage, event: string | symbol, ...args: unknown[]) {
+    if ((event === 'aborted' || event === 'error') && record.end === null) {
+      try {
+        record.fail(errorInput(args[0] ?? new Error('response aborted')));
+      } catch {
+        // ignore
+      }
+    }
+    return emit.call(this, event, ...args);
+  } as typeof response.emit;
+}

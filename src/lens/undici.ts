@@ -1,0 +1,127 @@
+import diagnostics from 'node:diagnostics_channel';
+import type { Span } from '@opentelemetry/api';
+import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
+import type { Recorder } from '../runtime/Recorder';
+import type { Logger } from '../util/logger';
+import { CallRecord } from '../runtime/CallRecord';
+import { captureStack } from '../runtime/origin';
+import { errorInput } from '../runtime/errors';
+import { currentPool, fetchScope } from './scope';
+import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
+
+interface UndiciRequest {
+  origin: string;
+  method: string;
+  path: string;
+  headers: unknown;
+  onBodySent?: (chunk: unknown) => unknown;
+  onData?: (chunk: unknown) => unknown;
+}
+
+/**
+ * The undici side of the lens. instrumentation-undici makes the span and calls `requestHook` inside
+ * `undici:request:create`; Probe starts the call record there and follows the same request object through
+ * undici's other diagnostics channels for the connection, timing and body bytes.
+ */
+export class UndiciLens {
+  private readonly records = new WeakMap<object, CallRecord>();
+  private readonly subscriptions: Array<[string, (message: unknown) => void]> = [];
+
+  constructor(
+    private readonly recorder: Recorder,
+    private readonly maxBodyBytes: number,
+    private readonly logger: Logger,
+  ) {}
+
+  readonly requestHook = (span: Span, request: UndiciRequest): void => {
+    try {
+      this.start(span as unknown as SdkSpan, request);
+    } catch (error) {
+      this.logger.warnOnce('undici-start', 'could not record an undici call', error);
+    }
+  };
+
+  private start(span: SdkSpan, request: UndiciRequest): void {
+    const { spanId } = span.spanContext();
+    const group = fetchScope.getStore();
+    let record: CallRecord;
+    if (group && !group.settled) {
+      record = group;
+      if (!record.spanId) {
+        record.spanId = spanId;
+        record.parentSpanId = span.parentSpanContext?.spanId ?? null;
+        record.method = request.method;
+        record.requestHeaders = undiciRequestHeaders(request.headers);
+      } else {
+        record.beginHop();
+      }
+    } else {
+      record = new CallRecord(this.maxBodyBytes);
+      record.stack = captureStack();
+      record.spanId = spanId;
+      record.parentSpanId = span.parentSpanContext?.spanId ?? null;
+      record.method = request.method;
+      record.url = `${request.origin}${request.path}`;
+      record.requestHeaders = undiciRequestHeaders(request.headers);
+      const unit = this.recorder.unitOfSpan(spanId);
+      record.pool = currentPool(unit);
+      this.recorder.addCall(unit, record);
+    }
+    this.records.set(request, record);
+    tapMethod(request, 'onBodySent', (chunk) => record.requestTap().add(chunk));
+    tapMethod(request, 'onData', (chunk) => record.responseTap().add(chunk));
+  }
+
+  private on(name: string, handler: (message: Record<string, unknown>) => void): void {
+    const safe = (message: unknown) => {
+      try {
+        handler(message as Record<string, unknown>);
+      } catch (error) {
+        this.logger.warnOnce(`undici-${name}`, `lens failed on ${name}`, error);
+      }
+    };
+    diagnostics.subscribe(name, safe);
+    this.subscriptions.push([name, safe]);
+  }
+
+  enable(): void {
+    this.on('undici:client:sendHeaders', ({ request, socket }) => {
+      const record = this.records.get(request as object);
+      if (!record) return;
+      const s = socket as { remoteAddress?: string; remotePort?: number } | undefined;
+      record.useSocket(socket as object, s?.remoteAddress ? `${s.remoteAddress}:${s.remotePort}` : undefined, 'HTTP/1.1');
+      record.markSent();
+    });
+    this.on('undici:request:bodySent', ({ request }) => this.records.get(request as object)?.markSent());
+    this.on('undici:request:headers', ({ request, response }) => {
+      const record = this.records.get(request as object);
+      if (!record) return;
+      const res = response as { statusCode: number; headers: unknown };
+      record.markHeaders(res.statusCode, undiciResponseHeaders(res.headers));
+    });
+    this.on('undici:request:trailers', ({ request }) => this.records.get(request as object)?.finish());
+    this.on('undici:request:error', ({ request, error }) => {
+      const record = this.records.get(request as object);
+      if (record && record.end === null) record.fail(errorInput(error));
+    });
+  }
+
+  disable(): void {
+    for (const [name, handler] of this.subscriptions) diagnostics.unsubscribe(name, handler);
+    this.subscriptions.length = 0;
+  }
+}
+
+/** Observes a method on one request instance; the original's return value keeps back-pressure intact. */
+function tapMethod(target: UndiciRequest, name: 'onBodySent' | 'onData', observe: (chunk: unknown) => void): void {
+  const original = target[name];
+  if (typeof original !== 'function') return;
+  target[name] = function (this: unknown, chunk: unknown) {
+    try {
+      observe(chunk);
+    } catch {
+      // observing must never break the transfer
+    }
+    return original.call(this, chunk);
+  };
+}

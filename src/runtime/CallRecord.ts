@@ -1,0 +1,146 @@
+import type { CallInput, ErrorInput, TimingInput } from '../builder/input';
+import type { Origin } from '../capture/types';
+import { BodyTap } from './BodyTap';
+import { claimSocket, phasesOf, type SocketTimes } from './sockets';
+import { fromPerf, now } from './clock';
+
+/**
+ * The live state of one outgoing call, filled in by the lens as the client library reports progress.
+ * Every setter is cheap; turning it into builder input happens after the unit of work ends.
+ */
+export class CallRecord {
+  spanId = '';
+  parentSpanId: string | null = null;
+  method = 'GET';
+  url = '';
+  requestHeaders: CallInput['requestHeaders'] | (() => CallInput['requestHeaders']) = {};
+  requestBody: BodyTap | null = null;
+  status: number | null = null;
+  responseHeaders: CallInput['responseHeaders'] = {};
+  responseBody: BodyTap | null = null;
+  clientDecodes = false;
+  readonly start: number;
+  end: number | null = null;
+  error: ErrorInput | null = null;
+  pool: number | null = null;
+  fake = false;
+  /** Set when the app's own promise settled (fetch): no more hops can join. */
+  settled = false;
+  /** Raw call sites of the app's stack at the call, resolved to an origin later, off the hot path. */
+  stack: NodeJS.CallSite[] | null = null;
+  origin: Origin | null = null;
+
+  // Timing marks (epoch ms).
+  socket: object | undefined;
+  sentAt: number | null = null;
+  headersAt: number | null = null;
+  hopStart: number;
+  redirects = 0;
+  remote: string | undefined;
+  protocol: string | undefined;
+  connection: SocketTimes | null = null;
+
+  constructor(readonly maxBodyBytes: number, start = now()) {
+    this.start = start;
+    this.hopStart = start;
+  }
+
+  /** A new hop of the same app call (a redirect followed by fetch): response state starts over. */
+  beginHop(): void {
+    if (this.headersAt !== null || this.status !== null) this.redirects++;
+    this.hopStart = now();
+    this.status = null;
+    this.responseHeaders = {};
+    this.responseBody = null;
+    this.headersAt = null;
+    this.sentAt = null;
+    this.end = null;
+    this.socket = undefined;
+    this.connection = null;
+  }
+
+  /** The connection is known: claim its phases (a reused keep-alive socket has none). */
+  useSocket(socket: object | undefined, remote?: string, protocol?: string): void {
+    if (this.socket === socket) return;
+    this.socket = socket;
+    this.connection = claimSocket(socket);
+    if (remote) this.remote = remote;
+    if (protocol) this.protocol = protocol;
+  }
+
+  markSent(): void {
+    this.sentAt = now();
+  }
+
+  markHeaders(status: number, headers: CallInput['responseHeaders']): void {
+    this.headersAt = now();
+    this.status = status;
+    this.responseHeaders = headers;
+  }
+
+  responseTap(): BodyTap {
+    this.responseBody ??= new BodyTap(this.maxBodyBytes);
+    return this.responseBody;
+  }
+
+  requestTap(): BodyTap {
+    this.requestBody ??= new BodyTap(this.maxBodyBytes);
+    return this.requestBody;
+  }
+
+  finish(at = now()): void {
+    if (this.end === null) this.end = at;
+  }
+
+  fail(error: ErrorInput, at = now()): void {
+    this.error = error;
+    this.finish(at);
+  }
+
+  timing(): TimingInput | null {
+    if (this.fake) return null;
+    const timing: TimingInput = { redirects: this.redirects, ...phasesOf(this.connection) };
+    if (this.headersAt !== null) {
+      const sent = this.sentAt ?? this.hopStart;
+      timing.wait = this.headersAt - sent;
+      if (this.end !== null) timing.download = this.end - this.headersAt;
+    }
+    if (this.redirects > 0) timing.redirect = this.hopStart - this.start;
+    if (this.remote) timing.remote = this.remote;
+    if (this.protocol) timing.protocol = this.protocol;
+    return timing;
+  }
+
+  toInput(): CallInput {
+    const headers = typeof this.requestHeaders === 'function' ? safe(this.requestHeaders, {}) : this.requestHeaders;
+    return {
+      spanId: this.spanId,
+      parentSpanId: this.parentSpanId,
+      method: this.method,
+      url: this.url,
+      requestHeaders: headers,
+      requestBody: this.requestBody?.toInput() ?? null,
+      status: this.status,
+      responseHeaders: this.responseHeaders,
+      responseBody: this.status === null ? null : (this.responseBody ?? new BodyTap(0)).toInput(),
+      clientDecodes: this.clientDecodes,
+      start: this.start,
+      end: this.end,
+      timing: this.timing(),
+      error: this.error,
+      pool: this.pool,
+      fake: this.fake,
+      origin: this.origin,
+    };
+  }
+}
+
+function safe<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+export { fromPerf };

@@ -1,0 +1,101 @@
+import { context } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
+import type { Capture } from '../capture/types';
+import type { ResolvedConfig } from '../config/types';
+import type { Store } from '../store/Store';
+import type { Logger } from '../util/logger';
+import type { UnitInput } from '../builder/input';
+import { buildCapture } from '../builder/buildCapture';
+
+const MAX_QUEUE = 500;
+
+/**
+ * Builds and stores captures after their unit of work has ended, off the response path: units queue up and
+ * are drained on a later turn of the event loop, one batch at a time. Store I/O runs with tracing
+ * suppressed so a driver's own traffic is never recorded.
+ */
+export class CaptureWriter {
+  private queue: UnitInput[] = [];
+  private scheduled = false;
+  private inFlight: Promise<void> = Promise.resolve();
+  private readonly writing = new Set<Capture>();
+  dropped = 0;
+
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly store: Store,
+    private readonly logger: Logger,
+  ) {}
+
+  enqueue(unit: UnitInput): void {
+    if (this.queue.length >= MAX_QUEUE) {
+      this.dropped++;
+      this.logger.warnOnce('writer-queue-full', `capture queue full (${MAX_QUEUE}); dropping captures until the store catches up`);
+      return;
+    }
+    this.queue.push(unit);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.drain()).unref?.();
+    }
+  }
+
+  /** Builds everything still queued, without storing it (for the synchronous exit path). */
+  takeQueued(): Capture[] {
+    const units = this.queue;
+    this.queue = [];
+    return units.flatMap((unit) => this.build(unit) ?? []);
+  }
+
+  private build(unit: UnitInput): Capture | null {
+    try {
+      return buildCapture(unit, this.config);
+    } catch (error) {
+      this.logger.warnOnce('build-failed', 'could not build a capture', error);
+      return null;
+    }
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    const units = this.queue;
+    this.queue = [];
+    for (const unit of units) {
+      const capture = this.build(unit);
+      if (capture) this.put(capture);
+    }
+  }
+
+  put(capture: Capture): void {
+    this.writing.add(capture);
+    let write: Promise<void>;
+    try {
+      write = context.with(suppressTracing(context.active()), () => this.store.put(capture));
+    } catch (error) {
+      write = Promise.reject(error);
+    }
+    const settled = write.then(
+      () => undefined,
+      (error: unknown) => this.logger.warnOnce('store-put-failed', 'could not store a capture', error),
+    ).then(() => {
+      this.writing.delete(capture);
+    });
+    this.inFlight = Promise.all([this.inFlight, settled]).then(() => undefined);
+  }
+
+  /** Captures handed to the store whose write has not finished (re-sent by the exit path). */
+  unconfirmed(): Capture[] {
+    return [...this.writing];
+  }
+
+  get idle(): boolean {
+    return this.queue.length === 0 && this.writing.size === 0;
+  }
+
+  async flush(): Promise<void> {
+    while (!this.idle) {
+      if (this.queue.length) this.drain();
+      await this.inFlight;
+    }
+  }
+}

@@ -1,0 +1,186 @@
+import os from 'node:os';
+import path from 'node:path';
+import { SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
+import type { ResolvedConfig } from '../config/types';
+import type { Logger } from '../util/logger';
+import type { UnitInput } from '../builder/input';
+import type { CallRecord } from './CallRecord';
+import type { CaptureWriter } from './CaptureWriter';
+import { Unit } from './Unit';
+import { now } from './clock';
+
+/** Span attributes Probe sets on the spans of `job()` and `command()`. */
+export const ATTR_UNIT = 'probe.unit';
+export const ATTR_JOB_ID = 'probe.job.id';
+export const ATTR_STATUS = 'probe.status';
+
+const OWN_CLIENT_SCOPES = new Set(['@opentelemetry/instrumentation-undici', '@opentelemetry/instrumentation-http']);
+
+const hrToMs = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
+
+/**
+ * Groups spans and calls into units of work. The span processor tells it when spans start and end; the
+ * lens attaches call records to the unit of the span that made them.
+ */
+export class Recorder {
+  private readonly units = new Map<string, Unit>();
+  readonly processUnit: Unit;
+  servedRequest = false;
+  private readonly meta: UnitInput['meta'];
+
+  constructor(
+    readonly config: ResolvedConfig,
+    readonly writer: CaptureWriter,
+    readonly logger: Logger,
+  ) {
+    this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
+    this.processUnit = new Unit('command', commandName(config.root), now() - process.uptime() * 1000, randomTraceId(), null, null);
+  }
+
+  /** The unit the active context belongs to (the process's command unit outside any). */
+  activeUnit(): Unit {
+    const span = trace.getActiveSpan();
+    if (span) {
+      const unit = this.units.get(span.spanContext().spanId);
+      if (unit && !unit.closed) return unit;
+    }
+    return this.processUnit;
+  }
+
+  unitOfSpan(spanId: string): Unit {
+    const unit = this.units.get(spanId);
+    return unit && !unit.closed ? unit : this.processUnit;
+  }
+
+  addCall(unit: Unit, call: CallRecord): void {
+    unit.calls.push(call);
+  }
+
+  onStart(span: Span, parentContext: Context): void {
+    const { spanId, traceId } = span.spanContext();
+    const parent = trace.getSpan(parentContext);
+    const parentSpanContext = parent?.spanContext();
+    const parentUnit = parentSpanContext && !parentSpanContext.isRemote ? this.units.get(parentSpanContext.spanId) : undefined;
+    const liveParent = parentUnit && !parentUnit.closed ? parentUnit : undefined;
+    const marker = span.attributes[ATTR_UNIT];
+    const start = hrToMs(span.startTime);
+    let unit: Unit | undefined;
+    const parentId = liveParent && liveParent !== this.processUnit ? liveParent.id : null;
+    if (marker === 'job' || marker === 'command') {
+      unit = new Unit(marker, span.name, start, traceId, spanId, parentId);
+      const jobId = span.attributes[ATTR_JOB_ID];
+      if (typeof jobId === 'string') unit.jobId = jobId;
+    } else if (span.kind === SpanKind.SERVER) {
+      unit = new Unit('request', span.name, start, traceId, spanId, parentId);
+      this.servedRequest = true;
+    } else if (span.kind === SpanKind.CONSUMER && !liveParent) {
+      unit = new Unit('job', span.name, start, traceId, spanId, null);
+    }
+    if (unit) {
+      this.register(unit, spanId);
+      return;
+    }
+    const owner = liveParent ?? this.processUnit;
+    this.register(owner, spanId);
+  }
+
+  private register(unit: Unit, spanId: string): void {
+    this.units.set(spanId, unit);
+    unit.spanIds.push(spanId);
+  }
+
+  onEnd(span: ReadableSpan): void {
+    const { spanId } = span.spanContext();
+    const unit = this.units.get(spanId);
+    if (!unit) return;
+    const end = hrToMs(span.endTime);
+    if (unit.rootSpanId === spanId) {
+      this.endRootSpan(unit, span, end);
+      return;
+    }
+    if (span.kind === SpanKind.CLIENT && OWN_CLIENT_SCOPES.has(span.instrumentationScope?.name ?? '')) return;
+    if (unit.closed) return;
+    unit.spans.push({ id: spanId, parentId: span.parentSpanContext?.spanId ?? null, name: span.name, start: hrToMs(span.startTime), end, meta: { kind: SpanKind[span.kind]?.toLowerCase() } });
+  }
+
+  private endRootSpan(unit: Unit, span: ReadableSpan, end: number): void {
+    const attrs = span.attributes;
+    const failed = span.status.code === SpanStatusCode.ERROR;
+    if (unit.type === 'request') {
+      const status = attrs['http.response.status_code'] ?? attrs['http.status_code'] ?? unit.request?.status;
+      unit.status = status === undefined || status === null ? '' : String(status);
+      if (unit.request) {
+        unit.request.status = unit.status ? Number(unit.status) : null;
+        const route = attrs['http.route'];
+        if (typeof route === 'string' && route) unit.request.route = route;
+      }
+      unit.endedBy = 'response';
+    } else if (unit.type === 'job') {
+      const explicit = attrs[ATTR_STATUS];
+      unit.status = typeof explicit === 'string' ? explicit : failed ? 'failed' : 'done';
+      unit.endedBy = unit.status === 'failed' ? 'error' : 'return';
+    } else {
+      const explicit = attrs[ATTR_STATUS];
+      unit.status = typeof explicit === 'string' ? explicit : failed ? '1' : '0';
+      unit.endedBy = unit.status === '0' ? 'return' : 'error';
+    }
+    this.close(unit, end);
+  }
+
+  /** Ends a unit and queues it for building on a later turn (after the response has gone out). */
+  close(unit: Unit, end = now()): void {
+    if (unit.closed) return;
+    unit.closed = true;
+    unit.endedAt = end;
+    for (const id of unit.spanIds) {
+      if (this.units.get(id) === unit) this.units.delete(id);
+    }
+    if (this.excluded(unit.name)) return;
+    try {
+      this.writer.enqueue(unit.toInput(this.config.root, this.meta, this.config.origin.enabled));
+    } catch (error) {
+      this.logger.warnOnce('unit-input', 'could not record a capture', error);
+    }
+  }
+
+  excluded(name: string): boolean {
+    return this.config.except.some((pattern) => {
+      pattern.lastIndex = 0;
+      return pattern.test(name);
+    });
+  }
+
+  /** At exit: every open unit ends, and the process's own command unit is kept when it holds calls. */
+  closeAll(exitCode: number, endedBy: 'exit' | 'error'): void {
+    const open = new Set(this.units.values());
+    for (const unit of open) {
+      if (unit === this.processUnit || unit.closed) continue;
+      unit.endedBy = endedBy;
+      if (!unit.status) unit.status = unit.type === 'job' ? 'failed' : unit.type === 'command' ? String(exitCode) : '';
+      this.close(unit);
+    }
+    const main = this.processUnit;
+    if (main.closed) return;
+    main.status = String(exitCode);
+    main.endedBy = endedBy;
+    // A server's own command capture matters only when something outside its requests called out.
+    if (main.calls.length > 0 || !this.servedRequest) this.close(main);
+    else main.closed = true;
+  }
+}
+
+function commandName(root: string): string {
+  const script = process.argv[1];
+  const args = process.argv.slice(2);
+  if (!script) return ['node', ...process.execArgv.filter((a) => !a.startsWith('--require') && !a.startsWith('--import'))].join(' ') || 'node';
+  const relative = path.relative(root, script);
+  const shown = relative && !relative.startsWith('..') ? relative : script;
+  return [shown, ...args].join(' ');
+}
+
+function randomTraceId(): string {
+  let out = '';
+  for (let i = 0; i < 32; i++) out += Math.floor(Math.random() * 16).toString(16);
+  return out;
+}

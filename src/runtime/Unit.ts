@@ -1,0 +1,72 @@
+import type { CaptureType, EndedBy } from '../capture/types';
+import type { IncomingRequestInput, PoolInput, SpanInput, UnitInput } from '../builder/input';
+import type { CallRecord } from './CallRecord';
+import { newCaptureId } from '../capture/ids';
+import { resolveOrigin } from './origin';
+
+/** A unit of work in progress: the root of one future capture. */
+export class Unit {
+  readonly id = newCaptureId();
+  name: string;
+  status = '';
+  label: string | null = null;
+  tags: string[] = [];
+  jobId: string | null = null;
+  request: IncomingRequestInput | null = null;
+  readonly spans: SpanInput[] = [];
+  readonly calls: CallRecord[] = [];
+  readonly pools: PoolInput[] = [];
+  /** Span ids mapped to this unit, dropped from the lookup when it closes. */
+  readonly spanIds: string[] = [];
+  endedAt: number | null = null;
+  endedBy: EndedBy = 'return';
+  closed = false;
+  /** Raised once this unit's calls reach the row cap: later calls only count. */
+  droppedCalls = 0;
+
+  constructor(
+    readonly type: CaptureType,
+    name: string,
+    readonly startedAt: number,
+    readonly traceId: string,
+    readonly rootSpanId: string | null,
+    readonly parentId: string | null,
+  ) {
+    this.name = name;
+  }
+
+  openPool(parentSpanId: string | null): number {
+    const number = this.pools.length + 1;
+    this.pools.push({ number, parentSpanId });
+    return number;
+  }
+
+  toInput(root: string, meta: UnitInput['meta'], originEnabled: boolean): UnitInput {
+    const endedAt = this.endedAt ?? Date.now();
+    return {
+      id: this.id,
+      type: this.type,
+      name: this.name,
+      status: this.status,
+      parentId: this.parentId,
+      traceId: this.traceId,
+      linkedVia: this.parentId ? 'parent' : null,
+      rootSpanId: this.rootSpanId,
+      startedAt: this.startedAt,
+      endedAt,
+      endedBy: this.endedBy,
+      label: this.label,
+      tags: this.tags,
+      jobId: this.jobId,
+      meta,
+      request: this.request,
+      spans: this.spans,
+      calls: this.calls.map((call) => {
+        if (originEnabled && !call.origin) call.origin = resolveOrigin(call.stack, root);
+        call.stack = null;
+        return call.toInput();
+      }),
+      pools: this.pools,
+    };
+  }
+}

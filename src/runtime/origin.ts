@@ -1,0 +1,96 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findSourceMap } from 'node:module';
+import type { Origin } from '../capture/types';
+
+const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
+const STACK_LIMIT = 40;
+const CHAIN = 5;
+
+const asCallSites = (_error: Error, sites: NodeJS.CallSite[]) => sites;
+
+/**
+ * The raw call sites of the current stack. Structured call sites skip V8's string formatting (the costly
+ * part); turning them into file:line happens after the unit of work ends.
+ */
+export function captureStack(): NodeJS.CallSite[] | null {
+  const previousPrepare = Error.prepareStackTrace;
+  const previousLimit = Error.stackTraceLimit;
+  try {
+    Error.prepareStackTrace = asCallSites;
+    Error.stackTraceLimit = STACK_LIMIT;
+    const holder: { stack?: NodeJS.CallSite[] } = {};
+    Error.captureStackTrace(holder, captureStack);
+    return Array.isArray(holder.stack) ? holder.stack : null;
+  } catch {
+    return null;
+  } finally {
+    Error.prepareStackTrace = previousPrepare;
+    Error.stackTraceLimit = previousLimit;
+  }
+}
+
+interface Frame {
+  file: string;
+  line: number;
+  fn: string;
+}
+
+/** The first app frame (outside node_modules, node internals and Probe) and a short chain, relative to root. */
+export function resolveOrigin(sites: NodeJS.CallSite[] | null, root: string): Origin | null {
+  if (!sites) return null;
+  const frames: Frame[] = [];
+  for (const site of sites) {
+    const frame = appFrame(site, root);
+    if (frame) frames.push(frame);
+    if (frames.length >= CHAIN) break;
+  }
+  const first = frames[0];
+  if (!first) return null;
+  return { file: first.file, line: first.line, chain: frames.map((f) => `${f.file}:${f.line}${f.fn ? ` ${f.fn}` : ''}`) };
+}
+
+function appFrame(site: NodeJS.CallSite, root: string): Frame | null {
+  let file = site.getFileName() ?? (site as { getScriptNameOrSourceURL?: () => string }).getScriptNameOrSourceURL?.() ?? null;
+  if (!file || file.startsWith('node:') || site.isNative()) return null;
+  if (file.startsWith('file://')) {
+    try {
+      file = fileURLToPath(file);
+    } catch {
+      return null;
+    }
+  }
+  if (!path.isAbsolute(file) || file.startsWith(PROBE_DIR) || file.includes(`${path.sep}node_modules${path.sep}`)) return null;
+  let line = site.getLineNumber() ?? 0;
+  const column = site.getColumnNumber() ?? 0;
+  const mapped = mapSource(file, line, column);
+  if (mapped) {
+    file = mapped.file;
+    line = mapped.line;
+    if (file.includes(`${path.sep}node_modules${path.sep}`)) return null;
+  }
+  const fn = site.getFunctionName() ?? (site.isAsync() ? 'async' : '');
+  return { file: path.relative(root, file) || path.basename(file), line, fn };
+}
+
+/** Follows a source map when the app runs with them (`--enable-source-maps`), else returns null. */
+function mapSource(file: string, line: number, column: number): { file: string; line: number } | null {
+  let map;
+  try {
+    map = findSourceMap(file);
+  } catch {
+    return null;
+  }
+  if (!map || line < 1) return null;
+  const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as { originalSource?: string; originalLine?: number };
+  if (!entry || typeof entry.originalSource !== 'string' || typeof entry.originalLine !== 'number') return null;
+  let source = entry.originalSource;
+  if (source.startsWith('file://')) {
+    try {
+      source = fileURLToPath(source);
+    } catch {
+      return null;
+    }
+  } else if (!path.isAbsolute(source)) source = path.resolve(path.dirname(file), source);
+  return { file: source, line: entry.originalLine + 1 };
+}

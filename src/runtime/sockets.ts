@@ -1,0 +1,80 @@
+import net from 'node:net';
+import tls from 'node:tls';
+import { performance } from 'node:perf_hooks';
+
+/** When a new socket reached each connection phase (performance.now() ms). */
+export interface SocketTimes {
+  created: number;
+  lookup?: number;
+  connect?: number;
+  secure?: number;
+  /** Set by the first call that used the socket: later calls reuse it (no dns/connect/tls). */
+  claimed: boolean;
+}
+
+const times = new WeakMap<object, SocketTimes>();
+
+export function socketTimes(socket: object): SocketTimes | undefined {
+  return times.get(socket);
+}
+
+/** Starts timing a socket that is connecting now. Listeners only observe: the socket's mode is unchanged. */
+export function watchSocket(socket: net.Socket, created = performance.now()): SocketTimes {
+  let entry = times.get(socket);
+  if (entry) return entry;
+  entry = { created, claimed: false };
+  times.set(socket, entry);
+  const record = entry;
+  socket.once('lookup', () => (record.lookup = performance.now()));
+  socket.once('connect', () => (record.connect = performance.now()));
+  socket.once('secureConnect', () => (record.secure = performance.now()));
+  return entry;
+}
+
+let installed = false;
+
+/**
+ * undici opens its sockets with `net.connect` / `tls.connect` through the module objects, so wrapping
+ * those is the one place a new connection's DNS, TCP and TLS phases can be seen from their start.
+ */
+export function installSocketWatch(): void {
+  if (installed) return;
+  installed = true;
+  const wrap = <T extends (...args: never[]) => net.Socket>(original: T): T =>
+    function (this: unknown, ...args: Parameters<T>) {
+      const created = performance.now();
+      const socket = original.apply(this, args);
+      try {
+        if (socket && typeof socket.once === 'function') watchSocket(socket, created);
+      } catch {
+        // timing is best effort; the socket is the app's
+      }
+      return socket;
+    } as unknown as T;
+  const netConnect = wrap(net.connect);
+  net.connect = netConnect;
+  net.createConnection = netConnect;
+  tls.connect = wrap(tls.connect);
+}
+
+/**
+ * Claims a socket for a call. The first call on a new socket gets its connection phases (read later, once
+ * connecting is over); any later call on it is a keep-alive reuse and gets none.
+ */
+export function claimSocket(socket: object | undefined): SocketTimes | null {
+  if (!socket) return null;
+  const entry = times.get(socket);
+  if (!entry || entry.claimed) return null;
+  entry.claimed = true;
+  return entry;
+}
+
+export function phasesOf(entry: SocketTimes | null): { dns?: number; connect?: number; tls?: number } {
+  if (!entry) return {};
+  const out: { dns?: number; connect?: number; tls?: number } = {};
+  const tcpStart = entry.lookup ?? entry.created;
+  if (entry.lookup !== undefined) out.dns = entry.lookup - entry.created;
+  if (entry.connect !== undefined) out.connect = entry.connect - tcpStart;
+  if (entry.secure !== undefined && entry.connect !== undefined) out.tls = entry.secure - entry.connect;
+  return out;
+}

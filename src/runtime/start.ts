@@ -1,0 +1,99 @@
+import http from 'node:http';
+import https from 'node:https';
+import { syncBuiltinESMExports } from 'node:module';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { AlwaysOnSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import type { ProbeConfig } from '../config/types';
+import type { ProbeRuntime } from './state';
+import { loadConfig } from '../config/load';
+import { createStore, extendStore } from '../store/registry';
+import { createLogger } from '../util/logger';
+import { CaptureWriter } from './CaptureWriter';
+import { Recorder } from './Recorder';
+import { ProbeSpanProcessor } from './ProbeSpanProcessor';
+import { currentRuntime, setRuntime } from './state';
+import { installSocketWatch } from './sockets';
+import { installExitHooks } from './exit';
+import { UndiciLens } from '../lens/undici';
+import { HttpLens } from '../lens/http';
+import { wrapFetch } from '../lens/fetch';
+
+export interface ProbeHandle {
+  /** Stops recording, stores what is pending and releases the store. */
+  shutdown(): Promise<void>;
+}
+
+const NOOP: ProbeHandle = { shutdown: async () => {} };
+
+/**
+ * Starts Probe in this process: resolves the config once, makes the store, and turns on the lens. Bad
+ * configuration throws a ProbeConfigError naming the setting (the preload catches it and prints one line).
+ * Calling it again returns the running instance.
+ */
+export function start(overrides: ProbeConfig = {}): ProbeHandle {
+  const running = currentRuntime();
+  if (running) return running;
+  const config = loadConfig({ overrides });
+  if (!config.enabled) return NOOP;
+  config.register?.({ extendStore });
+  const logger = createLogger();
+  const store = createStore({ root: config.root, config, logger });
+  const writer = new CaptureWriter(config, store, logger);
+  const recorder = new Recorder(config, writer, logger);
+
+  // Context propagation is needed for units to see their calls; an app's own later setup may replace it.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const provider = new BasicTracerProvider({ sampler: new AlwaysOnSampler(), spanProcessors: [new ProbeSpanProcessor(recorder, logger)] });
+  const tracer = provider.getTracer('probe');
+
+  const cleanups: Array<() => void> = [];
+  if (config.http) {
+    const maxBody = config.http.max_body_bytes;
+    const undiciLens = new UndiciLens(recorder, maxBody, logger);
+    const httpLens = new HttpLens(recorder, maxBody, logger);
+    installSocketWatch();
+    const instrumentations = [
+      new HttpInstrumentation({ requestHook: httpLens.requestHook as never, responseHook: httpLens.responseHook as never }),
+      new UndiciInstrumentation({ requestHook: undiciLens.requestHook as never }),
+    ];
+    cleanups.push(registerInstrumentations({ tracerProvider: provider, instrumentations }));
+    undiciLens.enable();
+    cleanups.push(() => undiciLens.disable());
+    cleanups.push(wrapFetch(recorder, maxBody, logger));
+    // instrumentation-http patches on require: load the modules now so ESM apps (which import them
+    // later through the loader) get the patched exports, then refresh ESM named exports.
+    void http;
+    void https;
+    syncBuiltinESMExports();
+  }
+  cleanups.push(installExitHooks(recorder, writer));
+
+  let stopped = false;
+  const runtime: ProbeRuntime = {
+    recorder,
+    tracer,
+    async shutdown() {
+      if (stopped) return;
+      stopped = true;
+      recorder.closeAll(Number(process.exitCode ?? 0), 'exit');
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          cleanup();
+        } catch {
+          // best effort
+        }
+      }
+      await writer.flush();
+      await store.close?.();
+      await provider.shutdown();
+      setRuntime(undefined);
+    },
+  };
+  setRuntime(runtime);
+  void trace;
+  return runtime;
+}
