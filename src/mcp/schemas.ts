@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { OPERATORS } from '../query/where';
+import { CAPTURE_TYPES, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../query/list';
+import { ROWS_DEFAULT_LIMIT, ROWS_MAX_LIMIT } from '../query/rows';
+import { SHOW_DEFAULT_LIMIT, SHOW_MAX_LIMIT } from '../query/show';
+
+/**
+ * Input schemas of the three tools. They accept what agents commonly send besides the documented form
+ * (a number or boolean where a string is asked for, `"10"` for 10, `"a,b"` for a list): turning an agent
+ * away for quoting a number costs it a round trip and teaches it nothing.
+ */
+
+const names = (what: string) =>
+  z
+    .union([z.array(z.string()), z.string()])
+    .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((name) => name.trim()).filter(Boolean))
+    .describe(what);
+
+const count = (min: number, max: number, fallback: number, what: string) =>
+  z.coerce
+    .number({ error: `limit must be a whole number from ${min} to ${max}` })
+    .int({ error: `limit must be a whole number from ${min} to ${max}` })
+    .min(min, { error: `limit must be at least ${min}` })
+    .max(max, { error: `limit must be at most ${max}` })
+    .optional()
+    .describe(`${what} (default ${fallback}, max ${max})`);
+
+const captureId = z.string().describe('Capture id, as returned by probe-list or probe-show. Default: the newest capture.');
+
+export const rowsInput = {
+  section: z.string({ error: 'section is required: a section name such as "http" (outgoing HTTP calls) or "request" (the incoming request)' }).min(1).describe('Section to read: "http" for outgoing HTTP calls, "request" for the incoming request, or any section probe-show lists'),
+  where: z
+    .array(
+      z.object({
+        field: z.string().describe('Field name, dotted for nested values: "status", "exception.message", "timing.wait"'),
+        op: z.enum(OPERATORS, { error: `op must be one of ${OPERATORS.join(' ')}` }).describe('Comparison: = != > >= < <= contains starts_with (contains/starts_with ignore case)'),
+        value: z
+          .union([z.string(), z.number(), z.boolean(), z.null()])
+          .transform((value) => String(value))
+          .describe('Value as a string, coerced to the field type: "500", "true", "null", "api.example.com"'),
+      }),
+    )
+    .optional()
+    .describe('Filters; a row must pass all of them'),
+  sort: z.string().optional().describe('Field to sort by, dotted allowed ("duration", "timing.wait"); rows without a value come last'),
+  dir: z.enum(['asc', 'desc'], { error: 'dir must be "asc" or "desc"' }).optional().describe('Sort direction (default asc)'),
+  limit: count(1, ROWS_MAX_LIMIT, ROWS_DEFAULT_LIMIT, 'Rows returned'),
+  fields: names('Fields to return, dotted allowed: ["url", "status", "duration", "exception.message"]. Default: every field, long values clipped').optional(),
+  id: captureId.optional().describe('Capture id. Default: the newest capture that has rows in the section'),
+};
+
+export const listInput = {
+  has: names('Only captures with rows in all these sections, e.g. ["http"]').optional(),
+  has_errors: z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .transform((value) => value === true || value === 'true')
+    .optional()
+    .describe('true: only captures with a failed call or an error; false: only those without'),
+  since: z.string().optional().describe('Only captures started within this duration: "30s", "15m", "2h", "1d"'),
+  type: z.enum(CAPTURE_TYPES as ['request', 'job', 'command'], { error: `type must be one of ${CAPTURE_TYPES.join(', ')}` }).optional().describe('request (incoming HTTP request), job, or command (a script run)'),
+  limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
+};
+
+export const showInput = {
+  id: captureId.optional(),
+  sections: names('Sections to include, e.g. ["http"]. Default: every section of the capture').optional(),
+  limit: count(0, SHOW_MAX_LIMIT, SHOW_DEFAULT_LIMIT, 'Rows shown per section'),
+};

@@ -1,0 +1,42 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Store } from '../store/Store';
+import { QueryError } from '../query/QueryError';
+import { queryList } from '../query/list';
+import { queryRows } from '../query/rows';
+import { queryShow } from '../query/show';
+import { LIST_DESCRIPTION, ROWS_DESCRIPTION, SHOW_DESCRIPTION } from './descriptions';
+import { listInput, rowsInput, showInput } from './schemas';
+
+export const TOOL_NAMES = ['probe-rows', 'probe-list', 'probe-show'] as const;
+
+/**
+ * The agent tools over a store. Read-only by construction: only `index()` and `find()` are called, each
+ * call reads the store afresh, so captures written after the server started are seen.
+ */
+export function createMcpServer(store: Store, version: string): McpServer {
+  const server = new McpServer({ name: 'probe', version });
+  const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+  server.registerTool('probe-rows', { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: rowsInput, annotations: readOnly }, (input) =>
+    answer(() => queryRows(store, input)),
+  );
+  server.registerTool('probe-list', { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: listInput, annotations: readOnly }, (input) =>
+    answer(() => queryList(store, input)),
+  );
+  server.registerTool('probe-show', { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: showInput, annotations: readOnly }, (input) =>
+    answer(() => queryShow(store, input)),
+  );
+  return server;
+}
+
+/** Results go out twice, as `structuredContent` and as the same JSON in text for clients that read only text. */
+async function answer(run: () => Promise<object>): Promise<CallToolResult> {
+  try {
+    const result = await run();
+    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+  } catch (error) {
+    const text = error instanceof QueryError ? error.message : `probe: could not read the store: ${(error as Error)?.message ?? error}`;
+    return { content: [{ type: 'text', text }], isError: true };
+  }
+}
