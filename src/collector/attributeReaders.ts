@@ -9,10 +9,14 @@ export function str(attributes: Attributes, ...keys: string[]): string | null {
   return null;
 }
 
-/** The first of `keys` holding a finite number (numeric strings count: int64 values may arrive as strings). */
+/**
+ * The first of `keys` holding a finite number (numeric strings count: int64 values may arrive as strings; so
+ * does a one-element string array, the shape of a recorded header such as `content-length`).
+ */
 export function num(attributes: Attributes, ...keys: string[]): number | null {
   for (const key of keys) {
-    const value = attributes[key];
+    const raw = attributes[key];
+    const value = Array.isArray(raw) && raw.length === 1 ? raw[0] : raw;
     const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
     if (typeof n === 'number' && Number.isFinite(n)) return n;
   }

@@ -27,10 +27,10 @@ export function callFromSpan(span: OtlpSpan, parentSpanId: string | null): CallI
     method: methodOf(span),
     url: str(a, P.url) ?? urlOf(span),
     requestHeaders: headers(a, 'http.request.header.'),
-    requestBody: bodyOf(str(a, P.requestBody), num(a, 'http.request.body.size', 'http.request_content_length_uncompressed', 'http.request_content_length')),
+    requestBody: bodyOf(str(a, P.requestBody), num(a, 'http.request.body.size', 'http.request_content_length_uncompressed', 'http.request_content_length', 'http.request.header.content-length')),
     status: status === null ? null : Math.trunc(status),
     responseHeaders: headers(a, 'http.response.header.'),
-    responseBody: status === null ? null : bodyOf(str(a, P.responseBody), num(a, 'http.response.body.size', 'http.response_content_length_uncompressed', 'http.response_content_length')),
+    responseBody: status === null ? null : bodyOf(str(a, P.responseBody), num(a, 'http.response.body.size', 'http.response_content_length_uncompressed', 'http.response_content_length', 'http.response.header.content-length')),
     // fetch (undici) hands the app decoded bytes; node:http hands it the wire bytes.
     clientDecodes: span.scope.name.includes('undici') || span.scope.name.includes('fetch'),
     start: span.start,
@@ -60,7 +60,8 @@ function urlOf(span: OtlpSpan): string {
   const port = num(a, 'server.port', 'net.peer.port');
   const defaultPort = scheme === 'https' ? 443 : 80;
   const path = str(a, 'url.path', 'http.target') ?? '/';
-  const query = str(a, 'url.query');
+  // instrumentation-undici writes `url.query` with its leading `?`, the conventions without.
+  const query = str(a, 'url.query')?.replace(/^\?/, '');
   const authority = port === null || port === defaultPort || host.includes(':') ? host : `${host}:${port}`;
   return `${scheme}://${authority}${path.startsWith('/') ? path : `/${path}`}${query ? `?${query}` : ''}`;
 }

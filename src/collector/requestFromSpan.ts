@@ -13,7 +13,8 @@ export function requestFromSpan(span: OtlpSpan): IncomingRequestInput & { path: 
     url = full;
     path = pathOf(full);
   } else {
-    const target = str(a, 'http.target') ?? `${str(a, 'url.path') ?? '/'}${str(a, 'url.query') ? `?${str(a, 'url.query')}` : ''}`;
+    const query = str(a, 'url.query')?.replace(/^\?/, '');
+    const target = str(a, 'http.target') ?? `${str(a, 'url.path') ?? '/'}${query ? `?${query}` : ''}`;
     const scheme = str(a, 'url.scheme', 'http.scheme') ?? 'http';
     const host = str(a, 'http.host') ?? hostOf(str(a, 'server.address', 'net.host.name'), num(a, 'server.port', 'net.host.port'), scheme);
     url = `${scheme}://${host}${target.startsWith('/') ? target : `/${target}`}`;

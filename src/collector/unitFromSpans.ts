@@ -71,6 +71,6 @@ function metaOf(resource: Attributes, fallbackService: string): UnitInput['meta'
     hostname: str(resource, 'host.name') ?? '',
     node: runtime === null || runtime === 'nodejs' || runtime === 'node' ? (version ?? '') : `${runtime}${version ? ` ${version}` : ''}`,
     service: str(resource, 'service.name') ?? fallbackService,
-    language: str(resource, 'telemetry.sdk.language'),
+    ...(str(resource, 'telemetry.sdk.language') ? { language: str(resource, 'telemetry.sdk.language') } : {}),
   };
 }
