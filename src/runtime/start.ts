@@ -1,5 +1,3 @@
-import http from 'node:http';
-import https from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -66,8 +64,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     cleanups.push(wrapFetch(recorder, maxBody, logger));
     // instrumentation-http patches on require: load the modules now so ESM apps (which import them
     // later through the loader) get the patched exports, then refresh ESM named exports.
-    void http;
-    void https;
+    for (const name of ['http', 'https', 'node:http', 'node:https']) require(name);
     syncBuiltinESMExports();
   }
   cleanups.push(installExitHooks(recorder, writer));
