@@ -13,8 +13,21 @@ import { SHOW_DEFAULT_LIMIT, SHOW_MAX_LIMIT } from '../query/show';
 const names = (what: string) =>
   z
     .union([z.array(z.string()), z.string()])
-    .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((name) => name.trim()).filter(Boolean))
+    .transform((value) => (Array.isArray(value) ? value : splitNames(value)).map((name) => name.trim()).filter(Boolean))
     .describe(what);
+
+/** `"a,b"` or a JSON array sent as a string (`'["a","b"]'`, what some clients send for an array|string input). */
+function splitNames(text: string): string[] {
+  if (text.trim().startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (Array.isArray(parsed)) return parsed.map(String);
+    } catch {
+      // not JSON: fall through to the comma list
+    }
+  }
+  return text.split(',');
+}
 
 const count = (min: number, max: number, fallback: number, what: string) =>
   z.coerce
