@@ -30,9 +30,10 @@ export interface RedisStoreStats {
 /** Puts waiting for Redis beyond this many are dropped (and counted). */
 const MAX_QUEUE = 100;
 /** How long pending writes may keep a finished process alive. */
-const EXIT_GRACE_MS = 2_000;
+const EXIT_GRACE_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 2_000;
 const READ_TIMEOUT_MS = 10_000;
+const WRITE_TIMEOUT_MS = 5_000;
 const MAX_BACKOFF_MS = 10_000;
 const BATCH = 32;
 
@@ -203,7 +204,15 @@ export class RedisStore implements Store {
         const client = this.client;
         const batch = this.queue.splice(0, BATCH);
         this.inFlight += batch.length;
-        const results = await Promise.allSettled(batch.map((item) => this.write(client, item)));
+        let results: PromiseSettledResult<unknown>[];
+        try {
+          results = await withDeadline(Promise.allSettled(batch.map((item) => this.write(client, item))), WRITE_TIMEOUT_MS);
+        } catch (error) {
+          // A Redis that stopped answering: give up on this connection; the batch waits for the next one.
+          this.lastError = new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${WRITE_TIMEOUT_MS} ms`, error);
+          results = batch.map(() => ({ status: 'rejected', reason: this.lastError }));
+          client.destroy();
+        }
         this.inFlight -= batch.length;
         const retry: Pending[] = [];
         results.forEach((result, i) => {
@@ -271,9 +280,11 @@ export class RedisStore implements Store {
   private connect(): Promise<void> {
     if (this.status === 'ready' || this.status === 'closed') return Promise.resolve();
     if (this.connecting) return this.connecting;
+    // Loaded before the exit grace starts: a busy machine can take seconds to load the client.
+    const { createClient } = loadRedis();
     this.status = 'connecting';
     this.holdProcess();
-    const attempt = this.openClient().finally(() => {
+    const attempt = this.openClient(createClient).finally(() => {
       this.connecting = null;
       this.holdProcess();
     });
@@ -281,9 +292,7 @@ export class RedisStore implements Store {
     return attempt;
   }
 
-  private async openClient(): Promise<void> {
-    // Loaded here so apps on the file store never load the Redis client.
-    const { createClient } = require('redis') as typeof import('redis');
+  private async openClient(createClient: RedisModule['createClient']): Promise<void> {
     const client = createClient({
       url: this.url,
       // Our own bounded queue decides what waits; the client's unbounded one would hold every capture.
@@ -296,7 +305,9 @@ export class RedisStore implements Store {
     });
     client.unref();
     try {
-      await suppressed(() => client.connect());
+      // The client's connectTimeout ends at the TCP handshake; a server that accepts and never answers would
+      // hold the handshake commands forever, so the whole connect gets a deadline.
+      await withDeadline(suppressed(() => client.connect()), CONNECT_TIMEOUT_MS, () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${CONNECT_TIMEOUT_MS} ms`));
     } catch (error) {
       this.lastError = error;
       client.destroy();
@@ -389,6 +400,15 @@ export class RedisStore implements Store {
       return suppressed(() => client.sendCommand(['EVAL', script.source, ...tail]));
     }
   }
+}
+
+type RedisModule = typeof import('redis');
+let redisModule: RedisModule | null = null;
+
+/** Loaded on first connect, so apps on the file store never load the Redis client. */
+function loadRedis(): RedisModule {
+  redisModule ??= require('redis') as RedisModule;
+  return redisModule;
 }
 
 function suppressed<T>(run: () => Promise<T>): Promise<T> {

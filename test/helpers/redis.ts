@@ -50,15 +50,18 @@ export class RedisServer {
         reject(error);
       };
       child.on('error', (error) => fail(error));
-      child.once('exit', (code) => fail(new Error(`redis-server exited (${code}):\n${output}`)));
-      child.stdout!.on('data', (chunk: Buffer) => {
+      const onExit = (code: number | null) => fail(new Error(`redis-server exited (${code}):\n${output}`));
+      const onData = (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('Ready to accept connections')) {
           clearTimeout(timer);
-          child.removeAllListeners('exit');
+          child.off('exit', onExit);
+          child.stdout!.off('data', onData); // the stream keeps flowing; later log lines are discarded
           resolve();
         }
-      });
+      };
+      child.once('exit', onExit);
+      child.stdout!.on('data', onData);
     });
   }
 
