@@ -18,7 +18,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const requestBytes = bodyBytes(call.requestBody);
   const requestText = requestBytes.length ? bytesToText(requestBytes) : '';
   const requestTruncated = Boolean(call.requestBody?.truncated);
-  const payload = requestTruncated ? null : payloadOf(requestText, requestType, masker);
+  let payload = requestTruncated ? null : payloadOf(requestText, requestType, masker);
 
   const hasResponse = call.status !== null;
   const responseHeaders = hasResponse ? masker.headers(call.responseHeaders) : {};
@@ -49,7 +49,11 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     });
     if (result) {
       responseCapture = { capture: captureClass.name, cards: masker.maskValue(result.cards), raw: masker.body(text, responseType) };
-      if (result.formats && Object.keys(result.formats).length) formats = result.formats;
+      if (result.formats && Object.keys(result.formats).length) {
+        formats = result.formats;
+        // The formatted text is the masked one (GraphQL literals): it stands in for the raw field.
+        payload = withFormattedFields(payload, formats);
+      }
     }
   }
 
@@ -64,7 +68,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     request_bytes: call.requestBody?.size ?? 0,
     request_payload: payload,
     ...(formats ? { request_formats: formats } : {}),
-    request_body: lens.bodies && requestText ? masker.body(requestText, requestType) : null,
+    request_body: lens.bodies && requestText ? (formats && payload ? JSON.stringify(payload) : masker.body(requestText, requestType)) : null,
     status: call.status,
     response_headers: responseHeaders,
     response_bytes: responseBytes,
@@ -84,6 +88,15 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   };
   if ((requestTruncated && (lens.bodies || payload === null)) || (responseTruncated && hasResponse)) row.truncated = true;
   return row;
+}
+
+function withFormattedFields(payload: HttpRow['request_payload'], formats: Record<string, FormattedField>): HttpRow['request_payload'] {
+  if (!payload || Array.isArray(payload)) return payload;
+  const out: Record<string, unknown> = { ...payload };
+  for (const [key, field] of Object.entries(formats)) {
+    if (key in out) out[key] = field.text;
+  }
+  return out;
 }
 
 function findCapture(lens: ResolvedHttpLens, contentType: string | null): ResponseCaptureClass | null {
