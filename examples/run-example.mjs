@@ -1,0 +1,35 @@
+// `npm run example`: starts the upstream stand-in, runs the shop under `--require probe/register`, sends it a
+// few requests, stops it, and prints `probe list`. Then `npm run dashboard` shows the captures.
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startUpstream } from './upstream.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const upstream = await startUpstream();
+const UPSTREAM_URL = `http://127.0.0.1:${upstream.address().port}`;
+
+const shop = spawn(process.execPath, ['examples/shop.js'], {
+  cwd: root,
+  env: { ...process.env, NODE_OPTIONS: '--require probe/register', UPSTREAM_URL },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const shopUrl = await new Promise((resolve, reject) => {
+  shop.stdout.setEncoding('utf8').on('data', (line) => {
+    const match = line.match(/listening on (\S+)/);
+    if (match) resolve(match[1]);
+  });
+  shop.on('exit', (code) => reject(new Error(`shop exited early (${code})`)));
+});
+console.log(`shop is up at ${shopUrl}; sending requests…`);
+for (const target of ['/checkout?cart=17', '/rates', '/checkout?cart=18']) {
+  const res = await fetch(shopUrl + target);
+  console.log(`  GET ${target} → ${res.status} ${await res.text()}`);
+}
+await new Promise((r) => setTimeout(r, 500));
+shop.kill('SIGTERM');
+await new Promise((r) => shop.on('close', r));
+upstream.close();
+
+console.log('\n$ probe list');
+spawnSync(process.execPath, [path.join(root, 'dist/cli/main.js'), 'list'], { cwd: root, stdio: 'inherit' });
