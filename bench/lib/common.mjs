@@ -1,0 +1,88 @@
+// Shared helpers for the benchmark programs: the four variants, temp app folders, child processes,
+// medians and tables. Each variant runs in its own child process; the parent only drives and measures.
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const REPO = path.resolve(BENCH_DIR, '..');
+const REGISTER = path.join(REPO, 'dist', 'register.js');
+const OTEL = path.join(BENCH_DIR, 'otel-preload.cjs');
+
+export const VARIANTS = [
+  { id: 'none', label: '(a) no instrumentation' },
+  { id: 'otel', label: '(b) plain OpenTelemetry' },
+  { id: 'probe', label: '(c) Probe, defaults' },
+  { id: 'bodies', label: '(d) Probe, bodies: true' },
+];
+
+/**
+ * A temp app folder per variant (package.json, the app script copied in so that its frames count as app
+ * frames, and for `bodies` a probe.config.json). Returns how to start the app script under that variant.
+ */
+export function prepareVariant(variant, appScript, extraConfig = {}) {
+  const root = mkdtempSync(path.join(os.tmpdir(), `probe-bench-${variant.id}-`));
+  writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: `bench-${variant.id}`, private: true }));
+  const lens = { ...(variant.id === 'bodies' ? { bodies: true } : {}), ...extraConfig };
+  if (Object.keys(lens).length) writeFileSync(path.join(root, 'probe.config.json'), JSON.stringify({ lenses: { HttpClientLens: lens } }));
+  const script = path.join(root, path.basename(appScript));
+  copyFileSync(appScript, script);
+  const preload = variant.id === 'none' ? [] : ['--require', variant.id === 'otel' ? OTEL : REGISTER];
+  const env = { ...process.env, PROBE_ROOT: root, BENCH_VARIANT: variant.id, BENCH_PROBE: path.join(REPO, 'dist', 'index.js') };
+  delete env.NODE_OPTIONS;
+  return { ...variant, root, script, preload, env };
+}
+
+/** Starts `node [flags] [preload] script args` and resolves once stdout prints a line matching `ready`. */
+export function startChild(prepared, args = [], { flags = [], ready = /^listening (\d+)/m, ipc = false } = {}) {
+  const child = spawn(process.execPath, [...flags, ...prepared.preload, prepared.script, ...args], {
+    cwd: prepared.root,
+    env: prepared.env,
+    stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])],
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const match = new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = ready && out.match(ready);
+      if (m) resolve(m);
+    });
+    child.on('exit', (code) => reject(new Error(`${prepared.id} child exited (${code}) before ready\n${err}`)));
+  });
+  const done = new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+  return { child, match, done, output: () => out, errors: () => err };
+}
+
+/** The upstream server, in its own process. */
+export async function startUpstream() {
+  const started = startChild({ id: 'upstream', preload: [], script: path.join(BENCH_DIR, 'upstream.mjs'), root: BENCH_DIR, env: process.env });
+  const m = await started.match;
+  return { url: `http://127.0.0.1:${m[1]}`, stop: () => started.child.kill('SIGTERM') };
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+/** Rotates the variant order each round so that no variant always runs first (or last). */
+export const rotated = (list, round) => list.map((_, i) => list[(i + round) % list.length]);
+
+export function table(headers, rows) {
+  const cells = [headers, ...rows].map((r) => r.map(String));
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  return [line(cells[0]), `|${widths.map((w, i) => (i === 0 ? ':' : '') + '-'.repeat(w + 1) + (i === 0 ? '' : ':')).join('|')}|`, ...cells.slice(1).map(line)].join('\n');
+}
+
+export function machine() {
+  const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? os.cpus()[0]?.model ?? '?';
+  return `${os.availableParallelism?.() ?? os.cpus().length} cores, ${cpu}, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+export const ratio = (a, b) => (b ? (a / b).toFixed(2) + '×' : '-');

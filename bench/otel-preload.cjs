@@ -1,0 +1,28 @@
+// Plain OpenTelemetry, as an app would set it up by hand: a tracer provider with a batch processor and an
+// exporter that drops everything, plus the http and undici instrumentations Probe builds on.
+// Used by the benchmarks as variant (b): `node --require bench/otel-preload.cjs app.js`.
+'use strict';
+const { context } = require('@opentelemetry/api');
+const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+const { registerInstrumentations } = require('@opentelemetry/instrumentation');
+const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http');
+const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici');
+const { ExportResultCode } = require('@opentelemetry/core');
+
+const dropping = {
+  export(_spans, done) {
+    done({ code: ExportResultCode.SUCCESS });
+  },
+  shutdown: async () => {},
+  forceFlush: async () => {},
+};
+
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] });
+registerInstrumentations({
+  tracerProvider: provider,
+  instrumentations: [new HttpInstrumentation(), new UndiciInstrumentation()],
+});
+require('node:http');
+require('node:https');
