@@ -7,6 +7,7 @@ import { captureStack } from '../runtime/origin';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { fetchHeaders } from './headers';
+import { watchFetchFakes } from './fakes';
 
 const WRAPPED = Symbol.for('probe.fetch.original');
 
@@ -18,8 +19,23 @@ const WRAPPED = Symbol.for('probe.fetch.original');
 export function wrapFetch(recorder: Recorder, maxBodyBytes: number, logger: Logger): () => void {
   const original = globalThis.fetch as typeof fetch & { [WRAPPED]?: typeof fetch };
   if (typeof original !== 'function' || original[WRAPPED]) return () => {};
+  const probeFetch = recordingFetch(original, recorder, maxBodyBytes, logger);
+  globalThis.fetch = probeFetch;
+  const unwatch = watchFetchFakes((fake) => recordingFetch(fake, recorder, maxBodyBytes, logger), logger);
+  return () => {
+    unwatch();
+    if (globalThis.fetch === probeFetch) globalThis.fetch = original;
+  };
+}
 
+/**
+ * A fetch that records each app call around `original`. When it runs inside another recorded fetch call
+ * (msw/nock's fetch passing a request through to the real one), the outer call is the app's: no second row.
+ */
+export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBodyBytes: number, logger: Logger): typeof fetch {
   const probeFetch = function fetch(this: unknown, input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const outer = fetchScope.getStore();
+    if (outer && !outer.settled && !outer.spanId) return original.call(this, input, init);
     let record: CallRecord | null = null;
     try {
       record = startRecord(recorder, input, init, maxBodyBytes);
@@ -30,16 +46,13 @@ export function wrapFetch(recorder: Recorder, maxBodyBytes: number, logger: Logg
     const call = record;
     const promise = fetchScope.run(call, () => original.call(this, input, init));
     promise.then(
-      (response) => safely(logger, () => ((call.settled = true), resolved(call, response, init))),
+      (response) => safely(logger, () => ((call.settled = true), resolved(call, response, input, init))),
       (error: unknown) => safely(logger, () => ((call.settled = true), rejected(call, error))),
     );
     return promise;
   } as typeof fetch & { [WRAPPED]?: typeof fetch };
   probeFetch[WRAPPED] = original;
-  globalThis.fetch = probeFetch;
-  return () => {
-    if (globalThis.fetch === probeFetch) globalThis.fetch = original;
-  };
+  return probeFetch;
 }
 
 function startRecord(recorder: Recorder, input: string | URL | Request, init: RequestInit | undefined, maxBodyBytes: number): CallRecord | null {
@@ -61,11 +74,13 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   return record;
 }
 
-function resolved(record: CallRecord, response: Response, init: RequestInit | undefined): void {
+function resolved(record: CallRecord, response: Response, input: string | URL | Request, init: RequestInit | undefined): void {
   if (record.spanId) return; // undici reported the real exchange
-  // No undici request was made: a fake (undici MockAgent) answered. Its body is in memory, so a clone is safe.
+  // No undici request was made: a fake (undici MockAgent, msw, nock) answered. Its body is in memory, so a
+  // clone is safe.
   record.fake = true;
   if (init?.headers) record.requestHeaders = fetchHeaders(new Headers(init.headers));
+  else if (input instanceof Request) record.requestHeaders = fetchHeaders(input.headers);
   const body = init?.body;
   if (typeof body === 'string' || body instanceof URLSearchParams) record.requestTap().add(String(body));
   else if (body instanceof Uint8Array) record.requestTap().add(body);

@@ -25,8 +25,9 @@ export class HttpLens {
 
   readonly requestHook = (span: Span, request: http.ClientRequest | http.IncomingMessage): void => {
     try {
-      if (request instanceof http.ClientRequest) this.outgoing(span as unknown as SdkSpan, request);
-      else this.incoming(span as unknown as SdkSpan, request);
+      // Not `instanceof http.ClientRequest`: nock/msw replace that export with a Proxy that fails the check.
+      if (request instanceof http.IncomingMessage) this.incoming(span as unknown as SdkSpan, request);
+      else this.outgoing(span as unknown as SdkSpan, request);
     } catch (error) {
       this.logger.warnOnce('http-start', 'could not record an http call', error);
     }
