@@ -1,0 +1,103 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { HttpRow } from '../../src/capture/types';
+import { ROW_KEYS, runLensApp, startUpstreams, type Upstreams } from './lens-app';
+
+const APP = `
+const http = require('node:http');
+const U = process.env.UPSTREAM;
+const get = (url) => new Promise((resolve, reject) => http.get(url, (res) => { let t = ''; res.on('data', (c) => (t += c)); res.on('end', () => resolve(res.statusCode + ' ' + t)); }).on('error', reject));
+(async () => {
+  const { MockAgent, setGlobalDispatcher, getGlobalDispatcher } = require('undici');
+  const real = getGlobalDispatcher();
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  agent.get('http://mockagent.test').intercept({ path: '/m' }).reply(200, { via: 'mockagent', token: 't' }, { headers: { 'content-type': 'application/json' } });
+  setGlobalDispatcher(agent);
+  let r = await fetch('http://mockagent.test/m'); console.log('mockagent', await r.text());
+  setGlobalDispatcher(real);
+
+  const nock = require('nock');
+  nock('http://nock.test').get('/h').reply(200, { via: 'nock-http' }).post('/f').reply(201, { via: 'nock-fetch', secret: 'x' });
+  console.log('nock-http', await get('http://nock.test/h'));
+  r = await fetch('http://nock.test/f', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'p', q: 1 }) });
+  console.log('nock-fetch', r.status, await r.text());
+  nock.restore();
+
+  const { http: rest, HttpResponse } = require('msw');
+  const { setupServer } = require('msw/node');
+  const server = setupServer(rest.get('http://msw.test/x', () => HttpResponse.json({ via: 'msw' }, { status: 202 })));
+  server.listen({ onUnhandledRequest: 'bypass' });
+  r = await fetch('http://msw.test/x?c=msw-fetch'); console.log('msw-fetch', r.status, await r.text());
+  console.log('msw-http', await get('http://msw.test/x?c=msw-http'));
+  r = await fetch(U + '/json?c=passthrough'); console.log('passthrough', r.status, (await r.json()).ok);
+  server.close();
+
+  // After the fakes are gone, a second msw server is followed too, and real calls stay real.
+  const again = setupServer(rest.get('http://msw2.test/y', () => HttpResponse.text('second')));
+  again.listen({ onUnhandledRequest: 'bypass' });
+  r = await fetch('http://msw2.test/y'); console.log('msw-again', await r.text());
+  again.close();
+  r = await fetch(U + '/text?c=after'); console.log('after', await r.text());
+})().catch((e) => { console.error('app failed', e); process.exitCode = 1; });
+`;
+
+function fakeRow(row: HttpRow | undefined, label: string): HttpRow {
+  assert.ok(row, `a row for ${label}`);
+  for (const key of ROW_KEYS) assert.ok(key in row, `${label}: row has ${key}`);
+  assert.equal(row.fake, true, `${label}: fake`);
+  assert.equal(row.timing, null, `${label}: timing null`);
+  assert.equal(row.exception, null);
+  assert.equal(typeof row.duration, 'number');
+  return row;
+}
+
+describe('calls answered by fakes', () => {
+  let up: Upstreams;
+  before(async () => (up = await startUpstreams()));
+  after(() => up.close());
+
+  for (const preload of ['require', 'import'] as const) {
+    it(`records MockAgent, nock and msw answers as fake rows (--${preload})`, async () => {
+      const run = await runLensApp(up, { 'app.js': APP }, 'app.js', { preload });
+      assert.equal(run.result.code, 0, run.result.stderr);
+      assert.match(run.result.stdout, /mockagent \{"via":"mockagent","token":"t"\}/);
+      assert.match(run.result.stdout, /nock-http 200 \{"via":"nock-http"\}/);
+      assert.match(run.result.stdout, /nock-fetch 201/);
+      assert.match(run.result.stdout, /msw-fetch 202/);
+      assert.match(run.result.stdout, /msw-again second/);
+      const rows = run.rows;
+      assert.equal(rows.length, 8, rows.map((r) => r.url).join('\n'));
+
+      const mock = fakeRow(rows.find((r) => r.host === 'mockagent.test'), 'MockAgent');
+      assert.equal(mock.status, 200);
+      assert.deepEqual(mock.response_capture?.cards, { via: 'mockagent', token: '********' });
+
+      const nockHttp = fakeRow(rows.find((r) => r.url === 'http://nock.test/h'), 'nock http');
+      assert.equal(nockHttp.status, 200);
+      assert.deepEqual(nockHttp.response_capture?.cards, { via: 'nock-http' });
+      assert.ok(nockHttp.response_bytes! > 0);
+
+      const nockFetch = fakeRow(rows.find((r) => r.url === 'http://nock.test/f'), 'nock fetch');
+      assert.equal(nockFetch.method, 'POST');
+      assert.equal(nockFetch.status, 201);
+      assert.deepEqual(nockFetch.request_payload, { password: '********', q: 1 });
+      assert.deepEqual(nockFetch.response_capture?.cards, { via: 'nock-fetch', secret: '********' });
+
+      const mswFetch = fakeRow(rows.find((r) => r.url === 'http://msw.test/x?c=msw-fetch'), 'msw fetch');
+      assert.equal(mswFetch.status, 202);
+      assert.deepEqual(mswFetch.response_capture?.cards, { via: 'msw' });
+      const mswHttp = fakeRow(rows.find((r) => r.url === 'http://msw.test/x?c=msw-http'), 'msw http');
+      assert.equal(mswHttp.status, 202);
+      fakeRow(rows.find((r) => r.host === 'msw2.test'), 'second msw server');
+
+      for (const marker of ['passthrough', 'after']) {
+        const real = rows.filter((r) => r.url.endsWith(`c=${marker}`));
+        assert.equal(real.length, 1, `${marker}: one row, not one per layer`);
+        assert.equal(real[0]!.fake, false);
+        assert.ok(real[0]!.timing, `${marker}: real timing`);
+        assert.equal(real[0]!.timing!.remote, `127.0.0.1:${up.plain.port}`);
+      }
+    });
+  }
+});
