@@ -1,0 +1,168 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { CliCommand, CliIo } from '../io';
+
+/**
+ * `probe install`: sets a project up. Every step is idempotent and merges with what is there: a file that
+ * already says what we would add is left byte for byte as it was, and a file we cannot parse is never
+ * rewritten (we say what to add instead).
+ */
+export const install: CliCommand = async (argv, io) => {
+  const { values } = parseArgs({ args: argv, options: { mcp: { type: 'boolean' } }, strict: true });
+  const root = appRoot(io);
+  const report = (file: string, what: string) => io.out(`${file}: ${what}`);
+  let failed = false;
+
+  writeConfig(root, report);
+  for (const file of IGNORE_FILES) ensureIgnored(root, file, report);
+  failed = !mergeJson(root, '.vscode/settings.json', addVsCodeExcludes, report, VSCODE_HINT) || failed;
+  if (values.mcp) {
+    for (const target of MCP_TARGETS) failed = !mergeJson(root, target.file, target.add, report, target.hint) || failed;
+  }
+  return failed ? 1 : 0;
+};
+
+const CONFIG_NAMES = ['probe.config.mjs', 'probe.config.js', 'probe.config.cjs', 'probe.config.json'];
+const IGNORE_FILES = ['.gitignore', '.cursorignore', '.aiexclude'];
+const IGNORED = '.probe/';
+
+/** The app root as the config loader finds it: PROBE_ROOT, else the nearest folder with a package.json. */
+function appRoot(io: CliIo): string {
+  if (io.env.PROBE_ROOT) return path.resolve(io.cwd, io.env.PROBE_ROOT);
+  for (let dir = path.resolve(io.cwd); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(io.cwd);
+  }
+}
+
+type Report = (file: string, what: string) => void;
+
+export const CONFIG_TEMPLATE = `// Probe configuration. Every setting is optional: the commented values are the defaults.
+// A bad setting is reported at start, naming the setting; the app then runs unrecorded.
+import { defineConfig } from 'probe';
+
+export default defineConfig({
+  // enabled: true, // PROBE_ENABLED=false turns Probe off
+
+  storage: {
+    // driver: 'file', // 'file', 'redis', or a driver registered with extendStore() (PROBE_STORAGE)
+    // limit: 200, // most recent captures kept
+    // file: { path: '.probe/captures' }, // must stay inside .probe/
+    // redis: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: 'probe:', ttl: 86400 },
+  },
+
+  lenses: {
+    // HttpClientLens: {
+    //   bodies: false, // also keep raw request/response bodies
+    //   max_body_bytes: 1048576,
+    //   max_rows: 1000, // calls kept per capture; totals count them all
+    //   capture: { response_types: { 'application/json': JsonCapture, 'application/*+json': JsonCapture } },
+    // },
+  },
+
+  mask: {
+    // headers: { 'x-session-id': 'FullMask' }, // added to authorization, proxy-authorization, cookie, set-cookie, x-api-key, x-auth-token
+    // inputs: ['password', 'secret', 'token', 'api_key', 'access_token', 'refresh_token', 'client_secret', 'credit_card'],
+  },
+
+  // origin: { enabled: true }, // record the app code line of each call
+  // except: ['GET /health'], // capture names kept out of recording (globs or RegExps)
+
+  // register(probe) {
+  //   probe.extendStore('mine', (app, config) => new MyStore(config));
+  // },
+});
+`;
+
+function writeConfig(root: string, report: Report): void {
+  const existing = CONFIG_NAMES.find((name) => existsSync(path.join(root, name)));
+  if (existing) return report(existing, 'exists, left as is');
+  writeFileSync(path.join(root, 'probe.config.mjs'), CONFIG_TEMPLATE);
+  report('probe.config.mjs', 'written (the defaults, commented)');
+}
+
+/** Adds `.probe/` unless a line already ignores that folder. */
+function ensureIgnored(root: string, file: string, report: Report): void {
+  const full = path.join(root, file);
+  const text = existsSync(full) ? readFileSync(full, 'utf8') : '';
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  if (lines.some((line) => /^\/?\.probe\/?(\*\*)?$/.test(line))) return report(file, `already ignores ${IGNORED}`);
+  const separator = text === '' || text.endsWith('\n') ? '' : '\n';
+  writeFileSync(full, `${text}${separator}${IGNORED}\n`);
+  report(file, `${text ? 'added' : 'created with'} ${IGNORED}`);
+}
+
+type Json = Record<string, unknown>;
+
+/** Reads a JSON object file (missing or empty → {}), lets `add` change it, writes it back only when changed. */
+function mergeJson(root: string, file: string, add: (json: Json) => string | null, report: Report, hint: string): boolean {
+  const full = path.join(root, file);
+  let json: Json = {};
+  if (existsSync(full)) {
+    const text = readFileSync(full, 'utf8');
+    if (text.trim() !== '') {
+      try {
+        json = JSON.parse(text) as Json;
+        if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error('not an object');
+      } catch {
+        // Comments or trailing commas (VS Code allows them): rewriting would drop them, so ask instead.
+        report(file, `not plain JSON, left unchanged; add ${hint}`);
+        return file.endsWith('settings.json');
+      }
+    }
+  }
+  const change = add(json);
+  if (!change) {
+    report(file, 'already set up');
+    return true;
+  }
+  mkdirSync(path.dirname(full), { recursive: true });
+  writeFileSync(full, `${JSON.stringify(json, null, 2)}\n`);
+  report(file, change);
+  return true;
+}
+
+function objectAt(json: Json, key: string): Json {
+  const value = json[key];
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Json;
+  const created: Json = {};
+  json[key] = created;
+  return created;
+}
+
+const VSCODE_HINT = '"search.exclude": {"**/.probe": true} and "files.watcherExclude": {"**/.probe/**": true}';
+
+function addVsCodeExcludes(json: Json): string | null {
+  const added: string[] = [];
+  const search = objectAt(json, 'search.exclude');
+  if (!('**/.probe' in search)) {
+    search['**/.probe'] = true;
+    added.push('search.exclude');
+  }
+  const watcher = objectAt(json, 'files.watcherExclude');
+  if (!('**/.probe/**' in watcher)) {
+    watcher['**/.probe/**'] = true;
+    added.push('files.watcherExclude');
+  }
+  return added.length ? `added .probe to ${added.join(' and ')}` : null;
+}
+
+const SERVER = { command: 'npx', args: ['probe', 'mcp'] };
+
+/** Registers the server under `probe` in the clients' key, keeping every other server and a probe entry the user edited. */
+function registerUnder(key: string, entry: Json): (json: Json) => string | null {
+  return (json) => {
+    const servers = objectAt(json, key);
+    if ('probe' in servers) return null;
+    servers.probe = entry;
+    return 'registered the probe MCP server';
+  };
+}
+
+const MCP_TARGETS = [
+  // Claude Code
+  { file: '.mcp.json', add: registerUnder('mcpServers', { ...SERVER }), hint: `"mcpServers": {"probe": ${JSON.stringify(SERVER)}}` },
+  { file: '.cursor/mcp.json', add: registerUnder('mcpServers', { ...SERVER }), hint: `"mcpServers": {"probe": ${JSON.stringify(SERVER)}}` },
+  { file: '.vscode/mcp.json', add: registerUnder('servers', { type: 'stdio', ...SERVER }), hint: `"servers": {"probe": ${JSON.stringify({ type: 'stdio', ...SERVER })}}` },
+];

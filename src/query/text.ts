@@ -1,0 +1,126 @@
+import type { IndexRow } from '../capture/types';
+import type { ListResult } from './list';
+import type { RowsResult } from './rows';
+import type { ShowResult, ShownRows } from './show';
+import { clipString } from './clip';
+import { getPath } from './paths';
+
+/** Readable renderings of query results for the CLI (the same data as `--json`, for people). */
+
+const CELL = 80;
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  const text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return clipString(text.replace(/\s+/g, ' '), CELL);
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+export function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]?.length ?? 0)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((text, i) => (i === cells.length - 1 ? text : text.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(headers.map((header) => header.toUpperCase())), ...rows.map(line)].join('\n');
+}
+
+export function timeText(epochSeconds: number | undefined): string {
+  if (typeof epochSeconds !== 'number' || !Number.isFinite(epochSeconds)) return '-';
+  return new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+function ms(value: unknown): string {
+  return typeof value === 'number' ? `${Math.round(value * 10) / 10}ms` : '-';
+}
+
+export function renderList(result: ListResult): string {
+  const rows = result.captures.map((row: IndexRow) => [
+    row.id,
+    row.type,
+    row.status,
+    ms(row.duration),
+    String(row.counts?.http ?? 0),
+    row.errors ? String(row.errors) : '',
+    timeText(row.started_at),
+    cell(row.name),
+  ]);
+  const out = rows.length ? [renderTable(['id', 'type', 'status', 'duration', 'http', 'errors', 'started (utc)', 'name'], rows)] : [];
+  out.push(`${result.returned} of ${result.matched} matching captures (${result.total} stored)`);
+  if (result.note) out.push(result.note);
+  return out.join('\n');
+}
+
+/** Columns shown when no fields are listed: the ones a person scans first. */
+const DEFAULT_COLUMNS: Record<string, string[]> = {
+  http: ['method', 'status', 'duration', 'url', 'exception.message'],
+};
+
+function columnsOf(section: string, rows: ReadonlyArray<Record<string, unknown>>, fields: readonly string[] | undefined): string[] {
+  if (fields?.length) return [...fields];
+  if (DEFAULT_COLUMNS[section]) return DEFAULT_COLUMNS[section]!;
+  const first = rows[0] ?? {};
+  return Object.keys(first).filter((key) => key !== 'row' && (first[key] === null || typeof first[key] !== 'object'));
+}
+
+/** Picked fields are stored under their dotted names; whole rows hold nested objects. */
+function valueOf(row: Record<string, unknown>, field: string): unknown {
+  return field in row ? row[field] : getPath(row, field);
+}
+
+function rowsTable(section: string, rows: ReadonlyArray<Record<string, unknown>>, fields?: readonly string[]): string {
+  const columns = columnsOf(section, rows, fields);
+  return renderTable(['row', ...columns], rows.map((row) => [String(row.row), ...columns.map((column) => cell(valueOf(row, column)))]));
+}
+
+export function renderRows(result: RowsResult, fields?: readonly string[]): string {
+  const out: string[] = [];
+  if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${result.capture.name}  (${result.capture.status})`);
+  if (result.rows.length) out.push(rowsTable(result.section, result.rows, fields));
+  out.push(`${result.returned} of ${result.matched} matching ${result.section} rows (${result.total} in the section)`);
+  if (result.note) out.push(result.note);
+  return out.join('\n');
+}
+
+export function renderShow(result: ShowResult): string {
+  if (!result.id) return result.note ?? 'no capture';
+  const out: string[] = [];
+  out.push(`${result.id}  ${result.type}  ${result.name}  status ${result.status}  ${ms(result.duration)}`);
+  const details = [`started ${timeText(result.started_at)} utc`, `ended by ${result.ended_by}`];
+  if (result.label) details.push(`label ${result.label}`);
+  if (result.tags?.length) details.push(`tags ${result.tags.join(', ')}`);
+  if (result.parent_id) details.push(`parent ${result.parent_id}`);
+  if (result.job_id) details.push(`job id ${result.job_id}`);
+  out.push(details.join('  '));
+  const totals = result.summary?.totals;
+  if (totals) {
+    const hosts = Object.entries(totals.http_by_host)
+      .map(([host, calls]) => `${host} ${calls}`)
+      .join(', ');
+    out.push(`http: ${totals.http_calls} calls, ${totals.http_failed} failed, ${ms(totals.http_ms)} total (${hosts})`);
+  }
+  if (result.summary?.errors.length) out.push('errors:', ...result.summary.errors.map((error) => `  ${error}`));
+  for (const [name, section] of Object.entries(result.sections ?? {})) {
+    out.push('');
+    if (isShownRows(section)) {
+      out.push(`${name}: ${section.total} rows${section.shown < section.total ? `, first ${section.shown}` : ''}`);
+      if (section.rows.length) out.push(indent(rowsTable(name, section.rows)));
+    } else if (section !== null && typeof section === 'object') {
+      out.push(`${name}:`);
+      for (const [key, value] of Object.entries(section)) out.push(`  ${key}: ${cell(value)}`);
+    } else out.push(`${name}: ${cell(section)}`);
+  }
+  return out.join('\n');
+}
+
+function isShownRows(value: unknown): value is ShownRows {
+  return value !== null && typeof value === 'object' && Array.isArray((value as ShownRows).rows) && typeof (value as ShownRows).total === 'number';
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
