@@ -19,6 +19,7 @@ import { installExitHooks } from './exit';
 import { UndiciLens } from '../lens/undici';
 import { HttpLens } from '../lens/http';
 import { wrapFetch } from '../lens/fetch';
+import { UndiciFetchInstrumentation } from '../lens/undici-fetch';
 
 export interface ProbeHandle {
   /** Stops recording, stores what is pending and releases the store. */
@@ -57,6 +58,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     const instrumentations = [
       new HttpInstrumentation({ requestHook: httpLens.requestHook as never, responseHook: httpLens.responseHook as never }),
       new UndiciInstrumentation({ requestHook: undiciLens.requestHook as never }),
+      new UndiciFetchInstrumentation(recorder, maxBody, logger),
     ];
     cleanups.push(registerInstrumentations({ tracerProvider: provider, instrumentations }));
     undiciLens.enable();
