@@ -323,6 +323,8 @@ export class RedisStore implements Store {
     this.client = client;
     this.status = 'ready';
     this.failures = 0;
+    // A read may have been the one to reconnect: what waited in the queue goes now, not at the next retry.
+    if (this.queue.length > 0) void this.drain();
   }
 
   private lost(client: Client, error: unknown): void {

@@ -67,7 +67,7 @@ describe('redis store faults', () => {
 
   test('an app process on an unreachable Redis runs, ends on its own and warns once', async () => {
     const app = appFor(`redis://127.0.0.1:${await freePort()}`);
-    const result = await collect(spawn(process.execPath, [path.join(FIXTURES, 'app.mjs'), REPO_ROOT, app.dir, '300'], { cwd: app.dir, env: env() }), 30_000);
+    const result = await collect(spawn(process.execPath, [path.join(FIXTURES, 'app.mjs'), REPO_ROOT, app.dir, '300'], { cwd: app.dir, env: env() }), 90_000);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, 'done\n');
     assert.equal(probeLines(result.stderr).length, 1, result.stderr);
@@ -78,7 +78,7 @@ describe('redis store faults', () => {
     try {
       frozen.freeze();
       const app = appFor(frozen.url);
-      const result = await collect(spawn(process.execPath, [path.join(FIXTURES, 'app.mjs'), REPO_ROOT, app.dir, '20'], { cwd: app.dir, env: env() }), 30_000);
+      const result = await collect(spawn(process.execPath, [path.join(FIXTURES, 'app.mjs'), REPO_ROOT, app.dir, '20'], { cwd: app.dir, env: env() }), 90_000);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, 'done\n');
       assert.ok(probeLines(result.stderr).length <= 1, result.stderr);
