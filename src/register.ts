@@ -3,12 +3,21 @@
  * It never throws: a broken config prints one line to stderr and the app runs unrecorded.
  */
 import path from 'node:path';
+import { realpathSync } from 'node:fs';
 import { start } from './runtime/start';
 import { ProbeConfigError } from './config/errors';
 
+/** Probe's own CLI (also through a node_modules/.bin link) never records itself. */
 function isProbeCli(): boolean {
-  const script = process.argv[1] ?? '';
-  return path.resolve(script).startsWith(path.resolve(__dirname) + path.sep);
+  const script = process.argv[1];
+  if (!script) return false;
+  let real = path.resolve(script);
+  try {
+    real = realpathSync(real);
+  } catch {
+    // not a file: not the CLI
+  }
+  return real.startsWith(path.resolve(__dirname) + path.sep);
 }
 
 try {
