@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Store } from '../store/Store';
+import type { Logger } from '../util/logger';
+import { isValidCaptureId } from '../capture/index-row';
+import { ASSETS_DIR, readAsset } from './assets';
+import { isAllowedHost, TOKEN_COOKIE, tokenMatches, tokenOf } from './guard';
+import { sendJson, sendText, setSecurityHeaders } from './headers';
+import { IndexWatcher } from './IndexWatcher';
+import { pageHtml } from './page';
+
+export interface DashboardOptions {
+  store: Store;
+  /** Interface to bind; 127.0.0.1 unless the user asks otherwise. */
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** When set, every request must carry it (query once, then the cookie; or a header). */
+  token?: string | null;
+  /** Shown in the page header. */
+  info?: { service: string; driver: string; root: string };
+  /** How often the store index is polled for live updates, in ms. */
+  pollMs?: number;
+  assetsDir?: string;
+  logger?: Logger;
+}
+
+export interface RunningDashboard {
+  /** `http://host:port/`, with `?token=` when a token is required. */
+  url: string;
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const SSE_KEEPALIVE_MS = 15_000;
+
+/** Starts the local dashboard server: the page, its built assets, and a read-only JSON API over the store. */
+export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token || null;
+  const assetsDir = options.assetsDir ?? ASSETS_DIR;
+  const watcher = new IndexWatcher(options.store, options.pollMs ?? 1000, options.logger);
+  const streams = new Set<ServerResponse>();
+  let port = 0;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    setSecurityHeaders(response);
+    if (!isAllowedHost(request.headers.host, host, port)) return sendText(response, 403, 'probe dashboard: Host header not allowed\n');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.setHeader('Allow', 'GET, HEAD');
+      return sendText(response, 405, 'probe dashboard: read-only\n');
+    }
+    const url = new URL(request.url ?? '/', 'http://dashboard.invalid');
+    if (token) {
+      const given = url.searchParams.get('token');
+      if (given !== null && tokenMatches(given, token)) {
+        // Trade the token in the URL for a cookie, so it leaves the address bar and history.
+        url.searchParams.delete('token');
+        response.setHeader('Set-Cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
+        response.writeHead(303, { Location: url.pathname + url.search });
+        return void response.end();
+      }
+      if (!tokenMatches(tokenOf(request), token)) return sendText(response, 401, 'probe dashboard: token required (open the URL printed by `probe dashboard`)\n');
+    }
+    const { pathname } = url;
+    if (pathname === '/') {
+      const body = pageHtml();
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+      return void response.end(request.method === 'HEAD' ? undefined : body);
+    }
+    if (pathname.startsWith('/assets/')) {
+      const asset = await readAsset(pathname.slice('/assets/'.length), assetsDir);
+      if (!asset) return sendText(response, 404, 'not found\n');
+      response.writeHead(200, { 'Content-Type': asset.type, 'Cache-Control': 'no-cache', 'Content-Length': asset.body.length });
+      return void response.end(request.method === 'HEAD' ? undefined : asset.body);
+    }
+    if (pathname === '/api/info') return sendJson(response, 200, options.info ?? null);
+    if (pathname === '/api/captures') return sendJson(response, 200, await options.store.index());
+    if (pathname.startsWith('/api/captures/')) {
+      const id = decodeURIComponentSafe(pathname.slice('/api/captures/'.length));
+      if (!isValidCaptureId(id)) return sendJson(response, 400, { error: 'invalid capture id' });
+      const capture = await options.store.find(id);
+      return capture ? sendJson(response, 200, capture) : sendJson(response, 404, { error: 'capture not found' });
+    }
+    if (pathname === '/api/events') return openStream(response);
+    return sendText(response, 404, 'not found\n');
+  };
+
+  /** Server-Sent Events: the whole index each time it changes (it is at most `storage.limit` rows). */
+  const openStream = (response: ServerResponse): void => {
+    response.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+    response.write('retry: 2000\n\n');
+    streams.add(response);
+    const unwatch = watcher.watch((rows) => response.write(`event: index\ndata: ${JSON.stringify(rows)}\n\n`));
+    const keepalive = setInterval(() => response.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS);
+    response.on('close', () => {
+      clearInterval(keepalive);
+      unwatch();
+      streams.delete(response);
+    });
+  };
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      options.logger?.warnOnce('dashboard-request', 'dashboard: request failed', error);
+      if (!response.headersSent) sendJson(response, 500, { error: 'store error', message: (error as Error).message });
+      else response.destroy();
+    });
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  port = await listen(server, host, options.port ?? 0);
+  const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const url = `http://${shownHost}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+
+  return {
+    url,
+    host,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        watcher.stop();
+        for (const stream of streams) stream.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return '';
+  }
+}

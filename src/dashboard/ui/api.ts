@@ -1,0 +1,41 @@
+import type { Capture, IndexRow } from '../../capture/types';
+
+export interface DashboardInfo {
+  service: string;
+  driver: string;
+  root: string;
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(path, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as { error?: string } | null;
+    throw new Error(body?.error ?? `HTTP ${response.status}`);
+  }
+  return (await response.json()) as T;
+}
+
+export const api = {
+  info: () => getJson<DashboardInfo | null>('/api/info'),
+  index: () => getJson<IndexRow[]>('/api/captures'),
+  capture: (id: string) => getJson<Capture>(`/api/captures/${encodeURIComponent(id)}`),
+};
+
+/**
+ * Live index: Server-Sent Events of the whole index whenever it changes. `onState` reports whether the
+ * stream is connected (EventSource reconnects by itself).
+ */
+export function watchIndex(onRows: (rows: IndexRow[]) => void, onState: (live: boolean) => void): () => void {
+  const source = new EventSource('/api/events');
+  source.addEventListener('index', (event) => {
+    onState(true);
+    try {
+      onRows(JSON.parse((event as MessageEvent<string>).data) as IndexRow[]);
+    } catch {
+      // A torn message: the next one carries the whole index again.
+    }
+  });
+  source.addEventListener('open', () => onState(true));
+  source.addEventListener('error', () => onState(false));
+  return () => source.close();
+}

@@ -1,0 +1,19 @@
+import { html } from '../html';
+import { captureStatusTone, statusTone } from '../format';
+
+export function MethodBadge({ method }: { method: string }) {
+  return html`<span class=${`method method-${method.toLowerCase()}`}>${method}</span>`;
+}
+
+/** An HTTP status, coloured by class; `failed` when no response arrived. */
+export function StatusBadge({ status }: { status: number | null }) {
+  return html`<span class=${`status tone-${statusTone(status)}`}>${status === null ? 'failed' : String(status)}</span>`;
+}
+
+export function CaptureStatus({ type, status }: { type: string; status: string }) {
+  return html`<span class=${`status tone-${captureStatusTone(type, status)}`}>${status}</span>`;
+}
+
+export function TypeBadge({ type }: { type: string }) {
+  return html`<span class=${`type type-${type}`}>${type}</span>`;
+}

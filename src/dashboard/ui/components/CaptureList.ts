@@ -1,0 +1,79 @@
+import { useEffect, useMemo, useRef } from 'preact/hooks';
+import type { IndexRow } from '../../../capture/types';
+import { html } from '../html';
+import { ago, fullTime, ms } from '../format';
+import { captureHref } from '../router';
+import { CaptureStatus, TypeBadge } from './Badges';
+
+export interface ListFilters {
+  type: 'all' | 'request' | 'job' | 'command';
+  errorsOnly: boolean;
+  text: string;
+}
+
+const TYPES: Array<{ value: ListFilters['type']; label: string }> = [
+  { value: 'all', label: 'All' },
+  { value: 'request', label: 'Requests' },
+  { value: 'job', label: 'Jobs' },
+  { value: 'command', label: 'Commands' },
+];
+
+export function filterIndex(rows: IndexRow[], filters: ListFilters): IndexRow[] {
+  const needle = filters.text.trim().toLowerCase();
+  return rows.filter((row) => {
+    if (filters.type !== 'all' && row.type !== filters.type) return false;
+    if (filters.errorsOnly && !row.has_errors) return false;
+    if (needle) {
+      const hay = `${row.name} ${row.route ?? ''} ${row.status} ${row.label ?? ''} ${row.tags.join(' ')} ${row.id}`.toLowerCase();
+      if (!hay.includes(needle)) return false;
+    }
+    return true;
+  });
+}
+
+/** Captures, newest first, updating live; ids that arrived since the first render flash once. */
+export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexRow[]; loaded: boolean; filters: ListFilters; onFilters: (f: ListFilters) => void }) {
+  const shown = useMemo(() => filterIndex(rows, filters), [rows, filters]);
+  const known = useRef<Set<string> | null>(null);
+  const fresh = new Set<string>();
+  if (known.current) for (const row of rows) if (!known.current.has(row.id)) fresh.add(row.id);
+  useEffect(() => {
+    if (loaded) known.current = new Set(rows.map((row) => row.id));
+  }, [rows, loaded]);
+
+  return html`<div class="list-page">
+    <div class="toolbar">
+      <div class="segmented" role="group" aria-label="Type">
+        ${TYPES.map(
+          (t) => html`<button type="button" class=${filters.type === t.value ? 'active' : ''} data-testid=${`type-${t.value}`} onClick=${() => onFilters({ ...filters, type: t.value })}>${t.label}</button>`,
+        )}
+      </div>
+      <label class="check"><input type="checkbox" data-testid="errors-only" checked=${filters.errorsOnly} onChange=${(e: Event) => onFilters({ ...filters, errorsOnly: (e.target as HTMLInputElement).checked })} /> With errors</label>
+      <input class="search" type="search" placeholder="Filter by name, status, label, tag…" value=${filters.text} data-testid="list-filter" onInput=${(e: Event) => onFilters({ ...filters, text: (e.target as HTMLInputElement).value })} />
+      <span class="muted small" data-testid="list-count">${shown.length === rows.length ? `${rows.length} captures` : `${shown.length} of ${rows.length} captures`}</span>
+    </div>
+    ${!loaded
+      ? html`<div class="empty">Loading…</div>`
+      : rows.length === 0
+        ? html`<div class="empty" data-testid="list-empty"><p>No captures yet.</p><p class="muted">Run your app with <code>NODE_OPTIONS="--require probe/register"</code>; captures appear here as they are written.</p></div>`
+        : html`<table class="captures" data-testid="captures">
+            <thead><tr><th>Type</th><th>Name</th><th>Status</th><th class="num">HTTP</th><th class="num">Errors</th><th class="num">Duration</th><th class="num">When</th></tr></thead>
+            <tbody>
+              ${shown.map(
+                (row) => html`<tr key=${row.id} class=${`capture-row ${fresh.has(row.id) ? 'fresh' : ''}`} data-testid="capture-row" data-id=${row.id} onClick=${() => (location.hash = captureHref(row.id))}>
+                  <td><${TypeBadge} type=${row.type} /></td>
+                  <td class="name"><a href=${captureHref(row.id)} class="mono">${row.name}</a>
+                    ${row.label ? html` <span class="tag">${row.label}</span>` : null}
+                    ${row.tags.map((tag) => html` <span class="tag tag-muted">${tag}</span>`)}
+                  </td>
+                  <td><${CaptureStatus} type=${row.type} status=${row.status} /></td>
+                  <td class="num">${String(row.counts.http ?? 0)}</td>
+                  <td class="num">${row.errors ? html`<span class="tone-error-text">${String(row.errors)}</span>` : html`<span class="muted">0</span>`}</td>
+                  <td class="num">${ms(row.duration)}</td>
+                  <td class="num muted" title=${fullTime(row.started_at)}>${ago(row.started_at)}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>`}
+  </div>`;
+}

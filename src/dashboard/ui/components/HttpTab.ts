@@ -1,0 +1,157 @@
+import { Component } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { HttpRow } from '../../../capture/types';
+import { html } from '../html';
+import { bytes, ms, splitUrl } from '../format';
+import { filterRows, groupRows, type GroupBy, type RowGroup } from '../groups';
+import { MethodBadge, StatusBadge } from './Badges';
+import { HttpRowDetail } from './HttpRowDetail';
+
+const COLUMNS = 9;
+/** Rows rendered per frame: a 1,000-row capture appears at once and fills in without one long freeze. */
+const CHUNK = 150;
+const GROUPINGS: Array<{ value: GroupBy; label: string }> = [
+  { value: 'none', label: 'None' },
+  { value: 'endpoint', label: 'Endpoint' },
+  { value: 'host', label: 'Host' },
+  { value: 'pool', label: 'Pool' },
+  { value: 'status', label: 'Status' },
+];
+
+interface RowProps {
+  row: HttpRow;
+  index: number;
+  open: boolean;
+  maxDuration: number;
+  onToggle: (index: number) => void;
+  /** Scroll to this row when it first appears (opened from the timeline). */
+  focused?: boolean;
+}
+
+/** One call. A class with shouldComponentUpdate so unfolding one row of 1,000 re-renders only that row. */
+class CallRow extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    return next.row !== this.props.row || next.open !== this.props.open || next.maxDuration !== this.props.maxDuration;
+  }
+
+  override componentDidMount(): void {
+    if (this.props.focused) (this.base as HTMLElement | undefined)?.scrollIntoView?.({ block: 'center' });
+  }
+
+  override render({ row, index, open, maxDuration, onToggle }: RowProps) {
+    const { origin, rest } = splitUrl(row.url);
+    const share = maxDuration > 0 && row.duration !== null ? Math.max(1, (row.duration / maxDuration) * 100) : 0;
+    return html`
+      <tr class=${`call ${open ? 'open' : ''} ${row.failed ? 'is-failed' : ''}`} data-testid="http-row" data-row=${String(index)} onClick=${() => onToggle(index)}>
+        <td class="num muted">${String(index + 1)}</td>
+        <td><${MethodBadge} method=${row.method} /></td>
+        <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}</td>
+        <td class="url mono" title=${row.url}><span class="url-origin">${origin}</span><span class="url-path">${rest}</span></td>
+        <td class="num">${bytes(row.request_bytes)}</td>
+        <td class="num">${bytes(row.response_bytes)}</td>
+        <td class="num">${row.pool === null ? '' : html`<span class="tag tag-pool">#${row.pool}</span>`}</td>
+        <td class="num duration"><span class="dur-bar" style=${{ width: `${share}%` }}></span><span class="dur-text">${ms(row.duration)}</span></td>
+        <td class="origin mono muted" title=${row.origin?.chain.join('\n') ?? ''}>${row.origin ? `${row.origin.file}:${row.origin.line}` : ''}</td>
+      </tr>
+      ${open ? html`<tr class="detail"><td colspan=${COLUMNS}><${HttpRowDetail} row=${row} index=${index} /></td></tr>` : null}
+    `;
+  }
+}
+
+function GroupHeader({ group, by, folded, onFold }: { group: RowGroup; by: GroupBy; folded: boolean; onFold: () => void }) {
+  return html`<tr class="group" data-testid="group-row" onClick=${onFold}>
+    <td colspan=${COLUMNS}>
+      <span class="fold">${folded ? '▸' : '▾'}</span>
+      <span class="group-key mono" data-testid="group-key">${by === 'status' && group.key !== 'failed' ? html`<${StatusBadge} status=${Number(group.key)} />` : group.key === 'failed' ? html`<${StatusBadge} status=${null} />` : group.key}</span>
+      <span class="group-stats">
+        <span><b data-testid="group-count">${String(group.count)}</b> ${group.count === 1 ? 'call' : 'calls'}</span>
+        <span class=${group.failed ? 'tone-error-text' : ''}><b>${String(group.failed)}</b> failed</span>
+        <span>total <b>${ms(group.total)}</b></span>
+        <span>avg <b>${ms(group.avg)}</b></span>
+        <span>max <b>${ms(group.max)}</b></span>
+      </span>
+    </td>
+  </tr>`;
+}
+
+export interface HttpTabProps {
+  rows: HttpRow[];
+  dropped: number;
+  /** Row to unfold on arrival (from the timeline). */
+  focus: number | null;
+}
+
+/** The HTTP tab: every call, grouped or not, each unfolding to its detail. */
+export function HttpTab({ rows, dropped, focus }: HttpTabProps) {
+  const [by, setBy] = useState<GroupBy>('none');
+  const [text, setText] = useState('');
+  const [failedOnly, setFailedOnly] = useState(false);
+  const [open, setOpen] = useState<Set<number>>(() => new Set(focus === null ? [] : [focus]));
+  const [folded, setFolded] = useState<Set<string>>(new Set());
+
+  const visible = useMemo(() => filterRows(rows, text, failedOnly), [rows, text, failedOnly]);
+  const groups = useMemo(() => (by === 'none' ? null : groupRows(rows, visible, by)), [rows, visible, by]);
+  const maxDuration = useMemo(() => rows.reduce((max, row) => Math.max(max, row.duration ?? 0), 0), [rows]);
+  const failedCount = useMemo(() => rows.filter((row) => row.failed).length, [rows]);
+
+  const toggle = (index: number) =>
+    setOpen((current) => {
+      const next = new Set(current);
+      if (next.has(index)) next.delete(index);
+      else next.add(index);
+      return next;
+    });
+  const fold = (key: string) =>
+    setFolded((current) => {
+      const next = new Set(current);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  const renderRow = (index: number) =>
+    html`<${CallRow} key=${index} row=${rows[index]!} index=${index} open=${open.has(index)} maxDuration=${maxDuration} onToggle=${toggle} focused=${index === focus} />`;
+
+  // One flat keyed list (headers and rows side by side), so regrouping moves row nodes instead of re-creating them.
+  const items = groups
+    ? groups.flatMap((group) => [
+        html`<${GroupHeader} key=${`g:${group.key}`} group=${group} by=${by} folded=${folded.has(group.key)} onFold=${() => fold(group.key)} />`,
+        ...(folded.has(group.key) ? [] : group.rows.map(renderRow)),
+      ])
+    : visible.map(renderRow);
+
+  const viewKey = `${by}\u0000${text}\u0000${failedOnly}`;
+  const [progress, setProgress] = useState({ key: viewKey, limit: CHUNK });
+  const limit = progress.key === viewKey ? progress.limit : CHUNK;
+  useEffect(() => {
+    if (limit >= items.length) return;
+    const frame = requestAnimationFrame(() => setProgress({ key: viewKey, limit: limit + CHUNK }));
+    return () => cancelAnimationFrame(frame);
+  }, [viewKey, limit, items.length]);
+
+  if (rows.length === 0) return html`<div class="empty">No outgoing HTTP calls in this capture.</div>`;
+
+  return html`<div class="http-tab" data-testid="http-tab">
+    <div class="toolbar">
+      <div class="segmented" role="group" aria-label="Group by">
+        <span class="seg-label">Group by</span>
+        ${GROUPINGS.map(
+          (g) => html`<button type="button" class=${by === g.value ? 'active' : ''} data-testid=${`group-${g.value}`} onClick=${() => setBy(g.value)}>${g.label}</button>`,
+        )}
+      </div>
+      <label class="check"><input type="checkbox" checked=${failedOnly} onChange=${(e: Event) => setFailedOnly((e.target as HTMLInputElement).checked)} /> Failed only (${String(failedCount)})</label>
+      <input class="search" type="search" placeholder="Filter calls…" value=${text} data-testid="http-filter" onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)} />
+      <span class="muted small">${visible.length === rows.length ? `${rows.length} calls` : `${visible.length} of ${rows.length} calls`}${dropped ? ` · ${dropped} more not kept (max_rows)` : ''}</span>
+    </div>
+    <table class="calls">
+      <colgroup>
+        <col class="c-num" /><col class="c-method" /><col class="c-status" /><col /><col class="c-bytes" /><col class="c-bytes" /><col class="c-pool" /><col class="c-dur" /><col class="c-code" />
+      </colgroup>
+      <thead><tr>
+        <th class="num">#</th><th>Method</th><th>Status</th><th>URL</th><th class="num">Sent</th><th class="num">Received</th><th class="num">Pool</th><th class="num">Duration</th><th>Code</th>
+      </tr></thead>
+      <tbody>
+        ${items.length > limit ? items.slice(0, limit) : items}
+      </tbody>
+    </table>
+  </div>`;
+}
