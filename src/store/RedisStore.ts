@@ -29,9 +29,9 @@ export interface RedisStoreStats {
 
 /** Puts waiting for Redis beyond this many are dropped (and counted). */
 const MAX_QUEUE = 100;
-/** How long pending writes may keep a finished process alive. */
+/** How long close() waits for queued writes. */
 const EXIT_GRACE_MS = 5_000;
-const CONNECT_TIMEOUT_MS = 2_000;
+const CONNECT_TIMEOUT_MS = 3_000;
 const READ_TIMEOUT_MS = 10_000;
 const WRITE_TIMEOUT_MS = 5_000;
 const MAX_BACKOFF_MS = 10_000;
@@ -65,7 +65,8 @@ type Status = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
  *
  * A Redis that is down, slow or restarted costs captures, never the app: puts queue (up to 100, then drop
  * and count) and resolve without waiting for a reconnect; reconnects back off exponentially; the socket is
- * unref'd so it never keeps a finished process alive (pending writes get at most EXIT_GRACE_MS); the app's
+ * unref'd: only a pending connect, write or read keeps the process alive, each for at most its deadline, so a
+ * finished app exits promptly whatever Redis does, and a CLI awaiting a read is not cut short. The app's
  * stderr gets one warning. Reads (CLI, dashboard, MCP) reject with a clear error instead.
  * Commands run with tracing suppressed so an app's own Redis instrumentation never records them.
  */
@@ -86,8 +87,6 @@ export class RedisStore implements Store {
   private failures = 0;
   private retryAt = 0;
   private retryTimer: NodeJS.Timeout | null = null;
-  private keepAlive: NodeJS.Timeout | null = null;
-  private graceSpent = false;
   private draining = false;
   private inFlight = 0;
   private readonly queue: Pending[] = [];
@@ -179,7 +178,6 @@ export class RedisStore implements Store {
 
   /** Moves the queue towards Redis: connects when allowed, else releases the callers (their puts stay queued). */
   private pump(): void {
-    this.holdProcess();
     if (this.status === 'ready') {
       void this.drain();
       return;
@@ -242,8 +240,7 @@ export class RedisStore implements Store {
       this.draining = false;
       if (this.queue.length > 0 && this.status === 'ready') void this.drain();
       else if (this.queue.length > 0) this.pump();
-      this.holdProcess();
-    }
+      }
   }
 
   private write(client: Client, item: Pending): Promise<unknown> {
@@ -283,11 +280,9 @@ export class RedisStore implements Store {
     // Loaded before the exit grace starts: a busy machine can take seconds to load the client.
     const { createClient } = loadRedis();
     this.status = 'connecting';
-    this.holdProcess();
     const attempt = this.openClient(createClient).finally(() => {
       this.connecting = null;
-      this.holdProcess();
-    });
+      });
     this.connecting = attempt;
     return attempt;
   }
@@ -357,37 +352,17 @@ export class RedisStore implements Store {
     this.retryTimer.unref();
   }
 
-  /**
-   * The socket is unref'd, so nothing would keep a process whose app is done alive until its last captures
-   * reach Redis. A ref'd timer does, for at most EXIT_GRACE_MS per burst, and never while Redis is known down.
-   */
-  private holdProcess(): void {
-    const busy = (this.queue.length > 0 || this.inFlight > 0) && (this.status === 'ready' || this.status === 'connecting');
-    if (!busy) {
-      if (this.keepAlive) clearTimeout(this.keepAlive);
-      this.keepAlive = null;
-      if (this.queue.length === 0 && this.inFlight === 0) this.graceSpent = false;
-      return;
-    }
-    if (this.keepAlive || this.graceSpent) return;
-    this.keepAlive = setTimeout(() => {
-      this.keepAlive = null;
-      this.graceSpent = true;
-    }, EXIT_GRACE_MS);
-  }
-
   private clearTimers(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.keepAlive) clearTimeout(this.keepAlive);
     this.retryTimer = null;
-    this.keepAlive = null;
   }
 
   /** Resolves when nothing is queued or in flight, or after `ms`. */
   private async settle(ms: number): Promise<void> {
     const deadline = Date.now() + ms;
     while ((this.queue.length > 0 || this.inFlight > 0) && Date.now() < deadline) {
-      if (this.status !== 'ready' && this.status !== 'connecting' && Date.now() < this.retryAt) break;
+      // Known down (several failed attempts): nothing to wait for.
+      if (this.status === 'backoff' && (this.failures >= 3 || this.retryAt > deadline)) break;
       this.pump();
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -420,8 +395,8 @@ function suppressed<T>(run: () => Promise<T>): Promise<T> {
 function withDeadline<T>(promise: Promise<T>, ms: number, error?: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
+    // Ref'd on purpose: the socket is not, so this is what keeps a process alive while it waits on Redis.
     timer = setTimeout(() => reject(error ? error() : new Error(`timed out after ${ms} ms`)), ms);
-    timer.unref();
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }

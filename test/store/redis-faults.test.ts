@@ -112,7 +112,7 @@ describe('redis store faults', () => {
     const app = appFor(server.url, 50);
     const child = spawn(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '400'], { cwd: app.dir, env: env() });
     const done = collect(child, 60_000);
-    await waitForLine(child, /(?:.*\n){20}/);
+    await waitForLine(child, /(?:.*\n){20}/, 90_000);
     await server.kill();
     const result = await done;
     assert.equal(result.code, 0, result.stderr);
