@@ -9,6 +9,11 @@ import { FixtureApp, launchBrowser, openPage, REBIND_HOST, startDashboardCli, ty
 import { allFixtureCaptures, BIG_ID, CHECKOUT_ID, XSS_NAME_ID, row } from './fixture-captures';
 import type { Capture } from '../../src/capture/types';
 
+// Browser globals used inside page.evaluate callbacks (tests are type-checked without the DOM lib).
+declare const window: Record<string, unknown> & { scrollTo(x: number, y: number): void };
+declare const document: { querySelectorAll(selector: string): { length: number } };
+type HTMLElement = { style: { paddingLeft: string } };
+
 /** A raw GET with a chosen Host header (fetch will not let us forge one). */
 function rawGet(port: number, pathname: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
@@ -283,7 +288,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
 
   it('serves a read-only JSON API with strict headers and validated ids', async () => {
     const list = await rawGet(cli.port, '/api/captures');
-    assert.equal(list.status, 200);
+    assert.equal(list.status, 200, list.body);
     assert.match(String(list.headers['content-security-policy']), /default-src 'self'/);
     assert.equal(list.headers['x-content-type-options'], 'nosniff');
     assert.ok((JSON.parse(list.body) as unknown[]).length >= 7);
@@ -296,7 +301,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     assert.match(page.body, /<script type="module" src="\/assets\/app\.js"><\/script>/);
     assert.doesNotMatch(page.body, /https?:\/\/(?!127)/, 'nothing is loaded from the network');
     const js = await rawGet(cli.port, '/assets/app.js');
-    assert.equal(js.status, 200);
+    assert.equal(js.status, 200, js.body);
     assert.match(String(js.headers['content-type']), /javascript/);
   });
 

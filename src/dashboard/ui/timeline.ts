@@ -41,7 +41,8 @@ export function buildTimeline(capture: Capture): TimelineItem[] {
       const pool = rows[row]?.pool;
       if (pool != null && poolSpanByNumber.has(pool)) parent = poolSpanByNumber.get(pool)!;
     }
-    const label = row !== null && rows[row] ? `${rows[row]!.method} ${rows[row]!.url}` : span.name;
+    const poolNumber = span.kind === 'pool' ? [...poolSpanByNumber].find(([, spanId]) => spanId === span.id)?.[0] : undefined;
+    const label = row !== null && rows[row] ? `${rows[row]!.method} ${rows[row]!.url}` : poolNumber !== undefined ? `pool #${poolNumber}` : span.name;
     items.push({ id: span.id, parent: parent && byId.has(parent) ? parent : null, kind: span.kind, label, start: span.start, end: span.end, row });
   }
   // Rows without a span (e.g. from a collector that sent none): synthetic pool rows keep the grouping.

@@ -18,6 +18,10 @@ const TYPES: Array<{ value: ListFilters['type']; label: string }> = [
   { value: 'command', label: 'Commands' },
 ];
 
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
 export function filterIndex(rows: IndexRow[], filters: ListFilters): IndexRow[] {
   const needle = filters.text.trim().toLowerCase();
   return rows.filter((row) => {
@@ -50,13 +54,14 @@ export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexR
       </div>
       <label class="check"><input type="checkbox" data-testid="errors-only" checked=${filters.errorsOnly} onChange=${(e: Event) => onFilters({ ...filters, errorsOnly: (e.target as HTMLInputElement).checked })} /> With errors</label>
       <input class="search" type="search" placeholder="Filter by name, status, label, tag…" value=${filters.text} data-testid="list-filter" onInput=${(e: Event) => onFilters({ ...filters, text: (e.target as HTMLInputElement).value })} />
-      <span class="muted small" data-testid="list-count">${shown.length === rows.length ? `${rows.length} captures` : `${shown.length} of ${rows.length} captures`}</span>
+      <span class="muted small" data-testid="list-count">${shown.length === rows.length ? plural(rows.length, 'capture') : `${shown.length} of ${plural(rows.length, 'capture')}`}</span>
     </div>
     ${!loaded
       ? html`<div class="empty">Loading…</div>`
       : rows.length === 0
         ? html`<div class="empty" data-testid="list-empty"><p>No captures yet.</p><p class="muted">Run your app with <code>NODE_OPTIONS="--require probe/register"</code>; captures appear here as they are written.</p></div>`
         : html`<table class="captures" data-testid="captures">
+            <colgroup><col class="c-type" /><col /><col class="c-status" /><col class="c-count" /><col class="c-count" /><col class="c-dur" /><col class="c-when" /></colgroup>
             <thead><tr><th>Type</th><th>Name</th><th>Status</th><th class="num">HTTP</th><th class="num">Errors</th><th class="num">Duration</th><th class="num">When</th></tr></thead>
             <tbody>
               ${shown.map(
