@@ -36,7 +36,7 @@ export interface DriverUnderTest {
 const WRITER = path.join(__dirname, 'fixtures', 'writer.mjs');
 
 function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env, NODE_OPTIONS: '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
   for (const key of ['PROBE_ROOT', 'PROBE_CONFIG', 'PROBE_STORAGE', 'PROBE_ENABLED', 'REDIS_URL']) delete env[key];
   return env;
 }

@@ -27,7 +27,7 @@ function appFor(url: string, limit = 200): TestApp {
 }
 
 function env(): NodeJS.ProcessEnv {
-  const out = { ...process.env, NODE_OPTIONS: '' };
+  const out: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
   delete out.REDIS_URL;
   delete out.PROBE_DEBUG;
   return out;
