@@ -8,7 +8,7 @@ const [url, countArg, warmArg] = process.argv.slice(2);
 const COUNT = Number(countArg);
 const WARM = Number(warmArg);
 const BATCH = 50;
-const { job } = process.env.BENCH_VARIANT === 'probe' || process.env.BENCH_VARIANT === 'bodies' ? await import(process.env.BENCH_PROBE) : { job: (_name, fn) => fn() };
+const { job } = process.env.BENCH_IS_PROBE ? await import(process.env.BENCH_PROBE) : { job: (_name, fn) => fn() };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 

@@ -1,19 +1,20 @@
 #!/usr/bin/env node
 // Benchmark: µs per keep-alive loopback call, `fetch` and `node:http`, for the four variants run side by
 // side: each round starts every variant in its own process (rotating the order), medians over the rounds.
-// Usage: node bench/calls.mjs [--rounds 9] [--calls 2000] [--warm 500] [--profile]
+// Usage: node bench/calls.mjs [--rounds 9] [--calls 2000] [--warm 500] [--profile] [--diagnose]
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
 import { readdirSync } from 'node:fs';
-import { BENCH_DIR, VARIANTS, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '9' }, calls: { type: 'string', default: '2000' }, warm: { type: 'string', default: '500' }, profile: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '9' }, calls: { type: 'string', default: '2000' }, warm: { type: 'string', default: '500' }, profile: { type: 'boolean', default: false }, diagnose: { type: 'boolean', default: false } } });
 const rounds = Number(values.rounds);
 const app = path.join(BENCH_DIR, 'calls-app.mjs');
-const prepared = VARIANTS.map((v) => prepareVariant(v, app));
+const variants = values.diagnose ? [...VARIANTS, ...DIAGNOSTIC_VARIANTS] : VARIANTS;
+const prepared = variants.map((v) => prepareVariant(v, app));
 const upstream = await startUpstream();
-const results = Object.fromEntries(VARIANTS.map((v) => [v.id, { fetch: [], http: [], fetchCpu: [], httpCpu: [] }]));
+const results = Object.fromEntries(variants.map((v) => [v.id, { fetch: [], http: [], fetchCpu: [], httpCpu: [] }]));
 
 console.log(`load average at the start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`calls: ${rounds} rounds × ${values.calls} calls per client (after ${values.warm} warm-up), ${machine()}`);
@@ -37,10 +38,10 @@ try {
   upstream.stop();
 }
 
-const med = Object.fromEntries(VARIANTS.map((v) => [v.id, Object.fromEntries(Object.entries(results[v.id]).map(([k, xs]) => [k, median(xs)]))]));
+const med = Object.fromEntries(variants.map((v) => [v.id, Object.fromEntries(Object.entries(results[v.id]).map(([k, xs]) => [k, median(xs)]))]));
 const rows = [];
 for (const client of ['fetch', 'http']) {
-  for (const v of VARIANTS) {
+  for (const v of variants) {
     const wall = med[v.id][client];
     const cpu = med[v.id][`${client}Cpu`];
     const others = v.id === 'none' ? ['-', '-'] : [ratio(cpu, med.none[`${client}Cpu`]), v.id === 'otel' ? '-' : ratio(cpu, med.otel[`${client}Cpu`])];

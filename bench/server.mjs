@@ -2,20 +2,21 @@
 // Benchmark: a web server under fixed concurrent load (autocannon, in this process) whose handler makes 3
 // outgoing calls to an upstream in a third process. Four variants side by side, rotating order per round;
 // medians of requests/s, p50/p99 latency and the server's CPU time per request.
-// Usage: node bench/server.mjs [--rounds 5] [--seconds 6] [--connections 16] [--warm 2]
+// Usage: node bench/server.mjs [--rounds 5] [--seconds 6] [--connections 16] [--warm 2] [--profile] [--diagnose]
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { BENCH_DIR, VARIANTS, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
 import { ask } from './lib/ipc.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '6' }, connections: { type: 'string', default: '16' }, warm: { type: 'string', default: '2' }, profile: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '6' }, connections: { type: 'string', default: '16' }, warm: { type: 'string', default: '2' }, profile: { type: 'boolean', default: false }, diagnose: { type: 'boolean', default: false } } });
 const rounds = Number(values.rounds);
 const app = path.join(BENCH_DIR, 'server-app.mjs');
-const prepared = VARIANTS.map((v) => prepareVariant(v, app));
+const variants = values.diagnose ? [...VARIANTS, ...DIAGNOSTIC_VARIANTS] : VARIANTS;
+const prepared = variants.map((v) => prepareVariant(v, app));
 const upstream = await startUpstream();
-const results = Object.fromEntries(VARIANTS.map((v) => [v.id, { rps: [], p50: [], p99: [], cpu: [], errors: 0 }]));
+const results = Object.fromEntries(variants.map((v) => [v.id, { rps: [], p50: [], p99: [], cpu: [], errors: 0 }]));
 const load = (url, duration) => autocannon({ url, connections: Number(values.connections), duration, pipelining: 1 });
 
 console.log(`load average at the start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -48,8 +49,8 @@ try {
 }
 
 console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-const med = Object.fromEntries(VARIANTS.map((v) => [v.id, Object.fromEntries(['rps', 'p50', 'p99', 'cpu'].map((k) => [k, median(results[v.id][k])]))]));
-const rows = VARIANTS.map((v) => {
+const med = Object.fromEntries(variants.map((v) => [v.id, Object.fromEntries(['rps', 'p50', 'p99', 'cpu'].map((k) => [k, median(results[v.id][k])]))]));
+const rows = variants.map((v) => {
   const m = med[v.id];
   return [v.label, m.rps.toFixed(0), v.id === 'none' ? '-' : ratio(m.rps, med.none.rps), ['none', 'otel'].includes(v.id) ? '-' : ratio(m.rps, med.otel.rps), m.p50.toFixed(1), m.p99.toFixed(1), m.cpu.toFixed(0), v.id === 'none' ? '-' : ratio(m.cpu, med.none.cpu), ['none', 'otel'].includes(v.id) ? '-' : ratio(m.cpu, med.otel.cpu), results[v.id].errors];
 });

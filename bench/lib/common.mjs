@@ -19,6 +19,26 @@ export const VARIANTS = [
 ];
 
 /**
+ * With `--diagnose`: Probe with one part turned off, to put a number on what that part costs.
+ * `nostore` registers a driver that drops every capture (building still happens); `noorigin` turns
+ * `origin.enabled` off (no stack capture, no origin resolution).
+ */
+export const DIAGNOSTIC_VARIANTS = [
+  { id: 'nostore', label: '(e) Probe, store that drops', probe: true },
+  { id: 'noorigin', label: '(f) Probe, origin off', probe: true },
+];
+
+const DROPPING_STORE_CONFIG = `module.exports = {
+  storage: { driver: 'bench-drop' },
+  register(probe) {
+    probe.extendStore('bench-drop', () => ({ put: async () => {}, find: async () => null, index: async () => [], clear: async () => {} }));
+  },
+};
+`;
+
+export const isProbe = (variant) => ['probe', 'bodies', 'nostore', 'noorigin'].includes(variant.id);
+
+/**
  * A temp app folder per variant (package.json, the app script copied in so that its frames count as app
  * frames, and for `bodies` a probe.config.json). Returns how to start the app script under that variant.
  */
@@ -26,11 +46,13 @@ export function prepareVariant(variant, appScript, extraConfig = {}) {
   const root = mkdtempSync(path.join(os.tmpdir(), `probe-bench-${variant.id}-`));
   writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: `bench-${variant.id}`, private: true }));
   const lens = { ...(variant.id === 'bodies' ? { bodies: true } : {}), ...extraConfig };
-  if (Object.keys(lens).length) writeFileSync(path.join(root, 'probe.config.json'), JSON.stringify({ lenses: { HttpClientLens: lens } }));
+  if (variant.id === 'nostore') writeFileSync(path.join(root, 'probe.config.cjs'), DROPPING_STORE_CONFIG);
+  else if (variant.id === 'noorigin') writeFileSync(path.join(root, 'probe.config.json'), JSON.stringify({ origin: { enabled: false } }));
+  else if (Object.keys(lens).length) writeFileSync(path.join(root, 'probe.config.json'), JSON.stringify({ lenses: { HttpClientLens: lens } }));
   const script = path.join(root, path.basename(appScript));
   copyFileSync(appScript, script);
   const preload = variant.id === 'none' ? [] : ['--require', variant.id === 'otel' ? OTEL : REGISTER];
-  const env = { ...process.env, PROBE_ROOT: root, BENCH_VARIANT: variant.id, BENCH_PROBE: path.join(REPO, 'dist', 'index.js') };
+  const env = { ...process.env, PROBE_ROOT: root, BENCH_VARIANT: variant.id, BENCH_IS_PROBE: isProbe(variant) ? '1' : '', BENCH_PROBE: path.join(REPO, 'dist', 'index.js') };
   delete env.NODE_OPTIONS;
   return { ...variant, root, script, preload, env };
 }
