@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 // Benchmark: µs per keep-alive loopback call, `fetch` and `node:http`, for the four variants run side by
 // side: each round starts every variant in its own process (rotating the order), medians over the rounds.
-// Usage: node bench/calls.mjs [--rounds 9] [--calls 2000] [--warm 500] [--profile] [--diagnose]
+// Usage: node bench/calls.mjs [--rounds 9] [--calls 2000] [--warm 500] [--profile] [--diagnose] [--try DIST_DIR]
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
 import { readdirSync } from 'node:fs';
-import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '9' }, calls: { type: 'string', default: '2000' }, warm: { type: 'string', default: '500' }, profile: { type: 'boolean', default: false }, diagnose: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '9' }, calls: { type: 'string', default: '2000' }, warm: { type: 'string', default: '500' }, profile: { type: 'boolean', default: false }, diagnose: { type: 'boolean', default: false }, try: { type: 'string' } } });
 const rounds = Number(values.rounds);
 const app = path.join(BENCH_DIR, 'calls-app.mjs');
-const variants = values.diagnose ? [...VARIANTS, ...DIAGNOSTIC_VARIANTS] : VARIANTS;
+const variants = [...VARIANTS, ...(values.diagnose ? DIAGNOSTIC_VARIANTS : []), ...(values.try ? [tryVariant(values.try)] : [])];
 const prepared = variants.map((v) => prepareVariant(v, app));
 const upstream = await startUpstream();
 const results = Object.fromEntries(variants.map((v) => [v.id, { fetch: [], http: [], fetchCpu: [], httpCpu: [] }]));

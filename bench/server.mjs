@@ -2,18 +2,18 @@
 // Benchmark: a web server under fixed concurrent load (autocannon, in this process) whose handler makes 3
 // outgoing calls to an upstream in a third process. Four variants side by side, rotating order per round;
 // medians of requests/s, p50/p99 latency and the server's CPU time per request.
-// Usage: node bench/server.mjs [--rounds 5] [--seconds 6] [--connections 16] [--warm 2] [--profile] [--diagnose]
+// Usage: node bench/server.mjs [--rounds 5] [--seconds 6] [--connections 16] [--warm 2] [--profile] [--diagnose] [--try DIST_DIR]
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
 import { ask } from './lib/ipc.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '6' }, connections: { type: 'string', default: '16' }, warm: { type: 'string', default: '2' }, profile: { type: 'boolean', default: false }, diagnose: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '6' }, connections: { type: 'string', default: '16' }, warm: { type: 'string', default: '2' }, profile: { type: 'boolean', default: false }, diagnose: { type: 'boolean', default: false }, try: { type: 'string' } } });
 const rounds = Number(values.rounds);
 const app = path.join(BENCH_DIR, 'server-app.mjs');
-const variants = values.diagnose ? [...VARIANTS, ...DIAGNOSTIC_VARIANTS] : VARIANTS;
+const variants = [...VARIANTS, ...(values.diagnose ? DIAGNOSTIC_VARIANTS : []), ...(values.try ? [tryVariant(values.try)] : [])];
 const prepared = variants.map((v) => prepareVariant(v, app));
 const upstream = await startUpstream();
 const results = Object.fromEntries(variants.map((v) => [v.id, { rps: [], p50: [], p99: [], cpu: [], errors: 0 }]));

@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO = path.resolve(BENCH_DIR, '..');
-const REGISTER = path.join(REPO, 'dist', 'register.js');
 const OTEL = path.join(BENCH_DIR, 'otel-preload.cjs');
 
 export const VARIANTS = [
@@ -36,7 +35,10 @@ const DROPPING_STORE_CONFIG = `module.exports = {
 };
 `;
 
-export const isProbe = (variant) => ['probe', 'bodies', 'nostore', 'noorigin'].includes(variant.id);
+export const isProbe = (variant) => ['probe', 'bodies', 'nostore', 'noorigin', 'try'].includes(variant.id);
+
+/** With `--try DIR`: Probe (defaults) built into another folder, e.g. a candidate fix, side by side. */
+export const tryVariant = (dir) => ({ id: 'try', label: `(x) Probe from ${path.relative(REPO, path.resolve(dir)) || dir}`, dist: path.resolve(dir) });
 
 /**
  * A temp app folder per variant (package.json, the app script copied in so that its frames count as app
@@ -51,8 +53,9 @@ export function prepareVariant(variant, appScript, extraConfig = {}) {
   else if (Object.keys(lens).length) writeFileSync(path.join(root, 'probe.config.json'), JSON.stringify({ lenses: { HttpClientLens: lens } }));
   const script = path.join(root, path.basename(appScript));
   copyFileSync(appScript, script);
-  const preload = variant.id === 'none' ? [] : ['--require', variant.id === 'otel' ? OTEL : REGISTER];
-  const env = { ...process.env, PROBE_ROOT: root, BENCH_VARIANT: variant.id, BENCH_IS_PROBE: isProbe(variant) ? '1' : '', BENCH_PROBE: path.join(REPO, 'dist', 'index.js') };
+  const dist = variant.dist ?? path.join(REPO, 'dist');
+  const preload = variant.id === 'none' ? [] : ['--require', variant.id === 'otel' ? OTEL : path.join(dist, 'register.js')];
+  const env = { ...process.env, PROBE_ROOT: root, BENCH_VARIANT: variant.id, BENCH_IS_PROBE: isProbe(variant) ? '1' : '', BENCH_PROBE: path.join(dist, 'index.js') };
   delete env.NODE_OPTIONS;
   return { ...variant, root, script, preload, env };
 }
