@@ -2,7 +2,7 @@ import type { CallInput, ErrorInput, TimingInput } from '../builder/input';
 import type { Origin } from '../capture/types';
 import { BodyTap } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
-import { fromPerf, now } from './clock';
+import { now } from './clock';
 
 /**
  * The live state of one outgoing call, filled in by the lens as the client library reports progress.
@@ -142,5 +142,3 @@ function safe<T>(fn: () => T, fallback: T): T {
     return fallback;
   }
 }
-
-export { fromPerf };

@@ -48,6 +48,11 @@ export class Recorder {
     return this.processUnit;
   }
 
+  /** How many spans the recorder still maps to units (bounded: see onEnd). */
+  get trackedSpans(): number {
+    return this.units.size;
+  }
+
   unitOfSpan(spanId: string): Unit {
     const unit = this.units.get(spanId);
     return unit && !unit.closed ? unit : this.processUnit;
@@ -87,7 +92,7 @@ export class Recorder {
 
   private register(unit: Unit, spanId: string): void {
     this.units.set(spanId, unit);
-    unit.spanIds.push(spanId);
+    unit.openSpans.add(spanId);
   }
 
   onEnd(span: ReadableSpan): void {
@@ -95,6 +100,14 @@ export class Recorder {
     const unit = this.units.get(spanId);
     if (!unit) return;
     const end = hrToMs(span.endTime);
+    // The process unit lives as long as the process: forget its spans as they end, or a server would
+    // keep one entry per boot/timer call forever. A late child still lands there (the lookup's
+    // fallback). Other units keep theirs until they close, since a call may start after a short-lived
+    // parent span (a middleware's) has ended.
+    if (unit === this.processUnit) {
+      this.units.delete(spanId);
+      unit.openSpans.delete(spanId);
+    }
     if (unit.rootSpanId === spanId) {
       this.endRootSpan(unit, span, end);
       return;
@@ -133,9 +146,10 @@ export class Recorder {
     if (unit.closed) return;
     unit.closed = true;
     unit.endedAt = end;
-    for (const id of unit.spanIds) {
+    for (const id of unit.openSpans) {
       if (this.units.get(id) === unit) this.units.delete(id);
     }
+    unit.openSpans.clear();
     if (this.excluded(unit.name)) return;
     try {
       this.writer.enqueue(unit.toInput(this.config.root, this.meta, this.config.origin.enabled));

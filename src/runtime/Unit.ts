@@ -16,13 +16,11 @@ export class Unit {
   readonly spans: SpanInput[] = [];
   readonly calls: CallRecord[] = [];
   readonly pools: PoolInput[] = [];
-  /** Span ids mapped to this unit, dropped from the lookup when it closes. */
-  readonly spanIds: string[] = [];
+  /** Ids of this unit's spans still open: dropped from the lookup as they end, the rest when it closes. */
+  readonly openSpans = new Set<string>();
   endedAt: number | null = null;
   endedBy: EndedBy = 'return';
   closed = false;
-  /** Raised once this unit's calls reach the row cap: later calls only count. */
-  droppedCalls = 0;
 
   constructor(
     readonly type: CaptureType,

@@ -4,8 +4,3 @@ import { performance } from 'node:perf_hooks';
 export function now(): number {
   return performance.timeOrigin + performance.now();
 }
-
-/** Converts a `performance.now()` reading to epoch ms. */
-export function fromPerf(perfMs: number): number {
-  return performance.timeOrigin + perfMs;
-}

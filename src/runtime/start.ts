@@ -1,5 +1,5 @@
 import { syncBuiltinESMExports } from 'node:module';
-import { context, trace } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AlwaysOnSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -93,6 +93,5 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     },
   };
   setRuntime(runtime);
-  void trace;
   return runtime;
 }

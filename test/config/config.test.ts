@@ -97,11 +97,13 @@ test('an unreadable config file is named', async () => {
 });
 
 test('enabled: false installs nothing', async () => {
-  const app = new TestApp({
-    'probe.config.json': JSON.stringify({ enabled: false }),
-    'run.js': `const http = require('node:http'); console.log(String(http.request).includes('original') ? 'patched' : 'plain', typeof fetch);`,
-  });
-  const run = await app.run('run.js');
-  assert.equal(run.stdout.trim(), 'plain function');
-  assert.equal(app.captures().length, 0);
+  const probeMarks = `const http = require('node:http');
+console.log(JSON.stringify({ http: Boolean(http.request.__wrapped), fetch: Boolean(fetch[Symbol.for('probe.fetch.original')]) }));`;
+  const on = new TestApp({ 'run.js': probeMarks });
+  assert.deepEqual(JSON.parse((await on.run('run.js')).stdout), { http: true, fetch: true }, 'the check sees an installed Probe');
+  const off = new TestApp({ 'probe.config.json': JSON.stringify({ enabled: false }), 'run.js': probeMarks });
+  assert.deepEqual(JSON.parse((await off.run('run.js')).stdout), { http: false, fetch: false });
+  const env = new TestApp({ 'run.js': probeMarks });
+  assert.deepEqual(JSON.parse((await env.run('run.js', { env: { PROBE_ENABLED: '0' } })).stdout), { http: false, fetch: false });
+  assert.equal(off.captures().length + env.captures().length, 0);
 });
