@@ -21,7 +21,8 @@ function find(dir) {
 const files = find(path.join(root, 'test'))
   .filter((file) => only.length === 0 || only.some((pattern) => file.includes(pattern)))
   .sort();
-prepareTestModules(root, { fresh: true });
+// PROBE_KEEP_TEST_MODULES=1 lets several runs share the folder (a fresh one is made per run otherwise).
+prepareTestModules(root, { fresh: !process.env.PROBE_KEEP_TEST_MODULES });
 const args = ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.PROBE_TEST_CONCURRENCY ?? 3}`, ...files];
 const result = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, NODE_OPTIONS: '' } });
 process.exit(result.status ?? 1);
