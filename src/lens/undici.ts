@@ -88,8 +88,10 @@ export class UndiciLens {
     this.on('undici:client:sendHeaders', ({ request, socket }) => {
       const record = this.records.get(request as object);
       if (!record) return;
-      const s = socket as { remoteAddress?: string; remotePort?: number } | undefined;
-      record.useSocket(socket as object, s?.remoteAddress ? `${s.remoteAddress}:${s.remotePort}` : undefined, 'HTTP/1.1');
+      const s = socket as { remoteAddress?: string; remotePort?: number; alpnProtocol?: string | false } | undefined;
+      // undici publishes sendHeaders over h2 too, with the session's TLS socket.
+      const protocol = s?.alpnProtocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
+      record.useSocket(socket as object, s?.remoteAddress ? `${s.remoteAddress}:${s.remotePort}` : undefined, protocol);
       record.markSent();
     });
     this.on('undici:request:bodySent', ({ request }) => this.records.get(request as object)?.markSent());
