@@ -20,6 +20,10 @@ import { UndiciLens } from '../lens/undici';
 import { HttpLens } from '../lens/http';
 import { wrapFetch } from '../lens/fetch';
 import { UndiciFetchInstrumentation } from '../lens/undici-fetch';
+import { Joiner, type JoinLens } from './join/Joiner';
+import { hasContextManager, watchTracerProvider } from './join/globals';
+import { yieldContextManagerTo } from './join/context';
+import { adoptAppHttpInstrumentation } from './join/adopt';
 
 export interface ProbeHandle {
   /** Stops recording, stores what is pending and releases the store. */
@@ -44,23 +48,41 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   const writer = new CaptureWriter(config, store, logger);
   const recorder = new Recorder(config, writer, logger);
 
-  // Context propagation is needed for units to see their calls; an app's own later setup may replace it.
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const provider = new BasicTracerProvider({ sampler: new AlwaysOnSampler(), spanProcessors: [new ProbeSpanProcessor(recorder, logger)] });
-  const tracer = provider.getTracer('probe');
-
   const cleanups: Array<() => void> = [];
+  // Context propagation is needed for units to see their calls. An app's own setup (before or after this)
+  // keeps its context manager: Probe registers one only when there is none, and steps aside for a later one.
+  if (!hasContextManager()) {
+    const manager = new AsyncLocalStorageContextManager().enable();
+    if (context.setGlobalContextManager(manager)) cleanups.push(yieldContextManagerTo(manager));
+  }
+  const processor = new ProbeSpanProcessor(recorder, logger);
+  const provider = new BasicTracerProvider({ sampler: new AlwaysOnSampler(), spanProcessors: [processor] });
+  const ownTracer = provider.getTracer('probe');
+  const lens: JoinLens = {};
+  const joiner = new Joiner(provider, processor, lens, logger);
+  cleanups.push(() => joiner.stop());
+
   if (config.http) {
     const maxBody = config.http.max_body_bytes;
     const undiciLens = new UndiciLens(recorder, maxBody, logger);
     const httpLens = new HttpLens(recorder, maxBody, logger);
+    lens.http = httpLens.requestHook as JoinLens['http'];
+    lens.undici = undiciLens.requestHook as JoinLens['undici'];
     installSocketWatch();
+    // With an app setup present, the app's instrumentations make the client spans and headers (see Joiner).
+    const httpHooks = { requestHook: joiner.once(httpLens.requestHook as never) as never, responseHook: httpLens.responseHook as never };
+    const http = new HttpInstrumentation({
+      ...httpHooks,
+      ignoreOutgoingRequestHook: () => joiner.appPresent,
+      ignoreIncomingRequestHook: () => joiner.appServerActive(),
+    });
     const instrumentations = [
-      new HttpInstrumentation({ requestHook: httpLens.requestHook as never, responseHook: httpLens.responseHook as never }),
-      new UndiciInstrumentation({ requestHook: undiciLens.requestHook as never }),
+      http,
+      new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
     ];
     cleanups.push(registerInstrumentations({ tracerProvider: provider, instrumentations }));
+    adoptAppHttpInstrumentation(HttpInstrumentation, http, httpHooks, logger);
     undiciLens.enable();
     cleanups.push(() => undiciLens.disable());
     cleanups.push(wrapFetch(recorder, maxBody, logger));
@@ -69,12 +91,16 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     for (const name of ['http', 'https', 'node:http', 'node:https']) require(name);
     syncBuiltinESMExports();
   }
+  // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.
+  watchTracerProvider(joiner.onProvider);
   cleanups.push(installExitHooks(recorder, writer));
 
   let stopped = false;
   const runtime: ProbeRuntime = {
     recorder,
-    tracer,
+    get tracer() {
+      return joiner.tracer(ownTracer);
+    },
     async shutdown() {
       if (stopped) return;
       stopped = true;

@@ -1,0 +1,160 @@
+import diagnostics from 'node:diagnostics_channel';
+import { SpanKind, context, trace, type Context, type Span as ApiSpan, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Logger } from '../../util/logger';
+import { addProcessor, isRealProvider } from './provider';
+
+type Hook<R> = (span: ApiSpan, request: R) => void;
+
+/** The lens entry points the joiner drives when the app's instrumentation makes the spans. */
+export interface JoinLens {
+  http?: Hook<object>;
+  undici?: Hook<object>;
+}
+
+/**
+ * Probe inside an app that has its own OpenTelemetry setup. Without one, Probe's instrumentations make
+ * private spans on Probe's own provider (never registered, no propagator: nothing on the wire). Once the app
+ * registers a tracer provider ("app present"):
+ * - Probe's processor joins that provider, so Probe sees the app's spans and units follow them;
+ * - Probe's own instrumentations stop making client spans (their ignore hooks ask `appPresent`), so the
+ *   app's instrumentations alone decide spans and propagation headers: one span and one `traceparent` per
+ *   call, exactly as without Probe;
+ * - the lens is driven from Node's diagnostics channels (`http.client.request.start`,
+ *   `undici:request:create`, `http.server.request.start`) instead, under the app's active span, or under a
+ *   short-lived span of Probe's own provider that never enters the context when there is none.
+ * Every hook runs the lens at most once per request, whichever path sees it first.
+ */
+export class Joiner {
+  appPresent = false;
+  private readonly handled = new WeakSet<object>();
+  private readonly providers = new WeakSet<object>();
+  private readonly subscriptions: Array<[string, (message: unknown) => void]> = [];
+  private pendingIncoming: object | undefined;
+  private appProvider: TracerProvider | undefined;
+  private readonly httpShadow: Tracer;
+  private readonly undiciShadow: Tracer;
+  /** Added to the app's provider: Probe's processor, plus the incoming-request lens for the app's server spans. */
+  readonly appProcessor: SpanProcessor;
+
+  constructor(
+    private readonly own: TracerProvider,
+    private readonly processor: SpanProcessor,
+    private readonly lens: JoinLens,
+    private readonly logger: Logger,
+  ) {
+    // Same scope names as the instrumentations: the recorder leaves these client spans out of the timeline.
+    this.httpShadow = own.getTracer('@opentelemetry/instrumentation-http');
+    this.undiciShadow = own.getTracer('@opentelemetry/instrumentation-undici');
+    this.appProcessor = {
+      onStart: (span: Span, parent: Context) => {
+        this.processor.onStart(span, parent);
+        this.onServerSpan(span);
+      },
+      onEnd: (span: ReadableSpan) => this.processor.onEnd(span),
+      forceFlush: () => this.processor.forceFlush(),
+      shutdown: () => this.processor.forceFlush(),
+    };
+  }
+
+  /** The tracer for Probe's own unit spans (`job()`, `command()`): the app's once it has one. */
+  tracer(fallback: Tracer): Tracer {
+    return this.appProvider ? this.appProvider.getTracer('probe') : fallback;
+  }
+
+  /** Wraps a lens hook so each request is recorded once, by whichever path reaches it first. */
+  once<R extends object>(hook: Hook<R>): Hook<R> {
+    return (span, request) => {
+      if (!request || this.handled.has(request)) return;
+      this.handled.add(request);
+      hook(span, request);
+    };
+  }
+
+  /** Called with every provider the app registers globally (see watchTracerProvider). */
+  readonly onProvider = (provider: unknown): void => {
+    try {
+      if (!provider || provider === this.own || this.providers.has(provider as object) || !isRealProvider(provider)) return;
+      this.providers.add(provider as object);
+      if (addProcessor(provider, this.appProcessor)) this.appProvider = provider as TracerProvider;
+      else this.logger.debug('the app tracer provider has no processor list Probe can join; calls are still recorded');
+      if (!this.appPresent) {
+        this.appPresent = true;
+        this.subscribe();
+      }
+    } catch (error) {
+      this.logger.warnOnce('join', 'could not join the app OpenTelemetry setup', error);
+    }
+  };
+
+  /** True inside a server span the app's own instrumentation made (Probe then makes none of its own). */
+  appServerActive(): boolean {
+    const span = trace.getSpan(context.active()) as unknown as { kind?: SpanKind } | undefined;
+    return this.appPresent && span?.kind === SpanKind.SERVER;
+  }
+
+  private subscribe(): void {
+    this.on('http.client.request.start', ({ request }) => {
+      if (request && this.lens.http && !this.handled.has(request)) this.runUnder(this.httpShadow, request, this.lens.http, true);
+    });
+    this.on('http.server.request.start', ({ request }) => {
+      if (!request || this.handled.has(request)) return;
+      // The server span for it starts synchronously in the 'request' emit that follows.
+      this.pendingIncoming = request;
+      queueMicrotask(() => {
+        if (this.pendingIncoming === request) this.pendingIncoming = undefined;
+      });
+    });
+    this.on('undici:request:create', ({ request }) => {
+      if (request && this.lens.undici && !this.handled.has(request)) this.runUnder(this.undiciShadow, request, this.lens.undici, false);
+    });
+  }
+
+  /**
+   * Runs a lens hook for a request the app's instrumentation (or no instrumentation) is handling: under the
+   * app's own client span when it is the active one, else under a span of Probe's provider that is ended at
+   * once and never made active, so nothing else can parent to it or propagate it.
+   */
+  private runUnder(shadow: Tracer, request: object, hook: Hook<object>, activeClient: boolean): void {
+    this.handled.add(request);
+    const active = trace.getSpan(context.active()) as (ApiSpan & { kind?: SpanKind }) | undefined;
+    if (activeClient && active?.kind === SpanKind.CLIENT && active.isRecording()) {
+      hook(active, request);
+      return;
+    }
+    const method = (request as { method?: string }).method ?? 'GET';
+    const span = shadow.startSpan(method, { kind: SpanKind.CLIENT }, context.active());
+    try {
+      hook(span, request);
+    } finally {
+      span.end();
+    }
+  }
+
+  private onServerSpan(span: Span): void {
+    const request = this.pendingIncoming;
+    if (!request || span.kind !== SpanKind.SERVER || !this.lens.http) return;
+    this.pendingIncoming = undefined;
+    if (this.handled.has(request)) return;
+    this.handled.add(request);
+    this.lens.http(span, request);
+  }
+
+  private on(name: string, handler: (message: { request?: object }) => void): void {
+    const safe = (message: unknown) => {
+      try {
+        handler((message ?? {}) as { request?: object });
+      } catch (error) {
+        this.logger.warnOnce(`join-${name}`, `could not record through ${name}`, error);
+      }
+    };
+    diagnostics.subscribe(name, safe);
+    this.subscriptions.push([name, safe]);
+  }
+
+  stop(): void {
+    for (const [name, handler] of this.subscriptions) diagnostics.unsubscribe(name, handler);
+    this.subscriptions.length = 0;
+    this.appPresent = false;
+  }
+}

@@ -1,0 +1,55 @@
+import { trace, type Span, type TracerProvider } from '@opentelemetry/api';
+import type { HttpInstrumentation, HttpInstrumentationConfig } from '@opentelemetry/instrumentation-http';
+import type { Logger } from '../../util/logger';
+
+type Hook = (span: Span, message: never) => void;
+type Proto = {
+  setConfig(this: HttpInstrumentation, config?: HttpInstrumentationConfig): void;
+  setTracerProvider(this: HttpInstrumentation, provider: TracerProvider): void;
+};
+
+/**
+ * node:http is patched once per copy of @opentelemetry/instrumentation: after Probe's preload loaded `http`,
+ * an app's own `new HttpInstrumentation()` of the same copy never sees the module and stays inert. So Probe's
+ * instance takes the app instance's place: it adopts the app's configuration (its hooks run first, then
+ * Probe's) and the app's tracer provider, and from then on makes exactly the spans the app asked for.
+ * Returns a function telling whether an app instance was adopted.
+ */
+export function adoptAppHttpInstrumentation(ctor: { prototype: unknown }, probe: HttpInstrumentation, probeHooks: Pick<HttpInstrumentationConfig, 'requestHook' | 'responseHook'>, logger: Logger): () => boolean {
+  let adopted = false;
+  const proto = ctor.prototype as Proto;
+  const setConfig = proto.setConfig;
+  const setTracerProvider = proto.setTracerProvider;
+  const safely = (what: () => void) => {
+    try {
+      what();
+    } catch (error) {
+      logger.warnOnce('join-http', 'could not take over the app http instrumentation', error);
+    }
+  };
+  proto.setConfig = function (config) {
+    setConfig.call(this, config);
+    if (this === probe) return;
+    safely(() => {
+      const app = this.getConfig();
+      setConfig.call(probe, { ...app, requestHook: both(app.requestHook, probeHooks.requestHook), responseHook: both(app.responseHook, probeHooks.responseHook) });
+      // The API's global (proxy) provider: the app's provider as soon as it registers one.
+      if (!adopted) probe.setTracerProvider(trace.getTracerProvider());
+      adopted = true;
+    });
+  };
+  proto.setTracerProvider = function (provider) {
+    setTracerProvider.call(this, provider);
+    if (this !== probe) safely(() => setTracerProvider.call(probe, provider));
+  };
+  return () => adopted;
+}
+
+function both<H extends Hook>(first: H | undefined, second: H | undefined): H | undefined {
+  if (!first) return second;
+  if (!second) return first;
+  return ((span: Span, message: never) => {
+    first(span, message);
+    second(span, message);
+  }) as H;
+}
