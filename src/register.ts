@@ -4,8 +4,16 @@
  */
 import path from 'node:path';
 import { realpathSync } from 'node:fs';
+import workerThreads from 'node:worker_threads';
 import { start } from './runtime/start';
 import { ProbeConfigError } from './config/errors';
+import { LOADER_THREAD_MARK } from './lens/esmHook';
+
+/** Node runs preloads in its ESM loader thread too; there is no app there to record. */
+function isLoaderThread(): boolean {
+  if ((workerThreads as { isInternalThread?: boolean }).isInternalThread) return true;
+  return !workerThreads.isMainThread && process.env[LOADER_THREAD_MARK] === '1';
+}
 
 /** Probe's own CLI (also through a node_modules/.bin link) never records itself. */
 function isProbeCli(): boolean {
@@ -21,7 +29,7 @@ function isProbeCli(): boolean {
 }
 
 try {
-  if (!isProbeCli()) start();
+  if (!isProbeCli() && !isLoaderThread()) start();
 } catch (error) {
   const why = error instanceof ProbeConfigError ? `bad configuration: ${error.message}` : `could not start: ${(error as Error)?.message ?? error}`;
   try {

@@ -2,12 +2,17 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opent
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { recordingFetch } from './fetch';
+import { hookEsmImports } from './esmHook';
 
 const ORIGINAL = Symbol.for('probe.undici.fetch.original');
 
+type Fetch = typeof fetch & { [ORIGINAL]?: typeof fetch };
+type UndiciExports = { fetch?: Fetch; default?: { fetch?: Fetch } };
+
 /**
  * The `undici` package's own `fetch` follows redirects with one undici request per hop, like global fetch.
- * Wrapping its export the same way as global fetch folds the hops into one row per app call.
+ * Wrapping its export the same way as global fetch folds the hops into one row per app call, for `require`
+ * and (through the import-in-the-middle loader) for ESM `import`.
  */
 export class UndiciFetchInstrumentation extends InstrumentationBase {
   constructor(
@@ -16,28 +21,36 @@ export class UndiciFetchInstrumentation extends InstrumentationBase {
     private readonly probeLogger: Logger,
   ) {
     super('probe-undici-fetch', '0.1.0', {});
+    // ESM apps: without the loader, `import { fetch } from 'undici'` keeps the unwrapped function.
+    hookEsmImports(['undici'], probeLogger);
   }
 
   protected init() {
     return new InstrumentationNodeModuleDefinition(
       'undici',
       ['>=5.0.0'],
-      (exports: { fetch?: typeof fetch & { [ORIGINAL]?: typeof fetch } }) => {
+      (exports: UndiciExports) => {
         try {
           const original = exports?.fetch;
           if (typeof original === 'function' && !original[ORIGINAL]) {
-            const wrapped = recordingFetch(original, this.recorder, this.maxBodyBytes, this.probeLogger) as typeof fetch & { [ORIGINAL]?: typeof fetch };
+            const wrapped = recordingFetch(original, this.recorder, this.maxBodyBytes, this.probeLogger) as Fetch;
             wrapped[ORIGINAL] = original;
             exports.fetch = wrapped;
+            // An ESM namespace: `default` is the CommonJS exports object, which `require` callers share.
+            const shared = exports.default;
+            if (shared && typeof shared === 'object' && shared.fetch === original) shared.fetch = wrapped;
           }
         } catch (error) {
           this.probeLogger.warnOnce('undici-fetch', 'could not wrap undici fetch', error);
         }
         return exports;
       },
-      (exports: { fetch?: typeof fetch & { [ORIGINAL]?: typeof fetch } }) => {
+      (exports: UndiciExports) => {
         const original = exports?.fetch?.[ORIGINAL];
-        if (original) exports.fetch = original;
+        if (!original) return;
+        const shared = exports.default;
+        if (shared && shared.fetch === exports.fetch) shared.fetch = original;
+        exports.fetch = original;
       },
     );
   }
