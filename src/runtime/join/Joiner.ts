@@ -1,6 +1,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { SpanKind, context, trace, type Context, type Span as ApiSpan, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Logger } from '../../util/logger';
 import { addProcessor, isRealProvider } from './provider';
 
@@ -117,6 +118,8 @@ export class Joiner {
    */
   private runUnder(shadow: Tracer, request: object, hook: Hook<object>, activeClient: boolean): void {
     this.handled.add(request);
+    // An exporter's own requests (OTLP, Sentry's transport) run with tracing suppressed, as they do for Probe's instrumentations.
+    if (isTracingSuppressed(context.active())) return;
     const active = trace.getSpan(context.active()) as (ApiSpan & { kind?: SpanKind }) | undefined;
     if (activeClient && active?.kind === SpanKind.CLIENT && active.isRecording()) {
       hook(active, request);
