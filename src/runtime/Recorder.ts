@@ -8,6 +8,7 @@ import type { UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
+import { resolveOrigin, setStackCapture } from './origin';
 import { now } from './clock';
 
 /** Span attributes Probe sets on the spans of `job()` and `command()`. */
@@ -28,6 +29,8 @@ export class Recorder {
   readonly processUnit: Unit;
   servedRequest = false;
   private readonly meta: UnitInput['meta'];
+  private pendingOrigins: CallRecord[] = [];
+  private originsScheduled = false;
 
   constructor(
     readonly config: ResolvedConfig,
@@ -35,6 +38,7 @@ export class Recorder {
     readonly logger: Logger,
   ) {
     this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
+    setStackCapture(config.origin.enabled);
     this.processUnit = new Unit('command', commandName(config.root), now() - process.uptime() * 1000, randomTraceId(), null, null);
   }
 
@@ -60,6 +64,31 @@ export class Recorder {
 
   addCall(unit: Unit, call: CallRecord): void {
     unit.calls.push(call);
+    if (call.stack) this.resolveOriginSoon(call);
+  }
+
+  /**
+   * Turns call sites into an origin on a later turn, off the app's path. Soon rather than when the unit
+   * ends: call sites hold their frames' functions and receivers (requests, sockets), and keeping them for
+   * a whole request or job kept those alive into the old generation, which showed as GC time.
+   */
+  private resolveOriginSoon(call: CallRecord): void {
+    this.pendingOrigins.push(call);
+    if (this.originsScheduled) return;
+    this.originsScheduled = true;
+    setImmediate(() => {
+      this.originsScheduled = false;
+      const calls = this.pendingOrigins;
+      this.pendingOrigins = [];
+      for (const pending of calls) {
+        try {
+          if (!pending.origin && pending.stack) pending.origin = resolveOrigin(pending.stack, this.config.root);
+        } catch (error) {
+          this.logger.warnOnce('origin', 'could not resolve a call origin', error);
+        }
+        pending.stack = null;
+      }
+    }).unref?.();
   }
 
   onStart(span: Span, parentContext: Context): void {

@@ -9,11 +9,19 @@ const CHAIN = 5;
 
 const asCallSites = (_error: Error, sites: NodeJS.CallSite[]) => sites;
 
+let capturing = true;
+
+/** `origin.enabled: false` turns stack capture off at the source, not only the resolving. */
+export function setStackCapture(enabled: boolean): void {
+  capturing = enabled;
+}
+
 /**
  * The raw call sites of the current stack. Structured call sites skip V8's string formatting (the costly
  * part); turning them into file:line happens after the unit of work ends.
  */
 export function captureStack(): NodeJS.CallSite[] | null {
+  if (!capturing) return null;
   const previousPrepare = Error.prepareStackTrace;
   const previousLimit = Error.stackTraceLimit;
   try {
@@ -73,14 +81,26 @@ function appFrame(site: NodeJS.CallSite, root: string): Frame | null {
   return { file: path.relative(root, file) || path.basename(file), line, fn };
 }
 
+type SourceMap = NonNullable<ReturnType<typeof findSourceMap>>;
+// A frame's file is loaded, so whether it has a map is settled: look it up once per file, not per call.
+const maps = new Map<string, SourceMap | null>();
+
+function sourceMapOf(file: string): SourceMap | null {
+  let map = maps.get(file);
+  if (map === undefined) {
+    try {
+      map = findSourceMap(file) ?? null;
+    } catch {
+      map = null;
+    }
+    maps.set(file, map);
+  }
+  return map;
+}
+
 /** Follows a source map when the app runs with them (`--enable-source-maps`), else returns null. */
 function mapSource(file: string, line: number, column: number): { file: string; line: number } | null {
-  let map;
-  try {
-    map = findSourceMap(file);
-  } catch {
-    return null;
-  }
+  const map = sourceMapOf(file);
   if (!map || line < 1) return null;
   const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as { originalSource?: string; originalLine?: number };
   if (!entry || typeof entry.originalSource !== 'string' || typeof entry.originalLine !== 'number') return null;

@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Store } from './Store';
@@ -20,6 +20,9 @@ export interface FileStoreOptions {
 /** Temp files left by a writer that died between write and rename are removed after this long. */
 const STALE_TEMP_MS = 60_000;
 const ROWS_PER_SLICE = 50;
+/** Temp file names: unique per process (pid and a random tag, for pid reuse across hosts) and per write. */
+const TEMP_TAG = `${process.pid}.${randomBytes(4).toString('hex')}`;
+let tempCount = 0;
 
 /**
  * One JSON file per capture (`<id>.json`) plus a small index-row file named by its order key
@@ -36,6 +39,7 @@ export class FileStore implements Store {
   readonly limit: number;
   private readonly logger: Logger | undefined;
   private folderMade = false;
+  private pendingTrim: Promise<void> | null = null;
 
   constructor(options: FileStoreOptions) {
     this.path = path.resolve(options.path);
@@ -43,13 +47,39 @@ export class FileStore implements Store {
     this.logger = options.logger;
   }
 
+  /**
+   * The writes are synchronous on purpose: a put runs on a turn of its own after the response (the
+   * capture writer's drain), and under an app's async context manager every fs promise pays for promise
+   * hooks: measured, two atomic writes cost 3 to 5 times the CPU through fs/promises that they cost
+   * through the sync calls, which block for tens of microseconds on a local disk.
+   */
   async put(capture: Capture): Promise<void> {
     if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
     const row = indexRowOf(capture);
     const rowName = rowNameOf(orderKeyOf(row.started_at), capture.id);
-    await this.writeAtomic(`${capture.id}.json`, JSON.stringify(capture));
-    await this.writeAtomic(rowName, JSON.stringify(row));
-    await this.trim();
+    this.writeAtomic(`${capture.id}.json`, JSON.stringify(capture));
+    this.writeAtomic(rowName, JSON.stringify(row));
+    await this.trimSoon();
+  }
+
+  /**
+   * Puts of one turn share one trim, run on the next turn: it sees every row committed before it, so a
+   * put still resolves only once a trim that covers its row has run. Under load this turns one directory
+   * scan per capture into one per batch.
+   */
+  private trimSoon(): Promise<void> {
+    this.pendingTrim ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        this.pendingTrim = null;
+        try {
+          this.trim();
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    return this.pendingTrim;
   }
 
   async find(id: string): Promise<Capture | null> {
@@ -70,7 +100,7 @@ export class FileStore implements Store {
   }
 
   async index(): Promise<IndexRow[]> {
-    const rows = (await this.list())
+    const rows = this.list()
       .map((name) => ({ name, parsed: parseRowName(name) }))
       .filter((entry) => entry.parsed !== null)
       .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
@@ -92,23 +122,23 @@ export class FileStore implements Store {
   }
 
   async clear(): Promise<void> {
-    const names = await this.list();
+    const names = this.list();
     const rows = names.map(parseRowName).filter((row) => row !== null);
     // Rows first, so a reader never sees a row whose capture is already gone for long. A capture without a
     // row is a put in progress in another process: it stays, so the row its writer adds next finds it.
-    await Promise.all(rows.map((row) => this.remove(row.name)));
+    for (const row of rows) this.remove(row.name);
     const cleared = new Set(rows.map((row) => row.id));
     for (const name of names) {
       const id = captureIdOf(name);
-      if (id && (cleared.has(id) || (await this.isStale(name)))) await this.remove(name);
+      if (id && (cleared.has(id) || this.isStale(name))) this.remove(name);
     }
   }
 
   async close(): Promise<void> {}
 
   /** Removes the oldest rows beyond the limit, their captures, captures without a row that are older still, and stale temp files. */
-  private async trim(): Promise<void> {
-    const names = await this.list();
+  private trim(): void {
+    const names = this.list();
     const rows = names.map(parseRowName).filter((row) => row !== null).sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
     const kept = new Set<string>();
     const dropped: string[] = [];
@@ -118,10 +148,11 @@ export class FileStore implements Store {
       else if (kept.size < this.limit) kept.add(row.id);
       else dropped.push(row.name);
     }
+    // Row before capture, so a reader never finds a row whose capture is gone for long.
     for (const name of dropped) {
       const parsed = parseRowName(name)!;
-      await this.remove(name);
-      if (!kept.has(parsed.id)) await this.remove(`${parsed.id}.json`);
+      this.remove(name);
+      if (!kept.has(parsed.id)) this.remove(`${parsed.id}.json`);
     }
     if (dropped.length === 0) return;
     // Capture files whose row is gone (a writer died between the two renames, or lost a race with a trim).
@@ -129,8 +160,8 @@ export class FileStore implements Store {
     const oldestKept = rows.filter((row) => kept.has(row.id)).at(-1)?.id;
     for (const name of names) {
       const id = captureIdOf(name);
-      if (id && !rowIds.has(id) && oldestKept !== undefined && id < oldestKept && (await this.isStale(name))) await this.remove(name);
-      if (name.startsWith('.') && name.endsWith('.tmp') && (await this.isStale(name))) await this.remove(name);
+      if (id && !rowIds.has(id) && oldestKept !== undefined && id < oldestKept && this.isStale(name)) this.remove(name);
+      if (name.startsWith('.') && name.endsWith('.tmp') && this.isStale(name)) this.remove(name);
     }
   }
 
@@ -152,21 +183,25 @@ export class FileStore implements Store {
     return texts;
   }
 
-  private async writeAtomic(name: string, text: string): Promise<void> {
-    const temp = path.join(this.path, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  private writeAtomic(name: string, text: string): void {
+    const temp = path.join(this.path, `.${name}.${TEMP_TAG}.${++tempCount}.tmp`);
     this.ensureFolder();
     try {
-      await writeFile(temp, text);
+      writeFileSync(temp, text);
     } catch (error) {
       if (!isMissing(error)) throw error;
       this.folderMade = false; // the folder was removed under us
       this.ensureFolder();
-      await writeFile(temp, text);
+      writeFileSync(temp, text);
     }
     try {
-      await rename(temp, path.join(this.path, name));
+      renameSync(temp, path.join(this.path, name));
     } catch (error) {
-      await unlink(temp).catch(() => undefined);
+      try {
+        unlinkSync(temp);
+      } catch {
+        // already gone
+      }
       throw error;
     }
   }
@@ -177,24 +212,30 @@ export class FileStore implements Store {
     this.folderMade = true;
   }
 
-  private async list(): Promise<string[]> {
+  private list(): string[] {
     try {
-      return await readdir(this.path);
+      return readdirSync(this.path);
     } catch (error) {
       if (isMissing(error)) return [];
       throw new StoreError('PROBE_STORE_READ', `cannot list ${this.path}`, error);
     }
   }
 
-  private async remove(name: string): Promise<void> {
-    await unlink(path.join(this.path, name)).catch((error: unknown) => {
+  private remove(name: string): void {
+    try {
+      unlinkSync(path.join(this.path, name));
+    } catch (error) {
       if (!isMissing(error)) this.logger?.debug(`could not remove ${name} in ${this.path}`, error);
-    });
+    }
   }
 
-  private async isStale(name: string): Promise<boolean> {
-    const info = await stat(path.join(this.path, name)).catch(() => null);
-    return info !== null && Date.now() - info.mtimeMs > STALE_TEMP_MS;
+  private isStale(name: string): boolean {
+    try {
+      const info = statSync(path.join(this.path, name), { throwIfNoEntry: false });
+      return info !== undefined && Date.now() - info.mtimeMs > STALE_TEMP_MS;
+    } catch {
+      return false;
+    }
   }
 }
 
