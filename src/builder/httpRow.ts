@@ -32,8 +32,9 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   let responseBytes: number | null = null;
   if (hasResponse) {
     responseBytes = call.responseBody?.size ?? 0;
-    // fetch hands the app decoded bytes, so that is the size the app saw.
-    if (call.clientDecodes && encoding && decoded) responseBytes = decoded.length;
+    // Clients that decode (fetch, axios, got, node-fetch) hand the app decoded bytes: the size the app saw.
+    // A body too long to keep whole was counted while it streamed; one that cannot be decoded keeps its wire size.
+    if (call.clientDecodes && encoding) responseBytes = decoded?.length ?? call.responseBody?.decodedSize ?? responseBytes;
   }
 
   let responseCapture: ResponseCaptureResult | null = null;

@@ -82,6 +82,8 @@ export interface BodyInput {
   /** Every byte seen, kept or not. */
   size: number;
   truncated: boolean;
+  /** Size after content decoding, counted while the body streamed when the kept bytes may not decode. */
+  decodedSize?: number | undefined;
 }
 
 /** One outgoing call the app made (all redirect hops of one `fetch` merged into one). */

@@ -8,6 +8,7 @@ import { captureStack } from '../runtime/origin';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
 import { currentPool } from './scope';
+import { decodedSizeCounter, decodingClientAgent, decodingClientOnStack } from './decodedSize';
 
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
 
@@ -66,6 +67,8 @@ export class HttpLens {
     const { spanId } = span.spanContext();
     const record = new CallRecord(this.maxBodyBytes);
     record.stack = captureStack();
+    // Now: the call sites are let go soon after the call starts, long before a response arrives.
+    record.clientDecodes = record.stack ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
     record.spanId = spanId;
     record.parentSpanId = span.parentSpanContext?.spanId ?? null;
     record.method = request.method;
@@ -133,6 +136,8 @@ function observeRequest(record: CallRecord, event: string | symbol, args: unknow
       }
       record.markHeaders(response.statusCode ?? 0, { ...response.headers });
       tapResponse(record, response);
+      const encoding = response.headers['content-encoding'];
+      if (encoding && record.clientDecodes) record.responseTap().decodeWith(() => decodedSizeCounter(encoding));
       break;
     }
     case 'error':

@@ -8,6 +8,7 @@ import { captureStack } from '../runtime/origin';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
+import { decodedSizeCounter } from './decodedSize';
 
 interface UndiciRequest {
   origin: string;
@@ -99,7 +100,10 @@ export class UndiciLens {
       const record = this.records.get(request as object);
       if (!record) return;
       const res = response as { statusCode: number; headers: unknown };
-      record.markHeaders(res.statusCode, undiciResponseHeaders(res.headers));
+      const headers = undiciResponseHeaders(res.headers);
+      record.markHeaders(res.statusCode, headers);
+      const encoding = headers['content-encoding'];
+      if (record.clientDecodes && encoding) record.responseTap().decodeWith(() => decodedSizeCounter(encoding));
     });
     this.on('undici:request:trailers', ({ request }) => this.records.get(request as object)?.finish());
     this.on('undici:request:error', ({ request, error }) => {

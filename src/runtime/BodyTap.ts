@@ -1,5 +1,12 @@
 import type { BodyInput } from '../builder/input';
 
+/** Counts the decoded size of a body fed in wire chunks; `size` is undefined until it is known. */
+export interface SizeCounter {
+  write(chunk: Buffer): void;
+  end(): void;
+  readonly size: number | undefined;
+}
+
 /**
  * Counts every byte of a body and keeps a copy of the first `cap` bytes. Copies, because the chunks belong
  * to the client's stream and may be reused after the callback returns.
@@ -9,8 +16,19 @@ export class BodyTap {
   size = 0;
   kept = 0;
   truncated = false;
+  private startCounter: (() => SizeCounter | null) | null = null;
+  private counter: SizeCounter | null = null;
 
   constructor(private readonly cap: number) {}
+
+  /**
+   * The client decodes this body (content-encoding), so its decoded size is wanted. The builder decodes a
+   * kept body itself (up to 8 × cap); a counter starts only once the wire size passes cap / 8, when the
+   * kept bytes may not be enough, and is fed what was kept so far.
+   */
+  decodeWith(start: () => SizeCounter | null): void {
+    this.startCounter = start;
+  }
 
   add(chunk: unknown, encoding?: BufferEncoding): void {
     let bytes: Buffer;
@@ -19,14 +37,39 @@ export class BodyTap {
     else return;
     this.size += bytes.length;
     const room = this.cap - this.kept;
+    let copy: Buffer | null = null;
     if (room <= 0) {
       if (bytes.length) this.truncated = true;
-      return;
+    } else {
+      const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
+      if (part.length < bytes.length) this.truncated = true;
+      copy = Buffer.from(part);
+      this.chunks.push(copy);
+      this.kept += part.length;
     }
-    const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
-    if (part.length < bytes.length) this.truncated = true;
-    this.chunks.push(Buffer.from(part));
-    this.kept += part.length;
+    if (this.startCounter) this.count(bytes, copy);
+  }
+
+  private count(bytes: Buffer, copy: Buffer | null): void {
+    if (!this.counter) {
+      if (this.size <= this.cap / 8) return;
+      this.counter = this.startCounter!();
+      if (!this.counter) {
+        this.startCounter = null;
+        return;
+      }
+      // What was kept so far, this chunk's kept part included.
+      for (const kept of this.chunks) this.counter.write(kept);
+    } else if (copy) {
+      this.counter.write(copy);
+    }
+    const rest = bytes.length - (copy?.length ?? 0);
+    if (rest > 0) this.counter.write(Buffer.from(bytes.subarray(bytes.length - rest)));
+  }
+
+  /** The body ended (or failed): a running counter gets its last input. */
+  end(): void {
+    this.counter?.end();
   }
 
   /** A complete body handed over at once (a fake's in-memory body). */
@@ -37,6 +80,9 @@ export class BodyTap {
   }
 
   toInput(): BodyInput {
-    return { chunks: this.chunks, size: this.size, truncated: this.truncated };
+    const input: BodyInput = { chunks: this.chunks, size: this.size, truncated: this.truncated };
+    // Read when the capture is built, a turn later: the count may still be finishing on the thread pool.
+    if (this.startCounter) Object.defineProperty(input, 'decodedSize', { enumerable: true, get: () => this.counter?.size });
+    return input;
   }
 }

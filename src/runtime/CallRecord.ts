@@ -89,7 +89,10 @@ export class CallRecord {
   }
 
   finish(at = now()): void {
-    if (this.end === null) this.end = at;
+    if (this.end === null) {
+      this.end = at;
+      this.responseBody?.end();
+    }
   }
 
   fail(error: ErrorInput, at = now()): void {
