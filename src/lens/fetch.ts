@@ -8,6 +8,7 @@ import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { fetchHeaders } from './headers';
 import { watchFetchFakes } from './fakes';
+import { holdStreamBody, mockAgentAnswers, readSettledBody, type HeldBody } from './fakeBody';
 
 const WRAPPED = Symbol.for('probe.fetch.original');
 
@@ -21,7 +22,7 @@ export function wrapFetch(recorder: Recorder, maxBodyBytes: number, logger: Logg
   if (typeof original !== 'function' || original[WRAPPED]) return () => {};
   const probeFetch = recordingFetch(original, recorder, maxBodyBytes, logger);
   globalThis.fetch = probeFetch;
-  const unwatch = watchFetchFakes((fake) => recordingFetch(fake, recorder, maxBodyBytes, logger), logger);
+  const unwatch = watchFetchFakes((fake) => recordingFetch(fake, recorder, maxBodyBytes, logger, true), logger);
   return () => {
     unwatch();
     if (globalThis.fetch === probeFetch) globalThis.fetch = original;
@@ -31,8 +32,9 @@ export function wrapFetch(recorder: Recorder, maxBodyBytes: number, logger: Logg
 /**
  * A fetch that records each app call around `original`. When it runs inside another recorded fetch call
  * (msw/nock's fetch passing a request through to the real one), the outer call is the app's: no second row.
+ * `fake` marks a fake's own fetch (msw, nock), which reads stream bodies itself.
  */
-export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBodyBytes: number, logger: Logger): typeof fetch {
+export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBodyBytes: number, logger: Logger, fake = false): typeof fetch {
   const probeFetch = function fetch(this: unknown, input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const outer = fetchScope.getStore();
     if (outer && !outer.settled && !outer.spanId) return original.call(this, input, init);
@@ -44,10 +46,18 @@ export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBo
     }
     if (!record) return original.call(this, input, init);
     const call = record;
-    const promise = fetchScope.run(call, () => original.call(this, input, init));
+    let held: HeldBody | null = null;
+    try {
+      if (fake || mockAgentAnswers(init)) held = holdStreamBody(input, init);
+    } catch (error) {
+      logger.warnOnce('fetch-hold', 'could not keep a fetch request body', error);
+    }
+    if (held) call.onDispatch = held.release;
+    const args: [string | URL | Request, RequestInit | undefined] = held ? [held.input, held.init] : [input, init];
+    const promise = fetchScope.run(call, () => original.call(this, ...args));
     promise.then(
-      (response) => safely(logger, () => ((call.settled = true), resolved(call, response, input, init))),
-      (error: unknown) => safely(logger, () => ((call.settled = true), rejected(call, error))),
+      (response) => safely(logger, () => ((call.settled = true), resolved(call, response, input, init, held))),
+      (error: unknown) => safely(logger, () => ((call.settled = true), held?.release(), rejected(call, error))),
     );
     return promise;
   } as typeof fetch & { [WRAPPED]?: typeof fetch };
@@ -74,33 +84,45 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   return record;
 }
 
-function resolved(record: CallRecord, response: Response, input: string | URL | Request, init: RequestInit | undefined): void {
-  if (record.spanId) return; // undici reported the real exchange
+function resolved(record: CallRecord, response: Response, input: string | URL | Request, init: RequestInit | undefined, held: HeldBody | null): void {
+  if (record.spanId) {
+    held?.release(); // undici reported the real exchange, body included
+    return;
+  }
   // No undici request was made: a fake (undici MockAgent, msw, nock) answered. Its body is in memory, so a
   // clone is safe.
   record.fake = true;
   if (init?.headers) record.requestHeaders = fetchHeaders(new Headers(init.headers));
   else if (input instanceof Request) record.requestHeaders = fetchHeaders(input.headers);
-  const body = init?.body;
-  if (typeof body === 'string' || body instanceof URLSearchParams) record.requestTap().add(String(body));
-  else if (body instanceof Uint8Array) record.requestTap().add(body);
   record.spanId = randomBytes(8).toString('hex');
   record.markHeaders(response.status, fetchHeaders(response.headers));
-  if (!response.body) {
-    record.responseBody = new BodyTap(record.maxBodyBytes);
-    record.finish();
-    return;
-  }
-  response
-    .clone()
-    .arrayBuffer()
-    .then(
-      (buffer) => {
-        record.responseBody = BodyTap.of(Buffer.from(buffer), record.maxBodyBytes);
-        record.finish();
-      },
-      () => record.finish(),
+  const pending: Array<Promise<unknown>> = [];
+  const requestRead = readFakeRequest(record, init, held);
+  if (requestRead) pending.push(requestRead);
+  if (response.body) {
+    pending.push(
+      response
+        .clone()
+        .arrayBuffer()
+        .then((buffer) => void (record.responseBody = BodyTap.of(Buffer.from(buffer), record.maxBodyBytes))),
     );
+  } else {
+    record.responseBody = new BodyTap(record.maxBodyBytes);
+  }
+  if (pending.length === 0) return record.finish();
+  Promise.allSettled(pending).then(() => record.finish());
+}
+
+/** The request body as the fake got it: Probe's branch of a stream, or the body the app passed. */
+function readFakeRequest(record: CallRecord, init: RequestInit | undefined, held: HeldBody | null): Promise<unknown> | null {
+  if (held) return held.read(record.requestTap());
+  const body = init?.body;
+  if (body == null) return null;
+  return readSettledBody(body, record.requestTap()).then((type) => {
+    const headers = record.requestHeaders;
+    // fetch sends the type its body implies (a FormData's boundary) when the app names none.
+    if (type && typeof headers === 'object' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = type;
+  });
 }
 
 function rejected(record: CallRecord, error: unknown): void {

@@ -49,6 +49,9 @@ export class UndiciLens {
     if (group && !group.settled) {
       record = group;
       if (!record.spanId) {
+        const dispatched = record.onDispatch;
+        record.onDispatch = null;
+        dispatched?.();
         record.spanId = spanId;
         record.parentSpanId = span.parentSpanContext?.spanId ?? null;
         record.method = request.method;

@@ -26,6 +26,8 @@ export class CallRecord {
   fake = false;
   /** Set when the app's own promise settled (fetch): no more hops can join. */
   settled = false;
+  /** Run once when the first undici request of this call starts: the call is real, not a fake's. */
+  onDispatch: (() => void) | null = null;
   /** Raw call sites of the app's stack at the call, resolved to an origin later, off the hot path. */
   stack: NodeJS.CallSite[] | null = null;
   origin: Origin | null = null;
