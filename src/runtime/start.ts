@@ -74,7 +74,6 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     const http = new HttpInstrumentation({
       ...httpHooks,
       ignoreOutgoingRequestHook: () => joiner.appPresent,
-      ignoreIncomingRequestHook: () => joiner.appServerActive(),
     });
     const instrumentations = [
       http,
@@ -82,6 +81,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
     ];
     cleanups.push(registerInstrumentations({ tracerProvider: provider, instrumentations }));
+    http.setTracerProvider(joiner.ownHttpProvider());
     adoptAppHttpInstrumentation(HttpInstrumentation, http, httpHooks, logger);
     undiciLens.enable();
     cleanups.push(() => undiciLens.disable());

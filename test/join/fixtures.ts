@@ -147,10 +147,13 @@ sdk.start();
 globalThis.__flushTracing = () => sdk.shutdown();
 `;
 
-/** @sentry/node with tracing, sending envelopes to the receiver. */
+/**
+ * @sentry/node with tracing, sending envelopes to the receiver. SENTRY_OTEL_SDK=1 makes Sentry build an SDK
+ * BasicTracerProvider (joinable); by default it builds its own minimal provider, which has no processors.
+ */
 export const SENTRY = `
 const Sentry = require('@sentry/node');
-Sentry.init({ dsn: 'http://public@127.0.0.1:' + process.env.RECEIVER_PORT + '/1', tracesSampleRate: 1 });
+Sentry.init({ dsn: 'http://public@127.0.0.1:' + process.env.RECEIVER_PORT + '/1', tracesSampleRate: 1, openTelemetryBasicTracerProvider: process.env.SENTRY_OTEL_SDK === '1' });
 globalThis.__flushTracing = async () => {
   await Sentry.flush(5000);
   console.log('context ' + require('@opentelemetry/api').context._getContextManager().constructor.name);

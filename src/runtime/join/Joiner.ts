@@ -88,10 +88,26 @@ export class Joiner {
     }
   };
 
-  /** True inside a server span the app's own instrumentation made (Probe then makes none of its own). */
-  appServerActive(): boolean {
-    const span = trace.getSpan(context.active()) as unknown as { kind?: SpanKind } | undefined;
-    return this.appPresent && span?.kind === SpanKind.SERVER;
+  /**
+   * The provider for Probe's own HttpInstrumentation. Inside a server span the app already made, it hands
+   * back that very span (its `end()` left to its owner) instead of a second server span, so the active span
+   * the app and its SDK see stays theirs (an ignore hook would not do: it suppresses tracing for the whole
+   * request; a span context wrapper is non-recording, and SDKs then drop the request's child spans).
+   */
+  ownHttpProvider(): TracerProvider {
+    return {
+      getTracer: (name, version, options) => {
+        const tracer = this.own.getTracer(name, version, options);
+        return {
+          startSpan: (spanName, spanOptions, ctx) => {
+            const active = trace.getSpan(ctx ?? context.active()) as (ApiSpan & { kind?: SpanKind }) | undefined;
+            if (this.appPresent && spanOptions?.kind === SpanKind.SERVER && active?.kind === SpanKind.SERVER) return borrowed(active);
+            return tracer.startSpan(spanName, spanOptions, ctx);
+          },
+          startActiveSpan: tracer.startActiveSpan.bind(tracer),
+        } as Tracer;
+      },
+    };
   }
 
   private subscribe(): void {
@@ -160,4 +176,15 @@ export class Joiner {
     this.subscriptions.length = 0;
     this.appPresent = false;
   }
+}
+
+/** The app's span as Probe's instrumentation sees it: the same object in every way except that Probe never ends it. */
+function borrowed(span: ApiSpan): ApiSpan {
+  return new Proxy(span, {
+    get(target, key) {
+      if (key === 'end') return () => {};
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
