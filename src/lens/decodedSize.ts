@@ -1,3 +1,4 @@
+import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
 import type { SizeCounter } from '../runtime/BodyTap';
@@ -5,12 +6,19 @@ import type { SizeCounter } from '../runtime/BodyTap';
 /** Libraries that decode `content-encoding` themselves over node:http (their default settings). */
 const DECODING_CLIENTS = /[\\/]node_modules[\\/](?:axios|got|node-fetch|superagent)[\\/]/;
 
-/** True when one of the frames that made a node:http request belongs to a client that decodes the body. */
+const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
+
+/**
+ * True when a frame between node:http and the app's own code belongs to a client that decodes the body.
+ * The scan stops at the first app frame: the app's callers do not make this request.
+ */
 export function decodingClientOnStack(stack: NodeJS.CallSite[] | null): boolean {
   if (!stack) return false;
   for (const site of stack) {
     const file = site.getFileName();
-    if (file && DECODING_CLIENTS.test(file)) return true;
+    if (!file) continue;
+    if (DECODING_CLIENTS.test(file)) return true;
+    if (!file.includes('node_modules') && !file.startsWith('node:') && !file.startsWith(PROBE_DIR)) return false;
   }
   return false;
 }
