@@ -20,6 +20,7 @@ export interface FileStoreOptions {
 /** Temp files left by a writer that died between write and rename are removed after this long. */
 const STALE_TEMP_MS = 60_000;
 const ROWS_PER_SLICE = 50;
+const TRIM_EVERY_MS = 100;
 /** Temp file names: unique per process (pid and a random tag, for pid reuse across hosts) and per write. */
 const TEMP_TAG = `${process.pid}.${randomBytes(4).toString('hex')}`;
 let tempCount = 0;
@@ -40,6 +41,7 @@ export class FileStore implements Store {
   private readonly logger: Logger | undefined;
   private folderMade = false;
   private pendingTrim: Promise<void> | null = null;
+  private lastTrim = 0;
 
   constructor(options: FileStoreOptions) {
     this.path = path.resolve(options.path);
@@ -63,21 +65,26 @@ export class FileStore implements Store {
   }
 
   /**
-   * Puts of one turn share one trim, run on the next turn: it sees every row committed before it, so a
-   * put still resolves only once a trim that covers its row has run. Under load this turns one directory
-   * scan per capture into one per batch.
+   * Puts share trims: one runs on the next turn, and at most one per TRIM_EVERY_MS, so a put resolves once
+   * a trim that saw its row has run (after all writers stop, exactly `limit` remain) while a busy server
+   * lists the folder a few times a second instead of once per capture. Between trims the folder may hold a
+   * few captures over the limit; `index()` reads rows newest first and cuts at the limit.
    */
   private trimSoon(): Promise<void> {
     this.pendingTrim ??= new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
+      const run = () => {
         this.pendingTrim = null;
+        this.lastTrim = Date.now();
         try {
           this.trim();
           resolve();
         } catch (error) {
           reject(error);
         }
-      });
+      };
+      const wait = this.lastTrim + TRIM_EVERY_MS - Date.now();
+      if (wait > 0) setTimeout(run, wait);
+      else setImmediate(run);
     });
     return this.pendingTrim;
   }
@@ -118,7 +125,8 @@ export class FileStore implements Store {
       seen.add(id);
       out.push(row);
     });
-    return out;
+    // Captures over the limit wait for the next trim (at most TRIM_EVERY_MS): they are never shown.
+    return out.slice(0, this.limit);
   }
 
   async clear(): Promise<void> {

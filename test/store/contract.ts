@@ -148,6 +148,19 @@ export function runStoreContract(driver: DriverUnderTest): void {
       }
     });
 
+    test('a burst of puts never shows more than `limit` and settles to exactly the newest `limit`', async () => {
+      const { store } = setup({ limit: 5 });
+      const base = Date.now() / 1000;
+      const captures = Array.from({ length: 30 }, (_, i) => makeCapture({ startedAt: base + ((i * 11) % 30) }));
+      const puts = captures.map((capture) => store.put(capture));
+      // Mid-burst: rows over the limit may still be on their way out, but never shown.
+      assert.ok((await store.index()).length <= 5);
+      await Promise.all(puts);
+      const kept = [...captures].sort(newestFirst).slice(0, 5);
+      assert.deepEqual((await store.index()).map((row) => row.id), kept.map((capture) => capture.id));
+      for (const capture of captures) assert.equal((await store.find(capture.id)) !== null, kept.includes(capture), `find(${capture.id})`);
+    });
+
     test('clear removes everything; put works afterwards', async () => {
       const { store } = setup();
       const captures = [makeCapture(), makeCapture(), makeCapture()];
