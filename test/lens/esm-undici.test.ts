@@ -53,6 +53,19 @@ describe('ESM import of undici fetch', () => {
     });
   }
 
+  for (const [label, files] of [
+    ['a .js entry in a "type": "module" package', { 'package.json': JSON.stringify({ name: 'esm-app', type: 'module' }), 'app.js': APP }],
+    ['a .js entry with ESM syntax and no package type (module detection)', { 'app.js': APP }],
+  ] as const) {
+    it(`hooks ${label}`, async () => {
+      const run = await runLensApp(up, files, 'app.js', { env: { NODE_NO_WARNINGS: '1' } });
+      assert.equal(run.result.code, 0, run.result.stderr);
+      const named = run.rows.filter((row) => row.url.endsWith('c=named'));
+      assert.equal(named.length, 1, run.rows.map((r) => r.url).join('\n'));
+      assert.equal(named[0]!.timing?.redirects, 3);
+    });
+  }
+
   it('runs the same ESM app unchanged without Probe (baseline)', async () => {
     const bare = await runLensApp(up, { 'app.mjs': APP }, 'app.mjs', { preload: 'none' });
     const probed = await runLensApp(up, { 'app.mjs': APP }, 'app.mjs', { preload: 'require' });
