@@ -78,6 +78,7 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   record.url = url;
   record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   record.clientDecodes = true;
+  record.followsRedirects = true;
   const unit = recorder.activeUnit();
   record.pool = currentPool(unit);
   recorder.addCall(unit, record);

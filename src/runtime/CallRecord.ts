@@ -26,6 +26,8 @@ export class CallRecord {
   fake = false;
   /** Set when the app's own promise settled (fetch): no more hops can join. */
   settled = false;
+  /** fetch follows redirects inside one call: until `settled`, an ended hop may not be the last. */
+  followsRedirects = false;
   /** Run once when the first undici request of this call starts: the call is real, not a fake's. */
   onDispatch: (() => void) | null = null;
   /** Raw call sites of the app's stack at the call, resolved to an origin later, off the hot path. */
@@ -88,6 +90,11 @@ export class CallRecord {
   requestTap(): BodyTap {
     this.requestBody ??= new BodyTap(this.maxBodyBytes);
     return this.requestBody;
+  }
+
+  /** Ended for good: nothing more will be recorded on it. */
+  get done(): boolean {
+    return this.end !== null && (this.settled || !this.followsRedirects);
   }
 
   finish(at = now()): void {
