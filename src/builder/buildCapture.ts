@@ -1,11 +1,11 @@
 import type { Capture, CaptureSpan, HttpRow, HttpTotals, RequestSection, Summary } from '../capture/types';
 import type { ResolvedConfig } from '../config/types';
 import type { CallInput, UnitInput } from './input';
-import { buildHttpRow, innermostMessage } from './httpRow';
+import { buildHttpRow } from './httpRow';
 import { parseUrl } from './endpoint';
+import { MAX_ERRORS, errorLine } from './fold';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
-const MAX_ERRORS = 3;
 
 /** Turns one recorded unit of work into a stored capture record: masking, rows, summary, spans. Pure. */
 export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
@@ -13,7 +13,8 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
   const calls = [...unit.calls].sort((a, b) => a.start - b.start);
   const rows: HttpRow[] = [];
   const rowOf = new Map<CallInput, number>();
-  let dropped = 0;
+  const folded = unit.folded;
+  let dropped = folded?.count ?? 0;
   if (lens) {
     for (const call of calls) {
       if (rows.length >= lens.max_rows) {
@@ -26,7 +27,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
   }
 
   const summary: Summary = { errors: [], warnings: [] };
-  if (lens && calls.length > 0) {
+  if (lens && (calls.length > 0 || folded?.count)) {
     const totals: HttpTotals = { http_ms: 0, http_by_host: {}, http_calls: calls.length, http_failed: 0 };
     for (const call of calls) {
       const index = rowOf.get(call);
@@ -35,10 +36,15 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
       totals.http_by_host[row.host] = (totals.http_by_host[row.host] ?? 0) + 1;
       if (row.failed) {
         totals.http_failed++;
-        if (summary.errors.length < MAX_ERRORS) {
-          summary.errors.push(`HTTP call failed: ${row.method} ${row.url} (${row.status ?? innermostMessage(row)})`);
-        }
+        if (summary.errors.length < MAX_ERRORS) summary.errors.push(errorLine(row));
       }
+    }
+    if (folded) {
+      totals.http_calls += folded.count;
+      totals.http_ms += folded.ms;
+      totals.http_failed += folded.failed;
+      for (const [host, count] of Object.entries(folded.byHost)) totals.http_by_host[host] = (totals.http_by_host[host] ?? 0) + count;
+      for (const line of folded.errors) if (summary.errors.length < MAX_ERRORS) summary.errors.push(line);
     }
     totals.http_ms = round(totals.http_ms);
     summary.totals = totals;
@@ -109,6 +115,7 @@ function buildSpans(unit: UnitInput, calls: CallInput[], rowOf: Map<CallInput, n
   const parentOf = (id: string | null) => (id && known.has(id) ? id : rootId);
 
   const poolBounds = new Map<number, { start: number; end: number }>();
+  for (const [number, bounds] of Object.entries(unit.folded?.pools ?? {})) poolBounds.set(Number(number), { ...bounds });
   for (const call of calls) {
     if (call.pool === null) continue;
     const end = call.end ?? unit.endedAt;

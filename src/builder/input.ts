@@ -29,6 +29,21 @@ export interface UnitInput {
   calls: CallInput[];
   /** Pools opened in this unit: number → the span that was active when `pool()` was called. */
   pools: PoolInput[];
+  /** Finished calls past `max_rows` the recorder already counted and let go (see builder/fold.ts). */
+  folded?: FoldedCallsInput;
+}
+
+/** Running totals of calls past `max_rows`: counted in the summary, never rows. */
+export interface FoldedCallsInput {
+  count: number;
+  /** Sum of their durations, ms. */
+  ms: number;
+  byHost: Record<string, number>;
+  failed: number;
+  /** The first `summary.errors` lines among them. */
+  errors: string[];
+  /** Time span of their calls per pool number, so pool spans still cover them. */
+  pools: Record<number, { start: number; end: number }>;
 }
 
 export interface IncomingRequestInput {

@@ -2,13 +2,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
-import type { ResolvedConfig } from '../config/types';
+import type { ResolvedConfig, ResolvedHttpLens } from '../config/types';
 import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
 import { resolveOrigin, setStackCapture } from './origin';
+import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
 
 /** Span attributes Probe sets on the spans of `job()` and `command()`. */
@@ -17,6 +18,9 @@ export const ATTR_JOB_ID = 'probe.job.id';
 export const ATTR_STATUS = 'probe.status';
 
 const OWN_CLIENT_SCOPES = new Set(['@opentelemetry/instrumentation-undici', '@opentelemetry/instrumentation-http']);
+
+/** Calls past `max_rows` are folded into totals in sweeps of this many, not one by one. */
+const FOLD_EVERY = 64;
 
 const hrToMs = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
 
@@ -65,6 +69,33 @@ export class Recorder {
   addCall(unit: Unit, call: CallRecord): void {
     unit.calls.push(call);
     if (call.stack) this.resolveOriginSoon(call);
+    const lens = this.config.http;
+    if (lens && unit.calls.length >= lens.max_rows + FOLD_EVERY) this.foldPastCap(unit, lens);
+  }
+
+  /**
+   * Calls past `max_rows` never become rows, only totals: fold the finished ones into the unit's running
+   * totals and let them go, so a job making 100,000 calls holds `max_rows` records, not 100,000. Calls are
+   * added in start order, so the first `max_rows` stay whole, as the builder would keep them.
+   */
+  private foldPastCap(unit: Unit, lens: ResolvedHttpLens): void {
+    const keep = unit.calls.slice(0, lens.max_rows);
+    for (let i = lens.max_rows; i < unit.calls.length; i++) {
+      const call = unit.calls[i]!;
+      if (!call.done) {
+        keep.push(call);
+        continue;
+      }
+      try {
+        call.stack = null;
+        foldCall((unit.folded ??= emptyFold()), call.toInput(), unit.startedAt, lens);
+      } catch (error) {
+        this.logger.warnOnce('fold', 'could not count a call past max_rows', error);
+        keep.push(call);
+      }
+    }
+    unit.calls.length = 0;
+    unit.calls.push(...keep);
   }
 
   /**
@@ -208,7 +239,7 @@ export class Recorder {
     main.status = String(exitCode);
     main.endedBy = endedBy;
     // A server's own command capture matters only when something outside its requests called out.
-    if (main.calls.length > 0 || !this.servedRequest) this.close(main);
+    if (main.calls.length > 0 || main.folded || !this.servedRequest) this.close(main);
     else main.closed = true;
   }
 }

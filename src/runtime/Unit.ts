@@ -1,5 +1,5 @@
 import type { CaptureType, EndedBy } from '../capture/types';
-import type { IncomingRequestInput, PoolInput, SpanInput, UnitInput } from '../builder/input';
+import type { FoldedCallsInput, IncomingRequestInput, PoolInput, SpanInput, UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import { newCaptureId } from '../capture/ids';
 import { resolveOrigin } from './origin';
@@ -16,6 +16,8 @@ export class Unit {
   readonly spans: SpanInput[] = [];
   readonly calls: CallRecord[] = [];
   readonly pools: PoolInput[] = [];
+  /** Finished calls past `max_rows`, already counted and let go (Recorder.foldPastCap). */
+  folded: FoldedCallsInput | undefined;
   /** Ids of this unit's spans still open: dropped from the lookup as they end, the rest when it closes. */
   readonly openSpans = new Set<string>();
   endedAt: number | null = null;
@@ -65,6 +67,7 @@ export class Unit {
         return call.toInput();
       }),
       pools: this.pools,
+      ...(this.folded ? { folded: this.folded } : {}),
     };
   }
 }
