@@ -83,6 +83,19 @@ export class CaptureWriter {
     this.inFlight = Promise.all([this.inFlight, settled]).then(() => undefined);
   }
 
+  /** Stores captures now when the driver can do it synchronously; false when it cannot (nothing done). */
+  putAllSync(captures: Capture[]): boolean {
+    if (typeof this.store.putSync !== 'function') return false;
+    for (const capture of captures) {
+      try {
+        this.store.putSync(capture);
+      } catch (error) {
+        this.logger.warnOnce('store-put-failed', 'could not store a capture', error);
+      }
+    }
+    return true;
+  }
+
   /** Captures handed to the store whose write has not finished (re-sent by the exit path). */
   unconfirmed(): Capture[] {
     return [...this.writing];

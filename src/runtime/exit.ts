@@ -8,8 +8,9 @@ const SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
 
 /**
  * Keeps captures across every way a process ends. A normal end gets async writes at `beforeExit`;
- * `process.exit()`, an uncaught exception and SIGINT/SIGTERM get a synchronous hand-off to a short-lived
- * writer process that stores through the same config (any driver), since nothing async runs after 'exit'.
+ * `process.exit()`, an uncaught exception and SIGINT/SIGTERM store synchronously, since nothing async runs
+ * after 'exit': directly when the driver can (file), else through a short-lived writer process that stores
+ * through the same config (any driver).
  */
 export function installExitHooks(recorder: Recorder, writer: CaptureWriter): () => void {
   let crashed = false;
@@ -24,7 +25,7 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter): () 
     done = true;
     recorder.closeAll(code, crashed ? 'error' : 'exit');
     const captures = [...writer.unconfirmed(), ...writer.takeQueued()];
-    if (captures.length) writeSync(recorder, captures);
+    if (captures.length && !writer.putAllSync(captures)) writeSync(recorder, captures);
   };
   const onExit = (code: number) => finalSync(code);
   const onCrash = () => {

@@ -56,12 +56,22 @@ export class FileStore implements Store {
    * through the sync calls, which block for tens of microseconds on a local disk.
    */
   async put(capture: Capture): Promise<void> {
+    this.write(capture);
+    await this.trimSoon();
+  }
+
+  /** put, all of it now: for a process that is exiting, where nothing async runs any more. */
+  putSync(capture: Capture): void {
+    this.write(capture);
+    this.trim();
+  }
+
+  private write(capture: Capture): void {
     if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
     const row = indexRowOf(capture);
     const rowName = rowNameOf(orderKeyOf(row.started_at), capture.id);
     this.writeAtomic(`${capture.id}.json`, JSON.stringify(capture));
     this.writeAtomic(rowName, JSON.stringify(row));
-    await this.trimSoon();
   }
 
   /**

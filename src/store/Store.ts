@@ -11,6 +11,11 @@ export interface Store {
   /** Index rows, newest first. */
   index(): Promise<IndexRow[]>;
   clear(): Promise<void>;
+  /**
+   * Optional: stores at once, synchronously (the file driver). A process that is exiting uses it when
+   * present; otherwise it hands its last captures to a short-lived writer process.
+   */
+  putSync?(capture: Capture): void;
   /** Releases sockets and timers; optional for custom drivers. */
   close?(): Promise<void>;
 }

@@ -173,6 +173,39 @@ for (const [how, body, code] of [
   });
 }
 
+test('process.exit() with a driver that only writes asynchronously: the last capture goes through the exit writer process', async () => {
+  const driver = `const fs = require('node:fs');
+const path = require('node:path');
+module.exports = {
+  storage: { driver: 'async-folder' },
+  register(probe) {
+    probe.extendStore('async-folder', (app) => {
+      const dir = path.join(app.root, 'async-out');
+      return {
+        async put(capture) {
+          await fs.promises.mkdir(dir, { recursive: true });
+          await fs.promises.writeFile(path.join(dir, capture.id + '.json'), JSON.stringify(capture));
+        },
+        async find() { return null; },
+        async index() { return []; },
+        async clear() {},
+      };
+    });
+  },
+};
+`;
+  const app = new TestApp({ 'probe.config.cjs': driver, 'run.js': script(`fetch(UP + '/json').then((r) => r.text()).then(() => process.exit(4));`) });
+  const run = await app.run('run.js', { env: { UP: upstream.url } });
+  assert.equal(run.code, 4, run.stderr);
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const dir = `${app.dir}/async-out`;
+  const files = readdirSync(dir);
+  assert.equal(files.length, 1, run.stderr);
+  const capture = JSON.parse(readFileSync(`${dir}/${files[0]}`, 'utf8')) as Capture;
+  assert.equal(capture.status, '4');
+  assert.equal(capture.sections.http!.length, 1);
+});
+
 test('SIGINT with an app handler leaves the decision to the app', async () => {
   const app = new TestApp({
     'run.js': script(`process.on('SIGINT', () => { console.log('app handled'); process.exit(7); });
