@@ -6,6 +6,9 @@ import type { Origin } from '../capture/types';
 const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
 const STACK_LIMIT = 40;
 const CHAIN = 5;
+const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
+/** Bound on remembered script names (eval'd code can make many). */
+const MAX_FILES = 5000;
 
 const asCallSites = (_error: Error, sites: NodeJS.CallSite[]) => sites;
 
@@ -58,24 +61,49 @@ export function resolveOrigin(sites: NodeJS.CallSite[] | null, root: string): Or
   return { file: first.file, line: first.line, chain: frames.map((f) => `${f.file}:${f.line}${f.fn ? ` ${f.fn}` : ''}`) };
 }
 
-function appFrame(site: NodeJS.CallSite, root: string): Frame | null {
-  let file = site.getFileName() ?? (site as { getScriptNameOrSourceURL?: () => string }).getScriptNameOrSourceURL?.() ?? null;
-  if (!file || file.startsWith('node:') || site.isNative()) return null;
+/** What a script name says about its frames: not the app's (null), or its path and source map. */
+interface FileInfo {
+  file: string;
+  map: SourceMap | null;
+}
+
+// Script name → verdict. A stack repeats the same few files call after call; the path checks, URL
+// conversion and source-map lookup run once per file.
+const files = new Map<string, FileInfo | null>();
+
+function fileInfo(name: string): FileInfo | null {
+  let info = files.get(name);
+  if (info !== undefined) return info;
+  info = null;
+  let file = name;
   if (file.startsWith('file://')) {
     try {
       file = fileURLToPath(file);
     } catch {
-      return null;
+      file = '';
     }
   }
-  if (!path.isAbsolute(file) || file.startsWith(PROBE_DIR) || file.includes(`${path.sep}node_modules${path.sep}`)) return null;
+  if (file && !file.startsWith('node:') && path.isAbsolute(file) && !file.startsWith(PROBE_DIR) && !file.includes(NODE_MODULES)) {
+    info = { file, map: sourceMapOf(file) };
+  }
+  if (files.size < MAX_FILES) files.set(name, info);
+  return info;
+}
+
+function appFrame(site: NodeJS.CallSite, root: string): Frame | null {
+  const name = site.getFileName() ?? (site as { getScriptNameOrSourceURL?: () => string }).getScriptNameOrSourceURL?.() ?? null;
+  if (!name) return null;
+  const info = fileInfo(name);
+  if (!info || site.isNative()) return null;
+  let file = info.file;
   let line = site.getLineNumber() ?? 0;
-  const column = site.getColumnNumber() ?? 0;
-  const mapped = mapSource(file, line, column);
-  if (mapped) {
-    file = mapped.file;
-    line = mapped.line;
-    if (file.includes(`${path.sep}node_modules${path.sep}`)) return null;
+  if (info.map) {
+    const mapped = mapSource(info.map, file, line, site.getColumnNumber() ?? 0);
+    if (mapped) {
+      file = mapped.file;
+      line = mapped.line;
+      if (file.includes(NODE_MODULES)) return null;
+    }
   }
   const fn = site.getFunctionName() ?? (site.isAsync() ? 'async' : '');
   return { file: path.relative(root, file) || path.basename(file), line, fn };
@@ -99,9 +127,8 @@ function sourceMapOf(file: string): SourceMap | null {
 }
 
 /** Follows a source map when the app runs with them (`--enable-source-maps`), else returns null. */
-function mapSource(file: string, line: number, column: number): { file: string; line: number } | null {
-  const map = sourceMapOf(file);
-  if (!map || line < 1) return null;
+function mapSource(map: SourceMap, file: string, line: number, column: number): { file: string; line: number } | null {
+  if (line < 1) return null;
   const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as { originalSource?: string; originalLine?: number };
   if (!entry || typeof entry.originalSource !== 'string' || typeof entry.originalLine !== 'number') return null;
   let source = entry.originalSource;
