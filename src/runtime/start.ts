@@ -68,6 +68,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     const httpLens = new HttpLens(recorder, maxBody, logger);
     lens.http = httpLens.requestHook as JoinLens['http'];
     lens.undici = undiciLens.requestHook as JoinLens['undici'];
+    lens.httpResponse = httpLens.responseHook as JoinLens['httpResponse'];
     installSocketWatch();
     // With an app setup present, the app's instrumentations make the client spans and headers (see Joiner).
     const httpHooks = { requestHook: joiner.once(httpLens.requestHook as never) as never, responseHook: httpLens.responseHook as never };
@@ -75,13 +76,13 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       ...httpHooks,
       ignoreOutgoingRequestHook: () => joiner.appPresent,
     });
+    joiner.stepAsideForAppServerSpans(http);
     const instrumentations = [
       http,
       new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
     ];
     cleanups.push(registerInstrumentations({ tracerProvider: provider, instrumentations }));
-    http.setTracerProvider(joiner.ownHttpProvider());
     adoptAppHttpInstrumentation(HttpInstrumentation, http, httpHooks, logger);
     undiciLens.enable();
     cleanups.push(() => undiciLens.disable());

@@ -4,12 +4,14 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
 import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Logger } from '../../util/logger';
 import { addProcessor, isRealProvider } from './provider';
+import { MirrorSpan } from './mirror';
 
 type Hook<R> = (span: ApiSpan, request: R) => void;
 
 /** The lens entry points the joiner drives when the app's instrumentation makes the spans. */
 export interface JoinLens {
   http?: Hook<object>;
+  httpResponse?: Hook<object>;
   undici?: Hook<object>;
 }
 
@@ -89,25 +91,71 @@ export class Joiner {
   };
 
   /**
-   * The provider for Probe's own HttpInstrumentation. Inside a server span the app already made, it hands
-   * back that very span (its `end()` left to its owner) instead of a second server span, so the active span
-   * the app and its SDK see stays theirs (an ignore hook would not do: it suppresses tracing for the whole
-   * request; a span context wrapper is non-recording, and SDKs then drop the request's child spans).
+   * Steps Probe's HttpInstrumentation aside for a request the app's own server instrumentation already
+   * made a span for (Sentry's, an SDK's other copy): the app's handler then runs in exactly the context
+   * the app made. Any second server span made active there (even one with the same span context) takes
+   * the request's client spans out of Sentry's transaction, and an ignore hook would suppress tracing for
+   * the whole request. Probe follows such a request itself (see followAppServerSpan).
    */
-  ownHttpProvider(): TracerProvider {
-    return {
-      getTracer: (name, version, options) => {
-        const tracer = this.own.getTracer(name, version, options);
-        return {
-          startSpan: (spanName, spanOptions, ctx) => {
-            const active = trace.getSpan(ctx ?? context.active()) as (ApiSpan & { kind?: SpanKind }) | undefined;
-            if (this.appPresent && spanOptions?.kind === SpanKind.SERVER && active?.kind === SpanKind.SERVER) return borrowed(active);
-            return tracer.startSpan(spanName, spanOptions, ctx);
-          },
-          startActiveSpan: tracer.startActiveSpan.bind(tracer),
-        } as Tracer;
-      },
+  stepAsideForAppServerSpans(instrumentation: object): void {
+    type Emit = (this: unknown, event: string, ...args: unknown[]) => unknown;
+    const target = instrumentation as { _incomingRequestFunction?: (component: string, original: Emit) => Emit };
+    const make = target._incomingRequestFunction;
+    if (typeof make !== 'function') return;
+    const follow = (request: unknown, response: unknown) => this.followAppServerSpan(request, response);
+    target._incomingRequestFunction = function (this: unknown, component, original) {
+      const patched = make.call(this, component, original);
+      return function (this: unknown, event, ...args) {
+        if (event === 'request' && follow(args[0], args[1])) return original.apply(this, [event, ...args]);
+        return patched.apply(this, [event, ...args]);
+      };
     };
+  }
+
+  /**
+   * True when the app's instrumentation made the active server span for this request: Probe records it
+   * from the app's span (a joined processor already opened its unit) or, for a provider it could not
+   * join, from a MirrorSpan record of it handed to Probe's processor.
+   */
+  private followAppServerSpan(request: unknown, response: unknown): boolean {
+    try {
+      if (!this.appPresent || !request || !response) return false;
+      const active = trace.getSpan(context.active()) as (ApiSpan & { kind?: SpanKind }) | undefined;
+      if (active?.kind !== SpanKind.SERVER || !active.isRecording()) return false;
+      const incoming = request as object;
+      const outgoing = response as { statusCode?: number; once(event: string, listener: () => void): unknown };
+      let span: ApiSpan = active;
+      if (!this.appProvider) {
+        const method = (request as { method?: string }).method ?? 'GET';
+        const record = new MirrorSpan(active, method, SpanKind.SERVER, context.active(), undefined, (ended) => this.processor.onEnd(ended as unknown as ReadableSpan));
+        this.processor.onStart(record as unknown as Span, context.active());
+        span = record as unknown as ApiSpan;
+      }
+      if (!this.handled.has(incoming)) {
+        this.handled.add(incoming);
+        this.lens.http?.(span, incoming);
+      }
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        try {
+          this.lens.httpResponse?.(span, outgoing);
+          if (span instanceof MirrorSpan) {
+            if (typeof outgoing.statusCode === 'number') span.setAttribute('http.response.status_code', outgoing.statusCode);
+            span.end();
+          }
+        } catch (error) {
+          this.logger.warnOnce('join-server-end', 'could not close a request', error);
+        }
+      };
+      outgoing.once('finish', finish);
+      outgoing.once('close', finish);
+      return true;
+    } catch (error) {
+      this.logger.warnOnce('join-server', 'could not follow an app server span', error);
+      return false;
+    }
   }
 
   private subscribe(): void {
@@ -178,13 +226,3 @@ export class Joiner {
   }
 }
 
-/** The app's span as Probe's instrumentation sees it: the same object in every way except that Probe never ends it. */
-function borrowed(span: ApiSpan): ApiSpan {
-  return new Proxy(span, {
-    get(target, key) {
-      if (key === 'end') return () => {};
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
