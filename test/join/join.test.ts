@@ -194,6 +194,49 @@ for (const [label, env] of [
   });
 }
 
+describe("job() inside an app's @sentry/node setup", () => {
+  for (const [label, env] of [
+    ['its SDK tracer provider', { SENTRY_OTEL_SDK: '1' }],
+    ['its default minimal provider', { SENTRY_OTEL_SDK: '0' }],
+  ] as const) {
+    it(`with ${label}: the job's span is Sentry's transaction, every call (also under Sentry's own spans) is in the job capture`, async () => {
+      const receiver = await startReceiver();
+      const app = new TestApp({
+        'setup.js': SENTRY,
+        'probe.config.js': CONFIG,
+        'run.js': `require('./setup.js');
+const Sentry = require('@sentry/node');
+const http = require('node:http');
+const { job } = require('probe');
+job('sync', async () => {
+  await fetch(process.env.UP + '/json').then((r) => r.text());
+  await Sentry.startSpan({ name: 'inner', op: 'task' }, async () => {
+    await fetch(process.env.UP + '/text').then((r) => r.text());
+    await new Promise((ok, ko) => http.get(process.env.UP + '/html', (r) => { r.resume(); r.on('end', ok); }).on('error', ko));
+  });
+}).then(() => globalThis.__flushTracing());`,
+      });
+      try {
+        const run = await app.run('run.js', { env: { ...env, UP: up.url, RECEIVER: receiver.url, RECEIVER_PORT: String(receiver.port) } });
+        assert.equal(run.code, 0, run.stderr);
+        const job = await eventually(() => app.captures().find((c) => c.type === 'job' && c.name === 'sync'));
+        assert.deepEqual(job.sections.http!.map((r) => new URL(r.url).pathname), ['/json', '/text', '/html']);
+        const exported = receiver.spans;
+        assertEachSpanOnce(exported);
+        const root = exported.find((s) => s.name === 'sync');
+        assert.ok(root, "the job's span is exported by Sentry");
+        assert.equal(job.trace_id, root.traceId);
+        const inner = exported.find((s) => s.name === 'inner');
+        assert.equal(inner?.parentSpanId, root.spanId, "Sentry's own span stays in the job's transaction");
+        const parentOf = (path: string) => exported.find((s) => s.client && s.name.endsWith(path))?.parentSpanId;
+        assert.deepEqual([parentOf('/json'), parentOf('/text'), parentOf('/html')], [root.spanId, inner.spanId, inner.spanId]);
+      } finally {
+        await receiver.close();
+      }
+    });
+  }
+});
+
 describe('start() from code', () => {
   it('joins an SDK that started first', async () => {
     const receiver = await startReceiver();

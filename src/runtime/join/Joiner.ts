@@ -3,9 +3,8 @@ import { SpanKind, context, trace, type Context, type Span as ApiSpan, type Trac
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Logger } from '../../util/logger';
-import { addProcessor, isRealProvider } from './provider';
-import type { MirrorSpan } from './mirror';
-import { Follower } from './follow';
+import { addProcessor, isRealProvider, mirrorTracers } from './provider';
+
 
 type Hook<R> = (span: ApiSpan, request: R) => void;
 
@@ -36,9 +35,6 @@ export class Joiner {
   private readonly subscriptions: Array<[string, (message: unknown) => void]> = [];
   private pendingIncoming: object | undefined;
   private appProvider: TracerProvider | undefined;
-  /** The app's provider when Probe's processor could not join it: its units are followed instead. */
-  private unjoined: { provider: TracerProvider; tracer?: Tracer } | undefined;
-  private readonly follower: Follower;
   private readonly httpShadow: Tracer;
   private readonly undiciShadow: Tracer;
   /** Added to the app's provider: Probe's processor, plus the incoming-request lens for the app's server spans. */
@@ -53,7 +49,6 @@ export class Joiner {
     // Same scope names as the instrumentations: the recorder leaves these client spans out of the timeline.
     this.httpShadow = own.getTracer('@opentelemetry/instrumentation-http');
     this.undiciShadow = own.getTracer('@opentelemetry/instrumentation-undici');
-    this.follower = new Follower(processor, logger);
     this.appProcessor = {
       onStart: (span: Span, parent: Context) => {
         this.processor.onStart(span, parent);
@@ -67,9 +62,7 @@ export class Joiner {
 
   /** The tracer for Probe's own unit spans (`job()`, `command()`): the app's once it has one. */
   tracer(fallback: Tracer): Tracer {
-    if (this.appProvider) return this.appProvider.getTracer('probe');
-    if (!this.unjoined) return fallback;
-    return (this.unjoined.tracer ??= this.follower.tracer(this.unjoined.provider.getTracer('probe')));
+    return this.appProvider ? this.appProvider.getTracer('probe') : fallback;
   }
 
   /** Wraps a lens hook so each request is recorded once, by whichever path reaches it first. */
@@ -86,11 +79,9 @@ export class Joiner {
     try {
       if (!provider || provider === this.own || this.providers.has(provider as object) || !isRealProvider(provider)) return;
       this.providers.add(provider as object);
-      if (addProcessor(provider, this.appProcessor)) this.appProvider = provider as TracerProvider;
-      else {
-        this.unjoined ??= { provider: provider as TracerProvider };
-        this.logger.debug('the app tracer provider has no processor list Probe can join; its units are followed');
-      }
+      // An SDK provider takes Probe's processor; one without a processor list has its tracers' spans mirrored to it.
+      if (addProcessor(provider, this.appProcessor) || mirrorTracers(provider, this.appProcessor)) this.appProvider = provider as TracerProvider;
+      else this.logger.debug('the app tracer provider cannot be joined; calls are still recorded');
       if (!this.appPresent) {
         this.appPresent = true;
         this.subscribe();
@@ -116,55 +107,43 @@ export class Joiner {
     target._incomingRequestFunction = function (this: unknown, component, original) {
       const patched = make.call(this, component, original);
       return function (this: unknown, event, ...args) {
-        const run = event === 'request' ? follow(args[0], args[1]) : undefined;
-        if (!run) return patched.apply(this, [event, ...args]);
-        return run(() => original.apply(this, [event, ...args]));
+        if (event === 'request' && follow(args[0], args[1])) return original.apply(this, [event, ...args]);
+        return patched.apply(this, [event, ...args]);
       };
     };
   }
 
   /**
-   * When the app's instrumentation made the active server span for this request, returns how to run its
-   * handler: Probe records the request from the app's span (a joined processor already opened its unit)
-   * or, for a provider it could not join, from a record the Follower keeps for it.
+   * True when the app's instrumentation made the active server span for this request: Probe's joined
+   * processor already opened its unit, and Probe records the request and its status from the app's span.
    */
-  private followAppServerSpan(request: unknown, response: unknown): (<T>(handler: () => T) => T) | undefined {
+  private followAppServerSpan(request: unknown, response: unknown): boolean {
     try {
-      if (!this.appPresent || !request || !response) return undefined;
+      if (!this.appProvider || !request || !response) return false;
       const active = trace.getSpan(context.active()) as (ApiSpan & { kind?: SpanKind }) | undefined;
-      if (active?.kind !== SpanKind.SERVER || !active.isRecording()) return undefined;
+      if (active?.kind !== SpanKind.SERVER || !active.isRecording()) return false;
       const incoming = request as object;
       const outgoing = response as { statusCode?: number; once(event: string, listener: () => void): unknown };
-      let span: ApiSpan = active;
-      let record: MirrorSpan | undefined;
-      if (!this.appProvider) {
-        record = this.follower.open(active, (request as { method?: string }).method ?? 'GET', SpanKind.SERVER, context.active());
-        span = record as unknown as ApiSpan;
-      }
       if (!this.handled.has(incoming)) {
         this.handled.add(incoming);
-        this.lens.http?.(span, incoming);
+        this.lens.http?.(active, incoming);
       }
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
         try {
-          this.lens.httpResponse?.(span, outgoing);
-          if (record) {
-            if (typeof outgoing.statusCode === 'number') record.setAttribute('http.response.status_code', outgoing.statusCode);
-            record.end();
-          }
+          this.lens.httpResponse?.(active, outgoing);
         } catch (error) {
           this.logger.warnOnce('join-server-end', 'could not close a request', error);
         }
       };
       outgoing.once('finish', finish);
       outgoing.once('close', finish);
-      return record ? (handler) => this.follower.run(record, handler) : (handler) => handler();
+      return true;
     } catch (error) {
       this.logger.warnOnce('join-server', 'could not follow an app server span', error);
-      return undefined;
+      return false;
     }
   }
 
@@ -195,14 +174,12 @@ export class Joiner {
     // An exporter's own requests (OTLP, Sentry's transport) run with tracing suppressed, as they do for Probe's instrumentations.
     if (isTracingSuppressed(context.active())) return;
     const active = trace.getSpan(context.active()) as (ApiSpan & { kind?: SpanKind }) | undefined;
-    // The app's client span is the call's span only where Probe's processor saw it start.
-    if (activeClient && this.appProvider && active?.kind === SpanKind.CLIENT && active.isRecording()) {
+    if (activeClient && active?.kind === SpanKind.CLIENT && active.isRecording()) {
       hook(active, request);
       return;
     }
     const method = (request as { method?: string }).method ?? 'GET';
-    const parent = this.appProvider ? context.active() : this.follower.parentFor(context.active());
-    const span = shadow.startSpan(method, { kind: SpanKind.CLIENT }, parent);
+    const span = shadow.startSpan(method, { kind: SpanKind.CLIENT }, context.active());
     try {
       hook(span, request);
     } finally {

@@ -1,4 +1,6 @@
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { SpanKind, context, type Context, type Span as ApiSpan, type SpanOptions } from '@opentelemetry/api';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { MirrorSpan } from './mirror';
 
 interface SdkProvider {
   addSpanProcessor?: (processor: SpanProcessor) => void;
@@ -33,4 +35,62 @@ export function addProcessor(provider: unknown, processor: SpanProcessor): boole
     // an unusual provider: Probe keeps recording with its own spans
   }
   return false;
+}
+
+type StartSpan = (this: unknown, name: string, options?: SpanOptions, ctx?: Context) => ApiSpan;
+const MIRRORED = Symbol.for('probe.join.mirrored');
+
+/**
+ * Joins a provider that takes no processors (Sentry's default minimal SentryTracerProvider): its
+ * `getTracer` hands out the same tracers, each with `startSpan` patched in place (so the tracer's own
+ * `startActiveSpan` goes through it too), and every recording span they start is mirrored to `processor`:
+ * a MirrorSpan record with the span's context starts and ends with it. The app's spans, contexts and
+ * tracers behave exactly as before; Probe only hears of them.
+ */
+export function mirrorTracers(provider: unknown, processor: SpanProcessor): boolean {
+  const p = provider as { getTracer?: (...args: unknown[]) => unknown; [MIRRORED]?: boolean };
+  if (typeof p.getTracer !== 'function') return false;
+  if (p[MIRRORED]) return true;
+  const getTracer = p.getTracer;
+  p.getTracer = function (this: unknown, ...args: unknown[]) {
+    const tracer = getTracer.apply(this, args) as { startSpan?: StartSpan; [MIRRORED]?: boolean } | undefined;
+    if (tracer && typeof tracer.startSpan === 'function' && !tracer[MIRRORED]) {
+      const startSpan = tracer.startSpan;
+      tracer.startSpan = function (this: unknown, name, options, ctx) {
+        const span = startSpan.call(this, name, options, ctx);
+        mirror(span, name, options ?? {}, ctx ?? context.active(), processor);
+        return span;
+      };
+      tracer[MIRRORED] = true;
+    }
+    return tracer;
+  };
+  p[MIRRORED] = true;
+  return true;
+}
+
+function mirror(span: ApiSpan, name: string, options: SpanOptions, parent: Context, processor: SpanProcessor): void {
+  try {
+    if (!span?.isRecording?.()) return;
+    const record = new MirrorSpan(span, name, options.kind ?? SpanKind.INTERNAL, parent, options.startTime, (ended) => processor.onEnd(ended as unknown as ReadableSpan));
+    if (options.attributes) record.setAttributes(options.attributes);
+    // What the app (or Probe's job()) sets on the span is mirrored onto the record, then done on the span.
+    const target = span as unknown as Record<string, (...args: unknown[]) => unknown>;
+    for (const key of ['setAttribute', 'setAttributes', 'setStatus', 'updateName', 'end'] as const) {
+      const original = target[key];
+      if (typeof original !== 'function') continue;
+      const copy = (record[key] as (...args: unknown[]) => unknown).bind(record);
+      target[key] = function (this: unknown, ...args: unknown[]) {
+        try {
+          copy(...args);
+        } catch {
+          // the record is Probe's: the app's call goes on
+        }
+        return original.apply(this, args);
+      };
+    }
+    processor.onStart(record as unknown as Span, parent);
+  } catch {
+    // an unusual span: Probe records its calls without it
+  }
 }
