@@ -238,6 +238,34 @@ job('sync', async () => {
 });
 
 describe('start() from code', () => {
+  it("joins Sentry's minimal provider initialised first, tracers it took before included", async () => {
+    const receiver = await startReceiver();
+    const app = new TestApp({
+      'setup.js': SENTRY,
+      'probe.config.js': CONFIG,
+      'run.js': `require('./setup.js');
+const Sentry = require('@sentry/node');
+Sentry.startSpan({ name: 'boot' }, () => {});
+const { start, job } = require('probe');
+const probe = start();
+job('sync', async () => {
+  await Sentry.startSpan({ name: 'inner', op: 'task' }, async () => { await fetch(process.env.UP + '/text').then((r) => r.text()); });
+}).then(async () => { await globalThis.__flushTracing(); await probe.shutdown(); });`,
+    });
+    try {
+      const run = await app.run('run.js', { preload: 'none', env: { SENTRY_OTEL_SDK: '0', UP: up.url, RECEIVER: receiver.url, RECEIVER_PORT: String(receiver.port) } });
+      assert.equal(run.code, 0, run.stderr);
+      const job = app.captures().find((c) => c.type === 'job');
+      assert.ok(job, run.stderr);
+      assert.deepEqual(job.sections.http!.map((r) => new URL(r.url).pathname), ['/text'], 'the call under Sentry\'s span is in the job');
+      const inner = receiver.spans.find((s) => s.name === 'inner');
+      assert.equal(receiver.spans.find((s) => s.client)?.parentSpanId, inner?.spanId);
+      assertEachSpanOnce(receiver.spans);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('joins an SDK that started first', async () => {
     const receiver = await startReceiver();
     const app = new TestApp({

@@ -48,25 +48,31 @@ const MIRRORED = Symbol.for('probe.join.mirrored');
  * tracers behave exactly as before; Probe only hears of them.
  */
 export function mirrorTracers(provider: unknown, processor: SpanProcessor): boolean {
-  const p = provider as { getTracer?: (...args: unknown[]) => unknown; [MIRRORED]?: boolean };
+  const p = provider as { getTracer?: (...args: unknown[]) => unknown; _tracers?: unknown; [MIRRORED]?: boolean };
   if (typeof p.getTracer !== 'function') return false;
   if (p[MIRRORED]) return true;
   const getTracer = p.getTracer;
   p.getTracer = function (this: unknown, ...args: unknown[]) {
-    const tracer = getTracer.apply(this, args) as { startSpan?: StartSpan; [MIRRORED]?: boolean } | undefined;
-    if (tracer && typeof tracer.startSpan === 'function' && !tracer[MIRRORED]) {
-      const startSpan = tracer.startSpan;
-      tracer.startSpan = function (this: unknown, name, options, ctx) {
-        const span = startSpan.call(this, name, options, ctx);
-        mirror(span, name, options ?? {}, ctx ?? context.active(), processor);
-        return span;
-      };
-      tracer[MIRRORED] = true;
-    }
+    const tracer = getTracer.apply(this, args);
+    patchTracer(tracer, processor);
     return tracer;
   };
+  // Tracers the app took before Probe started (start() called after Sentry.init): Sentry's provider caches them here.
+  if (p._tracers instanceof Map) for (const tracer of p._tracers.values()) patchTracer(tracer, processor);
   p[MIRRORED] = true;
   return true;
+}
+
+function patchTracer(value: unknown, processor: SpanProcessor): void {
+  const tracer = value as { startSpan?: StartSpan; [MIRRORED]?: boolean } | undefined;
+  if (!tracer || typeof tracer.startSpan !== 'function' || tracer[MIRRORED]) return;
+  const startSpan = tracer.startSpan;
+  tracer.startSpan = function (this: unknown, name, options, ctx) {
+    const span = startSpan.call(this, name, options, ctx);
+    mirror(span, name, options ?? {}, ctx ?? context.active(), processor);
+    return span;
+  };
+  tracer[MIRRORED] = true;
 }
 
 function mirror(span: ApiSpan, name: string, options: SpanOptions, parent: Context, processor: SpanProcessor): void {
