@@ -3,7 +3,7 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { BodyTap } from '../runtime/BodyTap';
-import { captureStack } from '../runtime/origin';
+import { FETCH_STACK_LIMIT, captureStack } from '../runtime/origin';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { fetchHeaders } from './headers';
@@ -74,7 +74,7 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
     return null; // fetch rejects it before any network: an app bug, not an HTTP call
   }
   const record = new CallRecord(maxBodyBytes);
-  record.stack = captureStack();
+  record.stack = captureStack(FETCH_STACK_LIMIT);
   record.url = url;
   record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   record.clientDecodes = true;

@@ -4,7 +4,14 @@ import { findSourceMap } from 'node:module';
 import type { Origin } from '../capture/types';
 
 const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
-const STACK_LIMIT = 40;
+/**
+ * Frames captured. Each one costs about a microsecond and a half, whether or not it is the app's, so a
+ * lens that is called close to the app asks for fewer: fetch's wrapper is two frames from the app's call,
+ * while node:http's hook sits a dozen OTel frames under `http.request` and clients such as got or axios
+ * add their own.
+ */
+export const STACK_LIMIT = 40;
+export const FETCH_STACK_LIMIT = 20;
 const CHAIN = 5;
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 /** Bound on remembered script names (eval'd code can make many). */
@@ -23,13 +30,13 @@ export function setStackCapture(enabled: boolean): void {
  * The raw call sites of the current stack. Structured call sites skip V8's string formatting (the costly
  * part); turning them into file:line happens after the unit of work ends.
  */
-export function captureStack(): NodeJS.CallSite[] | null {
+export function captureStack(limit = STACK_LIMIT): NodeJS.CallSite[] | null {
   if (!capturing) return null;
   const previousPrepare = Error.prepareStackTrace;
   const previousLimit = Error.stackTraceLimit;
   try {
     Error.prepareStackTrace = asCallSites;
-    Error.stackTraceLimit = STACK_LIMIT;
+    Error.stackTraceLimit = limit;
     const holder: { stack?: NodeJS.CallSite[] } = {};
     Error.captureStackTrace(holder, captureStack);
     return Array.isArray(holder.stack) ? holder.stack : null;
