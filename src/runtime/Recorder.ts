@@ -164,7 +164,9 @@ export class Recorder {
     // keep one entry per boot/timer call forever. A late child still lands there (the lookup's
     // fallback). Other units keep theirs until they close, since a call may start after a short-lived
     // parent span (a middleware's) has ended.
-    if (unit === this.processUnit) {
+    // An outgoing call's span has no children to find its unit later: forget it too, or a job making
+    // 100,000 calls keeps 100,000 span ids until it ends.
+    if (unit === this.processUnit || (span.kind === SpanKind.CLIENT && unit.rootSpanId !== spanId)) {
       this.units.delete(spanId);
       unit.openSpans.delete(spanId);
     }

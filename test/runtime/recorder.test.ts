@@ -89,3 +89,13 @@ test('calls past max_rows are folded into totals as they finish: the unit holds 
   assert.match(capture.summary.errors[0]!, /^HTTP call failed: GET https:\/\/a\.test\/items\/7 \(boom 7\)$/);
   assert.ok(capture.summary.errors.every((line) => !line.includes('secret')));
 });
+
+test('a job forgets its outgoing calls\' span ids as they end, so 1,000 calls do not stay in the lookup', () => {
+  const { recorder, tracer } = setup();
+  const job = tracer.startSpan('import', { attributes: { [ATTR_UNIT]: 'job' } });
+  const parent = trace.setSpan(context.active(), job);
+  for (let i = 0; i < 1_000; i++) tracer.startSpan('GET', { kind: SpanKind.CLIENT }, parent).end();
+  assert.equal(recorder.trackedSpans, 1, 'only the job span itself');
+  job.end();
+  assert.equal(recorder.trackedSpans, 0);
+});
