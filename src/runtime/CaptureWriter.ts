@@ -8,6 +8,7 @@ import type { UnitInput } from '../builder/input';
 import { buildCapture } from '../builder/buildCapture';
 
 const MAX_QUEUE = 500;
+const DRAIN_BATCH = 20;
 
 /**
  * Builds and stores captures after their unit of work has ended, off the response path: units queue up and
@@ -56,13 +57,20 @@ export class CaptureWriter {
     }
   }
 
+  /**
+   * Builds and stores at most DRAIN_BATCH captures per turn: the file driver writes synchronously, and a
+   * burst of hundreds of ended units must not hold the app's event loop for one long turn.
+   */
   private drain(): void {
     this.scheduled = false;
-    const units = this.queue;
-    this.queue = [];
+    const units = this.queue.splice(0, DRAIN_BATCH);
     for (const unit of units) {
       const capture = this.build(unit);
       if (capture) this.put(capture);
+    }
+    if (this.queue.length && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.drain()).unref?.();
     }
   }
 

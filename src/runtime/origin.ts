@@ -10,7 +10,7 @@ const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
  * while node:http's hook sits a dozen OTel frames under `http.request` and clients such as got or axios
  * add their own.
  */
-export const STACK_LIMIT = 40;
+const STACK_LIMIT = 40;
 export const FETCH_STACK_LIMIT = 20;
 const CHAIN = 5;
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;

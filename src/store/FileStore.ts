@@ -30,8 +30,8 @@ let tempCount = 0;
  * (`<started_at µs>-<id>.row`), both written atomically (temp file + rename). `index()` reads only the row
  * files, so it costs the same whatever the captures weigh; the trim sorts file names and never opens a file.
  *
- * Concurrency without locks: a put writes the capture, then its row (a row means "committed"), then trims
- * to the `limit` newest rows it sees. A trim only deletes a row that has at least `limit` newer rows beside
+ * Concurrency without locks: a put writes the capture, then its row (a row means "committed"), then waits
+ * for a trim (shared with the other puts of the moment, see trimSoon) to the `limit` newest rows it sees. A trim only deletes a row that has at least `limit` newer rows beside
  * it, so the newest `limit` captures are never deleted, and the last trim to run sees every committed row:
  * once all writers are done exactly `limit` remain, however many processes wrote at once.
  */

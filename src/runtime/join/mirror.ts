@@ -2,10 +2,10 @@ import { trace, SpanStatusCode, type Attributes, type AttributeValue, type Conte
 import { hrTime, hrTimeDuration, timeInputToHrTime } from '@opentelemetry/core';
 
 /**
- * Probe's record of a server span the app's own instrumentation made, for a provider Probe's processor
- * could not join (Sentry's minimal provider takes no processors). It has the app span's context, so the
- * request's calls are found under the app's span id, and is handed to Probe's processor as if it were the
- * span: the recorder opens and closes a request unit for it. It never enters any context and never
+ * Probe's record of a span the app's tracer made, for a provider Probe's processor could not join
+ * (Sentry's minimal provider takes no processors; see provider.ts mirrorTracers). It has the app span's
+ * context, so calls are found under the app's span id, and is handed to Probe's processor as if it were
+ * the span: the recorder opens and closes units for it as for any span. It never enters any context and never
  * touches the app's span.
  */
 export class MirrorSpan {
