@@ -8,10 +8,12 @@ import workerThreads from 'node:worker_threads';
 import type * as StartModule from './runtime/start';
 import { ProbeConfigError } from './config/errors';
 import { LOADER_THREAD_MARK } from './lens/esmHook';
+import { WRITE_THREAD_MARK } from './store/thread-mark';
 
-/** Node runs preloads in its ESM loader thread too; there is no app there to record. */
+/** Node runs preloads in its ESM loader thread too, and maybe in Probe's own write thread: no app there. */
 function isLoaderThread(): boolean {
   if ((workerThreads as { isInternalThread?: boolean }).isInternalThread) return true;
+  if ((workerThreads.workerData as Record<string, unknown> | undefined)?.[WRITE_THREAD_MARK]) return true;
   return !workerThreads.isMainThread && process.env[LOADER_THREAD_MARK] === '1';
 }
 

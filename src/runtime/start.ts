@@ -44,7 +44,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   if (!config.enabled) return NOOP;
   config.register?.({ extendStore });
   const logger = createLogger();
-  const store = createStore({ root: config.root, config, logger });
+  const store = createStore({ root: config.root, config, logger }, { writeThread: true });
   const writer = new CaptureWriter(config, store, logger);
   const recorder = new Recorder(config, writer, logger);
 

@@ -18,6 +18,21 @@ export interface FileStoreOptions {
   logger?: Logger;
 }
 
+/** What a put writes, serialized: the capture file's text and its index row's name and text. */
+export interface PreparedPut {
+  id: string;
+  captureText: string;
+  rowName: string;
+  rowText: string;
+}
+
+/** Checks and serializes a capture for a put (pure: the app's thread does it, the writes may run elsewhere). */
+export function preparePut(capture: Capture): PreparedPut {
+  if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
+  const row = indexRowOf(capture);
+  return { id: capture.id, captureText: JSON.stringify(capture), rowName: rowNameOf(orderKeyOf(row.started_at), capture.id), rowText: JSON.stringify(row) };
+}
+
 /** Temp files left by a writer that died between write and rename are removed after this long. */
 const STALE_TEMP_MS = 60_000;
 const ROWS_PER_SLICE = 50;
@@ -59,22 +74,25 @@ export class FileStore implements Store {
    * through the sync calls, which block for tens of microseconds on a local disk.
    */
   async put(capture: Capture): Promise<void> {
-    this.write(capture);
+    await this.putPrepared(preparePut(capture));
+  }
+
+  /** put of a capture already serialized (by preparePut, possibly on another thread). */
+  async putPrepared(prepared: PreparedPut): Promise<void> {
+    this.write(prepared);
     await this.trimSoon();
   }
 
   /** put, all of it now: for a process that is exiting, where nothing async runs any more. */
   putSync(capture: Capture): void {
-    this.write(capture);
+    this.write(preparePut(capture));
     this.trim();
   }
 
-  private write(capture: Capture): void {
-    if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
-    const row = indexRowOf(capture);
-    const rowName = rowNameOf(orderKeyOf(row.started_at), capture.id);
-    this.writeAtomic(`${capture.id}.json`, JSON.stringify(capture));
-    this.writeAtomic(rowName, JSON.stringify(row));
+  private write(prepared: PreparedPut): void {
+    if (!isValidCaptureId(prepared.id) || !parseRowName(prepared.rowName)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(prepared.id)}`);
+    this.writeAtomic(`${prepared.id}.json`, prepared.captureText);
+    this.writeAtomic(prepared.rowName, prepared.rowText);
   }
 
   /**

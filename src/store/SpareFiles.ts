@@ -3,8 +3,8 @@ import path from 'node:path';
 
 /** Spare file names: `.spare.<pid>.<tag>.<n>`; a leading dot keeps them out of rows and captures. */
 export const SPARE_PREFIX = '.spare.';
-/** Spares one process keeps; a trim retires at most a few dozen files per turn at hundreds of captures a second. */
-const MAX_SPARES = 1024;
+/** Spares one process keeps: two files per capture, enough for the 100 ms between trims at over a thousand captures a second. */
+const MAX_SPARES = 256;
 
 /**
  * Files the trim retires, kept for the next writes to reuse instead of unlinking them and creating new ones.

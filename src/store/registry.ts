@@ -1,6 +1,7 @@
 import type { Store, StoreApp, StoreFactory } from './Store';
 import { ProbeConfigError } from '../config/errors';
 import { FileStore } from './FileStore';
+import { ThreadedFileStore } from './ThreadedFileStore';
 
 const BUILTIN = new Set(['file', 'redis']);
 const registry = new Map<string, StoreFactory>();
@@ -17,10 +18,14 @@ export function extendStore(name: string, factory: StoreFactory): void {
 }
 
 /** Makes the configured store. Unknown drivers are a config error naming `storage.driver`. */
-export function createStore(app: StoreApp): Store {
+export function createStore(app: StoreApp, options: { writeThread?: boolean } = {}): Store {
   const { storage } = app.config;
   const driver = storage.driver;
-  if (driver === 'file') return new FileStore({ path: storage.file.path, limit: storage.limit, logger: app.logger });
+  if (driver === 'file') {
+    const store = new FileStore({ path: storage.file.path, limit: storage.limit, logger: app.logger });
+    // An app's runtime writes on a worker thread; the CLI, dashboard and MCP server read on their own.
+    return options.writeThread ? new ThreadedFileStore(store, app.logger) : store;
+  }
   if (driver === 'redis') {
     // Loaded lazily so apps on the file store never load the Redis client.
     const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');

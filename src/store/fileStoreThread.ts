@@ -1,0 +1,26 @@
+/**
+ * The file store's write thread (started by ThreadedFileStore): writes the puts the app's thread serialized
+ * and runs the trims, so a slow or busy disk never holds the app's event loop. Nothing here touches the
+ * app; a fault is sent back with its put.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { FileStore, type PreparedPut } from './FileStore';
+
+interface Job {
+  seq: number;
+  prepared: PreparedPut;
+}
+
+const { path, limit } = workerData as { path: string; limit: number };
+const store = new FileStore({ path, limit });
+const port = parentPort!;
+
+port.on('message', ({ seq, prepared }: Job) => {
+  store.putPrepared(prepared).then(
+    () => port.postMessage({ seq }),
+    (error: unknown) => {
+      const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+      port.postMessage({ seq, error: { code: typeof code === 'string' ? code : 'PROBE_STORE_WRITE', message: String(message ?? error) } });
+    },
+  );
+});

@@ -1,0 +1,103 @@
+// The app's runtime writes file-store captures on a worker thread (ThreadedFileStore). Tests: the thread
+// really takes the writes and they land; its faults come back as StoreErrors; a dead thread loses nothing;
+// and apps that end in every way, after enough captures to have started the thread, keep all of them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { FileStore } from '../../src/store/FileStore';
+import { ThreadedFileStore } from '../../src/store/ThreadedFileStore';
+import { StoreError } from '../../src/store/StoreError';
+import { REPO_ROOT, TestApp } from '../helpers/app';
+import { startUpstream, type Upstream } from '../helpers/upstream';
+import { makeCapture } from './contract';
+
+// The thread runs compiled code: the suite runs after `npm run build`.
+const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'fileStoreThread.js');
+
+function tempFolder(t: { after: (fn: () => void) => void }): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'probe-threaded-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test('past the first puts, a worker thread writes the captures, and they all land', async (t) => {
+  const dir = path.join(tempFolder(t), 'captures');
+  const store = new ThreadedFileStore(new FileStore({ path: dir, limit: 50 }), undefined, SCRIPT);
+  t.after(() => store.close());
+  const base = Date.now() / 1000;
+  const captures = Array.from({ length: 30 }, (_, i) => makeCapture({ startedAt: base + i, bytes: 5_000 }));
+  await Promise.all(captures.map((capture) => store.put(capture)));
+  assert.equal(store.threaded, true, 'the write thread took over');
+  const listed = await new FileStore({ path: dir, limit: 50 }).index();
+  assert.deepEqual(listed.map((row) => row.id), captures.map((c) => c.id).reverse());
+  assert.equal((await store.find(captures[29]!.id))?.id, captures[29]!.id);
+  await assert.rejects(store.put(makeCapture({ id: '../x' })), (error: unknown) => error instanceof StoreError && error.code === 'PROBE_STORE_BAD_ID');
+});
+
+test('a write the thread cannot make rejects its put with a StoreError', async (t) => {
+  const root = tempFolder(t);
+  const blocked = path.join(root, 'not-a-folder');
+  writeFileSync(blocked, 'a file where the folder should be');
+  const store = new ThreadedFileStore(new FileStore({ path: blocked, limit: 5 }), undefined, SCRIPT);
+  t.after(() => store.close());
+  const results = await Promise.allSettled(Array.from({ length: 12 }, () => store.put(makeCapture())));
+  assert.equal(store.threaded, true);
+  const last = results.at(-1)!;
+  assert.equal(last.status, 'rejected');
+  assert.ok((last as PromiseRejectedResult).reason instanceof StoreError, String((last as PromiseRejectedResult).reason));
+});
+
+test('when the thread dies, its pending puts and all later ones are written on the calling thread', async (t) => {
+  const dir = path.join(tempFolder(t), 'captures');
+  const warnings: string[] = [];
+  const logger = { warn: () => {}, debug: () => {}, warnOnce: (_key: string, message: string) => warnings.push(message) };
+  const store = new ThreadedFileStore(new FileStore({ path: dir, limit: 100 }), logger, SCRIPT);
+  const base = Date.now() / 1000;
+  const first = Array.from({ length: 10 }, (_, i) => makeCapture({ startedAt: base + i }));
+  await Promise.all(first.map((c) => store.put(c)));
+  assert.equal(store.threaded, true);
+  const worker = (store as unknown as { worker: Worker }).worker;
+  const inFlight = Array.from({ length: 10 }, (_, i) => makeCapture({ startedAt: base + 10 + i }));
+  const puts = inFlight.map((c) => store.put(c));
+  await worker.terminate();
+  await Promise.all(puts);
+  const later = makeCapture({ startedAt: base + 30 });
+  await store.put(later);
+  assert.equal(store.threaded, false);
+  assert.match(warnings.join('\n'), /write thread stopped/);
+  const ids = new Set((await store.index()).map((row) => row.id));
+  for (const c of [...first, ...inFlight, later]) assert.ok(ids.has(c.id), `capture ${c.id} kept`);
+  await store.close();
+});
+
+let upstream: Upstream;
+before(async () => {
+  upstream = await startUpstream();
+});
+after(() => upstream.close());
+
+// 20 jobs: well past the puts written before the thread starts.
+const jobs = `const { job } = require('probe');
+(async () => {
+  for (let i = 0; i < 20; i++) await job('job ' + i, () => fetch(process.env.UP + '/json').then((r) => r.text()));
+  END;
+})();`;
+
+for (const [how, end, code] of [
+  ['ends by itself', '', 0],
+  ['calls process.exit() at once', 'process.exit(3)', 3],
+  ['dies of an uncaught exception', 'setImmediate(() => { throw new Error("boom"); })', 1],
+] as const) {
+  test(`an app that makes 20 captures and ${how} keeps every one`, async () => {
+    const app = new TestApp({ 'run.js': jobs.replace('END', end) });
+    const run = await app.run('run.js', { env: { UP: upstream.url } });
+    assert.equal(run.code, code, run.stderr);
+    const names = app.captures().map((c) => c.name).sort();
+    const expected = [...Array.from({ length: 20 }, (_, i) => `job ${i}`), 'run.js'].sort();
+    assert.deepEqual(names, expected, run.stderr);
+    assert.doesNotMatch(run.stderr, /\[probe\]/, 'no warning from Probe');
+  });
+}
