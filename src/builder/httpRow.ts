@@ -13,6 +13,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const { masker } = lens;
   const method = call.method.toUpperCase();
   const parsed = parseUrl(call.url);
+  const url = masker.url(call.url);
   const requestHeaders = masker.headers(call.requestHeaders);
   const requestType = headerValue(call.requestHeaders, 'content-type') ?? null;
   const requestBytes = bodyBytes(call.requestBody);
@@ -43,7 +44,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   if (captureClass && decoded) {
     const text = bytesToText(decoded);
     const result = runCapture(captureClass, {
-      request: { method, url: masker.url(call.url), headers: requestHeaders, payload },
+      request: { method, url, headers: requestHeaders, payload },
       response: { status: call.status, headers: responseHeaders },
       body: text,
       config: { masker },
@@ -62,7 +63,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const timing: Timing | null = call.fake || !hasResponse || !call.timing ? null : roundTiming(call.timing);
   const row: HttpRow = {
     method,
-    url: masker.url(call.url),
+    url,
     host: parsed?.host ?? '',
     endpoint: endpointOf(method, parsed, call.url),
     request_headers: requestHeaders,

@@ -41,6 +41,8 @@ export class Masker {
 
   /** Masks query values with secret names and any userinfo password. Unparseable input is returned as is. */
   url(raw: string): string {
+    // Most URLs have nothing to mask: a scan answers without the URL parser (a few µs per URL, twice per row).
+    if (!this.mayNeedMasking(raw)) return raw;
     let url: URL;
     try {
       url = new URL(raw);
@@ -62,6 +64,31 @@ export class Masker {
     }
     // Keep the app's own spelling (encoding, trailing '?') unless something had to be masked.
     return changed ? url.toString() : raw;
+  }
+
+  /**
+   * False only when `raw` surely has no password and no secret-named query parameter. Anything the URL
+   * parser would read differently from this scan (no `://`, a backslash, tabs or newlines it strips,
+   * percent-encoded or `+` names) goes to the parser.
+   */
+  private mayNeedMasking(raw: string): boolean {
+    const scheme = raw.indexOf('://');
+    if (scheme < 0 || UNUSUAL.test(raw)) return true;
+    let authorityEnd = raw.length;
+    for (const stop of ['/', '?', '#']) {
+      const at = raw.indexOf(stop, scheme + 3);
+      if (at >= 0 && at < authorityEnd) authorityEnd = at;
+    }
+    if (raw.lastIndexOf('@', authorityEnd) > scheme) return true;
+    const query = raw.indexOf('?');
+    if (query < 0) return false;
+    const hash = raw.indexOf('#', query);
+    for (const part of raw.slice(query + 1, hash < 0 ? undefined : hash).split('&')) {
+      const eq = part.indexOf('=');
+      const name = eq < 0 ? part : part.slice(0, eq);
+      if (name.includes('%') || name.includes('+') || this.isSecretName(name)) return true;
+    }
+    return false;
   }
 
   /** Deep copy with the values of secret-named fields masked. */
@@ -94,6 +121,9 @@ export class Masker {
     return new URLSearchParams([...params.entries()].map(([n, v]): [string, string] => [n, this.isSecretName(n) ? MASKED : v])).toString();
   }
 }
+
+/** Characters the URL parser strips or reads as a slash: a URL holding one is left to the parser. */
+const UNUSUAL = /[\\\t\n\r]/;
 
 export type BodyKind = 'json' | 'form' | 'other';
 
