@@ -28,9 +28,13 @@ export interface PreparedPut {
 
 /** Checks and serializes a capture for a put (pure: the app's thread does it, the writes may run elsewhere). */
 export function preparePut(capture: Capture): PreparedPut {
-  if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
+  if (!isValidCaptureId(capture?.id)) throw badId(capture?.id);
   const row = indexRowOf(capture);
   return { id: capture.id, captureText: JSON.stringify(capture), rowName: rowNameOf(orderKeyOf(row.started_at), capture.id), rowText: JSON.stringify(row) };
+}
+
+function badId(id: unknown): StoreError {
+  return new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(id)}`);
 }
 
 /** Temp files left by a writer that died between write and rename are removed after this long. */
@@ -90,7 +94,8 @@ export class FileStore implements Store {
   }
 
   private write(prepared: PreparedPut): void {
-    if (!isValidCaptureId(prepared.id) || !parseRowName(prepared.rowName)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(prepared.id)}`);
+    // Checked again: a prepared put may come from another thread.
+    if (!isValidCaptureId(prepared.id) || !parseRowName(prepared.rowName)) throw badId(prepared.id);
     this.writeAtomic(`${prepared.id}.json`, prepared.captureText);
     this.writeAtomic(prepared.rowName, prepared.rowText);
   }

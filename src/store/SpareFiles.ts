@@ -21,8 +21,8 @@ const MAX_SPARES = 256;
  * store's readers check the id inside against the name, so it reads as gone, which it is.
  */
 export class SpareFiles {
-  private readonly names: string[] = [];
-  private readonly known = new Set<string>();
+  /** Spare names this process may claim, oldest first. */
+  private readonly names = new Set<string>();
   private count = 0;
 
   constructor(
@@ -32,21 +32,21 @@ export class SpareFiles {
 
   /** Renames `name` (a file the trim drops) into the pool; false when the pool is full or the file is gone. */
   retire(name: string): boolean {
-    if (this.names.length >= MAX_SPARES) return false;
+    if (this.names.size >= MAX_SPARES) return false;
     const spare = `${SPARE_PREFIX}${this.tag}.${++this.count}`;
     try {
       renameSync(path.join(this.folder, name), path.join(this.folder, spare));
     } catch {
       return false; // removed or retired by another process's trim
     }
-    this.add(spare);
+    this.names.add(spare);
     return true;
   }
 
   /** Renames a spare to `target` (a temp path in the folder); false when none could be claimed. */
   claim(target: string): boolean {
-    for (let spare = this.names.pop(); spare !== undefined; spare = this.names.pop()) {
-      this.known.delete(spare);
+    for (const spare of this.names) {
+      this.names.delete(spare);
       try {
         renameSync(path.join(this.folder, spare), target);
         return true;
@@ -64,8 +64,8 @@ export class SpareFiles {
   learn(listing: string[]): string[] {
     const over: string[] = [];
     for (const name of listing) {
-      if (!name.startsWith(SPARE_PREFIX) || this.known.has(name)) continue;
-      if (this.names.length < MAX_SPARES) this.add(name);
+      if (!name.startsWith(SPARE_PREFIX) || this.names.has(name)) continue;
+      if (this.names.size < MAX_SPARES) this.names.add(name);
       else over.push(name);
     }
     return over;
@@ -73,8 +73,7 @@ export class SpareFiles {
 
   /** Removes every spare in the listing (a clear: a spare still holds a retired capture's text). */
   removeAll(listing: string[]): void {
-    this.names.length = 0;
-    this.known.clear();
+    this.names.clear();
     for (const name of listing) {
       if (!name.startsWith(SPARE_PREFIX)) continue;
       try {
@@ -83,10 +82,5 @@ export class SpareFiles {
         // already claimed or removed
       }
     }
-  }
-
-  private add(name: string): void {
-    this.names.push(name);
-    this.known.add(name);
   }
 }

@@ -32,6 +32,8 @@ export class ThreadedFileStore implements Store {
   private puts = 0;
   private seq = 0;
   private readonly pending = new Map<number, Pending>();
+  /** close() waiting for the pending puts to settle. */
+  private readonly onIdle: Array<() => void> = [];
 
   constructor(
     private readonly store: FileStore,
@@ -72,11 +74,7 @@ export class ThreadedFileStore implements Store {
     this.available = false;
     const worker = this.worker;
     if (!worker) return;
-    await Promise.allSettled([...this.pending.values()].map((p) => new Promise<void>((done) => {
-      const { resolve, reject } = p;
-      p.resolve = () => (resolve(), done());
-      p.reject = (error) => (reject(error), done());
-    })));
+    if (this.pending.size) await new Promise<void>((resolve) => this.onIdle.push(resolve));
     this.worker = null;
     await worker.terminate();
   }
@@ -114,9 +112,14 @@ export class ThreadedFileStore implements Store {
     const pending = this.pending.get(seq);
     if (!pending) return;
     this.pending.delete(seq);
-    if (this.pending.size === 0) this.worker?.unref();
     if (error) pending.reject(new StoreError(error.code, error.message));
     else pending.resolve();
+    if (this.pending.size === 0) this.idle();
+  }
+
+  private idle(): void {
+    this.worker?.unref();
+    for (const resolve of this.onIdle.splice(0)) resolve();
   }
 
   /** The thread is gone: what it had pending, and every later put, is written on this thread. */
@@ -128,5 +131,6 @@ export class ThreadedFileStore implements Store {
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const p of pending) this.store.putPrepared(p.prepared).then(p.resolve, p.reject);
+    this.idle();
   }
 }

@@ -19,8 +19,10 @@ port.on('message', ({ seq, prepared }: Job) => {
   store.putPrepared(prepared).then(
     () => port.postMessage({ seq }),
     (error: unknown) => {
+      // A StoreError keeps its code; a file system error (ENOSPC, EACCES...) becomes PROBE_STORE_WRITE.
       const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-      port.postMessage({ seq, error: { code: typeof code === 'string' ? code : 'PROBE_STORE_WRITE', message: String(message ?? error) } });
+      const storeCode = typeof code === 'string' && code.startsWith('PROBE_STORE_') ? code : 'PROBE_STORE_WRITE';
+      port.postMessage({ seq, error: { code: storeCode, message: String(message ?? error) } });
     },
   );
 });

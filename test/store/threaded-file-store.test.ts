@@ -29,7 +29,10 @@ test('past the first puts, a worker thread writes the captures, and they all lan
   t.after(() => store.close());
   const base = Date.now() / 1000;
   const captures = Array.from({ length: 30 }, (_, i) => makeCapture({ startedAt: base + i, bytes: 5_000 }));
-  await Promise.all(captures.map((capture) => store.put(capture)));
+  // A short script's few captures are written in-thread: no thread is started for them.
+  for (const capture of captures.slice(0, 8)) await store.put(capture);
+  assert.equal(store.threaded, false, 'no thread for the first 8 puts');
+  await Promise.all(captures.slice(8).map((capture) => store.put(capture)));
   assert.equal(store.threaded, true, 'the write thread took over');
   const listed = await new FileStore({ path: dir, limit: 50 }).index();
   assert.deepEqual(listed.map((row) => row.id), captures.map((c) => c.id).reverse());
@@ -47,7 +50,10 @@ test('a write the thread cannot make rejects its put with a StoreError', async (
   assert.equal(store.threaded, true);
   const last = results.at(-1)!;
   assert.equal(last.status, 'rejected');
-  assert.ok((last as PromiseRejectedResult).reason instanceof StoreError, String((last as PromiseRejectedResult).reason));
+  const reason = (last as PromiseRejectedResult).reason;
+  assert.ok(reason instanceof StoreError, String(reason));
+  assert.equal(reason.code, 'PROBE_STORE_WRITE', 'a file system error gets the store code, its errno in the message');
+  assert.match(reason.message, /ENOTDIR|EEXIST/);
 });
 
 test('when the thread dies, its pending puts and all later ones are written on the calling thread', async (t) => {
