@@ -5,6 +5,7 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { captureStack } from '../runtime/origin';
+import { takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
 import { currentPool } from './scope';
@@ -66,7 +67,9 @@ export class HttpLens {
   private outgoing(span: SdkSpan, request: http.ClientRequest): void {
     const { spanId } = span.spanContext();
     const record = new CallRecord(this.maxBodyBytes);
-    record.stack = captureStack();
+    // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
+    const entry = takeEntryStack();
+    record.stack = entry !== undefined ? entry : captureStack();
     // Now: the call sites are let go soon after the call starts, long before a response arrives.
     record.clientDecodes = record.stack ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
     record.spanId = spanId;

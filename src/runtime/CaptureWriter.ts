@@ -18,8 +18,9 @@ const DRAIN_BATCH = 20;
 export class CaptureWriter {
   private queue: UnitInput[] = [];
   private scheduled = false;
-  private inFlight: Promise<void> = Promise.resolve();
   private readonly writing = new Set<Capture>();
+  /** flush() callers waiting for the writes in progress to settle. */
+  private waiting: Array<() => void> = [];
   dropped = 0;
 
   constructor(
@@ -82,13 +83,19 @@ export class CaptureWriter {
     } catch (error) {
       write = Promise.reject(error);
     }
-    const settled = write.then(
-      () => undefined,
-      (error: unknown) => this.logger.warnOnce('store-put-failed', 'could not store a capture', error),
-    ).then(() => {
-      this.writing.delete(capture);
-    });
-    this.inFlight = Promise.all([this.inFlight, settled]).then(() => undefined);
+    // One reaction per put, no promise chain across puts: this runs for every capture of a busy server.
+    write.then(
+      () => this.written(capture),
+      (error: unknown) => {
+        this.logger.warnOnce('store-put-failed', 'could not store a capture', error);
+        this.written(capture);
+      },
+    );
+  }
+
+  private written(capture: Capture): void {
+    this.writing.delete(capture);
+    if (this.writing.size === 0 && this.waiting.length) for (const resolve of this.waiting.splice(0)) resolve();
   }
 
   /** Stores captures now when the driver can do it synchronously; false when it cannot (nothing done). */
@@ -116,7 +123,7 @@ export class CaptureWriter {
   async flush(): Promise<void> {
     while (!this.idle) {
       if (this.queue.length) this.drain();
-      await this.inFlight;
+      if (this.writing.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
   }
 }

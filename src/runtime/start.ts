@@ -24,6 +24,7 @@ import { Joiner, type JoinLens } from './join/Joiner';
 import { hasContextManager, watchTracerProvider } from './join/globals';
 import { yieldContextManagerTo } from './join/context';
 import { adoptAppHttpInstrumentation } from './join/adopt';
+import { wrapHttpEntries } from '../lens/httpEntry';
 
 export interface ProbeHandle {
   /** Stops recording, stores what is pending and releases the store. */
@@ -90,6 +91,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     // instrumentation-http patches on require: load the modules now so ESM apps (which import them
     // later through the loader) get the patched exports, then refresh ESM named exports.
     for (const name of ['http', 'https', 'node:http', 'node:https']) require(name);
+    cleanups.push(wrapHttpEntries([require('node:http'), require('node:https')]));
     syncBuiltinESMExports();
   }
   // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.

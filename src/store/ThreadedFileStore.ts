@@ -10,12 +10,25 @@ import { WRITE_THREAD_MARK } from './thread-mark';
 
 /** Puts written on the app's thread before the write thread starts: a short script never pays for a thread. */
 const PUTS_BEFORE_THREAD = 8;
+/**
+ * Puts are handed to the thread in batches: one message each way per batch instead of per capture. Every
+ * message wakes the other thread and runs an event dispatch on both; on a busy server that cost more than
+ * the writes. A batch leaves when it is this old or this big, whichever comes first.
+ */
+const BATCH_MS = 20;
+const BATCH_MAX = 64;
 const THREAD_SCRIPT = path.join(__dirname, 'fileStoreThread.js');
 
 interface Pending {
   prepared: PreparedPut;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/** A batch's outcome, from the thread: the puts written, and the faults of the ones that were not. */
+export interface BatchDone {
+  done: number[];
+  failed: Array<{ seq: number; code: string; message: string }>;
 }
 
 /**
@@ -32,6 +45,9 @@ export class ThreadedFileStore implements Store {
   private puts = 0;
   private seq = 0;
   private readonly pending = new Map<number, Pending>();
+  /** Puts waiting for their batch to leave, as [seq, prepared] pairs. */
+  private batch: Array<[number, PreparedPut]> = [];
+  private batchTimer: NodeJS.Timeout | null = null;
   /** close() waiting for the pending puts to settle. */
   private readonly onIdle: Array<() => void> = [];
 
@@ -50,8 +66,18 @@ export class ThreadedFileStore implements Store {
       // Referenced while writes are pending, as a pending fs call would be: the process waits for them.
       if (this.pending.size === 0) worker.ref();
       this.pending.set(seq, { prepared, resolve, reject });
-      worker.postMessage({ seq, prepared });
+      this.batch.push([seq, prepared]);
+      if (this.batch.length >= BATCH_MAX) this.send();
+      else this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
     });
+  }
+
+  private send(): void {
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+    const batch = this.batch;
+    this.batch = [];
+    if (batch.length) this.worker?.postMessage(batch);
   }
 
   putSync(capture: Capture): void {
@@ -74,6 +100,7 @@ export class ThreadedFileStore implements Store {
     this.available = false;
     const worker = this.worker;
     if (!worker) return;
+    this.send();
     if (this.pending.size) await new Promise<void>((resolve) => this.onIdle.push(resolve));
     this.worker = null;
     await worker.terminate();
@@ -97,7 +124,7 @@ export class ThreadedFileStore implements Store {
         stderr: true,
       });
       worker.unref();
-      worker.on('message', (message: { seq: number; error?: { code: string; message: string } }) => this.settle(message));
+      worker.on('message', (message: BatchDone) => this.settle(message));
       worker.on('error', (error) => this.lose(error));
       worker.on('exit', (code) => this.lose(new Error(`the write thread exited (${code})`)));
       this.worker = worker;
@@ -108,13 +135,16 @@ export class ThreadedFileStore implements Store {
     return this.worker;
   }
 
-  private settle({ seq, error }: { seq: number; error?: { code: string; message: string } }): void {
-    const pending = this.pending.get(seq);
-    if (!pending) return;
-    this.pending.delete(seq);
-    if (error) pending.reject(new StoreError(error.code, error.message));
-    else pending.resolve();
+  private settle({ done, failed }: BatchDone): void {
+    for (const seq of done) this.take(seq)?.resolve();
+    for (const { seq, code, message } of failed) this.take(seq)?.reject(new StoreError(code, message));
     if (this.pending.size === 0) this.idle();
+  }
+
+  private take(seq: number): Pending | undefined {
+    const pending = this.pending.get(seq);
+    this.pending.delete(seq);
+    return pending;
   }
 
   private idle(): void {
@@ -128,6 +158,9 @@ export class ThreadedFileStore implements Store {
     this.worker = null;
     if (this.available) this.logger?.warnOnce('file-store-thread', 'the file store write thread stopped; writing on the app thread', error);
     this.available = false;
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+    this.batch = [];
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const p of pending) this.store.putPrepared(p.prepared).then(p.resolve, p.reject);

@@ -1,28 +1,29 @@
 /**
- * The file store's write thread (started by ThreadedFileStore): writes the puts the app's thread serialized
- * and runs the trims, so a slow or busy disk never holds the app's event loop. Nothing here touches the
- * app; a fault is sent back with its put.
+ * The file store's write thread (started by ThreadedFileStore): writes the batches of puts the app's thread
+ * serialized and runs the trims, so a slow or busy disk never holds the app's event loop. Nothing here
+ * touches the app; a fault is sent back with its put.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { FileStore, type PreparedPut } from './FileStore';
-
-interface Job {
-  seq: number;
-  prepared: PreparedPut;
-}
+import type { BatchDone } from './ThreadedFileStore';
 
 const { path, limit } = workerData as { path: string; limit: number };
 const store = new FileStore({ path, limit });
 const port = parentPort!;
 
-port.on('message', ({ seq, prepared }: Job) => {
-  store.putPrepared(prepared).then(
-    () => port.postMessage({ seq }),
-    (error: unknown) => {
-      // A StoreError keeps its code; a file system error (ENOSPC, EACCES...) becomes PROBE_STORE_WRITE.
-      const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-      const storeCode = typeof code === 'string' && code.startsWith('PROBE_STORE_') ? code : 'PROBE_STORE_WRITE';
-      port.postMessage({ seq, error: { code: storeCode, message: String(message ?? error) } });
-    },
+port.on('message', (batch: Array<[number, PreparedPut]>) => {
+  const outcome: BatchDone = { done: [], failed: [] };
+  // The writes are synchronous and the trim is shared: one answer per batch, once its trim has run.
+  const puts = batch.map(([seq, prepared]) =>
+    store.putPrepared(prepared).then(
+      () => void outcome.done.push(seq),
+      (error: unknown) => {
+        // A StoreError keeps its code; a file system error (ENOSPC, EACCES...) becomes PROBE_STORE_WRITE.
+        const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+        const storeCode = typeof code === 'string' && code.startsWith('PROBE_STORE_') ? code : 'PROBE_STORE_WRITE';
+        outcome.failed.push({ seq, code: storeCode, message: String(message ?? error) });
+      },
+    ),
   );
+  void Promise.all(puts).then(() => port.postMessage(outcome));
 });

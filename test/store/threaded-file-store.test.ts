@@ -40,6 +40,30 @@ test('past the first puts, a worker thread writes the captures, and they all lan
   await assert.rejects(store.put(makeCapture({ id: '../x' })), (error: unknown) => error instanceof StoreError && error.code === 'PROBE_STORE_BAD_ID');
 });
 
+test('puts reach the thread in batches: one message for a burst, not one per capture', async (t) => {
+  const dir = path.join(tempFolder(t), 'captures');
+  const store = new ThreadedFileStore(new FileStore({ path: dir, limit: 500 }), undefined, SCRIPT);
+  t.after(() => store.close());
+  const base = Date.now() / 1000;
+  for (let i = 0; i < 8; i++) await store.put(makeCapture({ startedAt: base + i }));
+  const burst = (from: number, count: number) => Array.from({ length: count }, (_, i) => makeCapture({ startedAt: base + from + i }));
+  const first = burst(8, 40);
+  const puts = first.map((c) => store.put(c)); // the thread starts at the first of these
+  const worker = (store as unknown as { worker: Worker }).worker;
+  const sent: number[] = [];
+  const post = worker.postMessage.bind(worker);
+  worker.postMessage = (batch: unknown[]) => (sent.push(batch.length), post(batch));
+  await Promise.all(puts);
+  assert.deepEqual(sent, [40], 'one message carried the whole burst');
+  // A burst past the batch size leaves in several messages, none over the size.
+  const second = burst(48, 150);
+  await Promise.all(second.map((c) => store.put(c)));
+  assert.equal(sent.slice(1).reduce((a, b) => a + b, 0), 150);
+  assert.ok(sent.length >= 4 && sent.slice(1).every((n) => n <= 64), `batches ${sent}`);
+  const ids = new Set((await store.index()).map((row) => row.id));
+  for (const c of [...first, ...second]) assert.ok(ids.has(c.id), `capture ${c.id} kept`);
+});
+
 test('a write the thread cannot make rejects its put with a StoreError', async (t) => {
   const root = tempFolder(t);
   const blocked = path.join(root, 'not-a-folder');
