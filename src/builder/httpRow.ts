@@ -2,7 +2,9 @@ import type { ExceptionInfo, HttpRow, ResponseCaptureResult, FormattedField, Tim
 import type { ResolvedHttpLens } from '../config/types';
 import type { CallInput } from './input';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
-import { endpointOf, parseUrl } from './endpoint';
+import { urlFacts } from './urlFacts';
+import { JsonCapture } from '../response/JsonCapture';
+import { bodyKind } from '../mask/Masker';
 import { bodyBytes, bytesToText, decodeContent, headerValue } from './body';
 import { payloadOf } from './payload';
 
@@ -12,8 +14,8 @@ const round = (ms: number) => Math.round(ms * 1000) / 1000;
 export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number, lens: ResolvedHttpLens): HttpRow {
   const { masker } = lens;
   const method = call.method.toUpperCase();
-  const parsed = parseUrl(call.url);
-  const url = masker.url(call.url);
+  const facts = urlFacts(call.url, masker);
+  const url = facts.url;
   const requestHeaders = masker.headers(call.requestHeaders);
   const requestType = headerValue(call.requestHeaders, 'content-type') ?? null;
   const requestBytes = bodyBytes(call.requestBody);
@@ -41,7 +43,11 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   let responseCapture: ResponseCaptureResult | null = null;
   let formats: Record<string, FormattedField> | undefined;
   const captureClass = hasResponse ? findCapture(lens, responseType) : null;
-  if (captureClass && decoded) {
+  if (captureClass === JSON_CAPTURE && decoded) {
+    // The built-in JSON capture: one parse and one mask give both the cards and the raw body (what
+    // JsonCapture and masker.body would each compute again from the text).
+    responseCapture = jsonCapture(bytesToText(decoded), responseType, masker);
+  } else if (captureClass && decoded) {
     const text = bytesToText(decoded);
     const result = runCapture(captureClass, {
       request: { method, url, headers: requestHeaders, payload },
@@ -64,8 +70,8 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const row: HttpRow = {
     method,
     url,
-    host: parsed?.host ?? '',
-    endpoint: endpointOf(method, parsed, call.url),
+    host: facts.host,
+    endpoint: `${method} ${facts.target}`,
     request_headers: requestHeaders,
     request_bytes: call.requestBody?.size ?? 0,
     request_payload: payload,
@@ -99,6 +105,20 @@ function withFormattedFields(payload: HttpRow['request_payload'], formats: Recor
     if (key in out) out[key] = field.text;
   }
   return out;
+}
+
+const JSON_CAPTURE = JsonCapture as unknown as ResponseCaptureClass;
+
+function jsonCapture(text: string, contentType: string | null, masker: ResolvedHttpLens['masker']): ResponseCaptureResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { capture: JSON_CAPTURE.name, cards: null, raw: text };
+  }
+  const cards = masker.maskValue(parsed);
+  // masker.body masks JSON only when the type (or, without one, the text) says JSON; otherwise it keeps the text.
+  return { capture: JSON_CAPTURE.name, cards, raw: bodyKind(contentType, text) === 'json' ? JSON.stringify(cards) : masker.body(text, contentType) };
 }
 
 function findCapture(lens: ResolvedHttpLens, contentType: string | null): ResponseCaptureClass | null {

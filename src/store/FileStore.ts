@@ -16,6 +16,8 @@ export interface FileStoreOptions {
   /** Most recent captures kept. */
   limit: number;
   logger?: Logger;
+  /** Least time between two trims (default 100 ms). The write thread asks for more: see fileStoreThread. */
+  trimEveryMs?: number;
 }
 
 /** What a put writes, serialized: the capture file's text and its index row's name and text. */
@@ -58,6 +60,7 @@ let tempCount = 0;
 export class FileStore implements Store {
   readonly path: string;
   readonly limit: number;
+  private readonly trimEveryMs: number;
   private readonly logger: Logger | undefined;
   private folderMade = false;
   private pendingTrim: Promise<void> | null = null;
@@ -67,6 +70,7 @@ export class FileStore implements Store {
   constructor(options: FileStoreOptions) {
     this.path = path.resolve(options.path);
     this.limit = Math.max(1, Math.floor(options.limit));
+    this.trimEveryMs = options.trimEveryMs ?? TRIM_EVERY_MS;
     this.logger = options.logger;
     this.spares = new SpareFiles(this.path, TEMP_TAG);
   }
@@ -101,7 +105,7 @@ export class FileStore implements Store {
   }
 
   /**
-   * Puts share trims: one runs on the next turn, and at most one per TRIM_EVERY_MS, so a put resolves once
+   * Puts share trims: one runs on the next turn, and at most one per trimEveryMs, so a put resolves once
    * a trim that saw its row has run (after all writers stop, exactly `limit` remain) while a busy server
    * lists the folder a few times a second instead of once per capture. Between trims the folder may hold a
    * few captures over the limit; `index()` reads rows newest first and cuts at the limit.
@@ -118,7 +122,7 @@ export class FileStore implements Store {
           reject(error);
         }
       };
-      const wait = this.lastTrim + TRIM_EVERY_MS - Date.now();
+      const wait = this.lastTrim + this.trimEveryMs - Date.now();
       if (wait > 0) setTimeout(run, wait);
       else setImmediate(run);
     });
@@ -161,7 +165,7 @@ export class FileStore implements Store {
       seen.add(id);
       out.push(row);
     });
-    // Captures over the limit wait for the next trim (at most TRIM_EVERY_MS): they are never shown.
+    // Captures over the limit wait for the next trim (at most trimEveryMs): they are never shown.
     return out.slice(0, this.limit);
   }
 

@@ -8,7 +8,13 @@ import { FileStore, type PreparedPut } from './FileStore';
 import type { BatchDone } from './ThreadedFileStore';
 
 const { path, limit } = workerData as { path: string; limit: number };
-const store = new FileStore({ path, limit });
+/**
+ * Trims at most twice a second here: each one lists and sorts the whole folder, and at a few hundred
+ * captures a second the 100 ms default listed it more often than it found files to drop. The folder holds
+ * at most half a second of captures over the limit, which readers never show (index() cuts at the limit).
+ */
+const TRIM_EVERY_MS = 500;
+const store = new FileStore({ path, limit, trimEveryMs: TRIM_EVERY_MS });
 const port = parentPort!;
 
 port.on('message', (batch: Array<[number, PreparedPut]>) => {

@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import { buildCapture } from '../../src/builder/buildCapture';
 import { resolveConfig } from '../../src/config/resolve';
 import { GraphqlCapture } from '../../src/response/GraphqlCapture';
+import { JsonCapture } from '../../src/response/JsonCapture';
 import type { CallInput, UnitInput } from '../../src/builder/input';
 import type { ProbeConfig } from '../../src/config/types';
 
@@ -160,4 +161,37 @@ test('spans: one http span per row, pool calls under their pool span', () => {
   assert.deepEqual([pool.start, pool.end, pool.meta.parent_id], [5, 25, 'root1']);
   const http = capture.spans.filter((s) => s.kind === 'http');
   assert.deepEqual(http.map((s) => [s.id, s.meta.parent_id, s.meta.row]), [['c1', 'pool-1', 0], ['c2', 'pool-1', 1], ['c3', 'db1', 2]]);
+});
+
+test('rows of one URL share its parsed facts, but never across masking rules or methods', () => {
+  const url = 'https://api.test/users/7?session=s1&q=1';
+  const defaults = config();
+  const strict = config({ mask: { inputs: ['q'] } } as ProbeConfig);
+  const first = buildCapture(unit([call({ url, method: 'get' }), call({ url, method: 'delete' })]), defaults).sections.http!;
+  assert.deepEqual(first.map((row) => row.endpoint), ['GET https://api.test/users/{id}', 'DELETE https://api.test/users/{id}']);
+  assert.equal(first[0]!.url, first[1]!.url);
+  // Another config's masker masks the same URL by its own rules.
+  const other = buildCapture(unit([call({ url })]), strict).sections.http![0]!;
+  assert.match(other.url, /q=\*{8}/);
+  assert.doesNotMatch(first[0]!.url, /q=\*{8}/);
+  // A URL that does not parse keeps its text, without the query, as its endpoint.
+  const odd = buildCapture(unit([call({ url: 'not a url?x=1' })]), defaults).sections.http![0]!;
+  assert.equal(odd.endpoint, 'GET not a url');
+  assert.equal(odd.host, '');
+});
+
+test('the built-in JSON capture gives what the generic capture path gives, from one parse', () => {
+  // A subclass is a user capture to the builder: it takes the generic path (capture, then mask, then raw).
+  class MyJson extends JsonCapture {}
+  const types = (capture: unknown) => ({ lenses: { HttpClientLens: { capture: { response_types: { 'application/json': capture, 'text/plain': capture } } } } }) as unknown as ProbeConfig;
+  const bodies = ['{"id":1,"token":"t","list":[{"password":"p"}]}', '[1,2,{"secret":"s"}]', 'not json {', '{"a": 1,   "b": "x"}'];
+  for (const text of bodies) {
+    for (const type of ['application/json', 'text/plain']) {
+      const input = () => unit([call({ responseHeaders: { 'content-type': type }, responseBody: body(text) })]);
+      const builtIn = buildCapture(input(), config(types(JsonCapture))).sections.http![0]!.response_capture;
+      const generic = buildCapture(input(), config(types(MyJson))).sections.http![0]!.response_capture;
+      assert.deepEqual({ ...builtIn, capture: 'x' }, { ...generic, capture: 'x' }, `${type}: ${text}`);
+      assert.equal(builtIn?.capture, 'JsonCapture');
+    }
+  }
 });
