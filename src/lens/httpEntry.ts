@@ -4,6 +4,7 @@ type Entry = (...args: unknown[]) => unknown;
 type EntryModule = Record<'request' | 'get', Entry>;
 
 const ORIGINAL = Symbol.for('probe.http.entry.original');
+const SHIMMER_MARKS = ['__wrapped', '__original', '__unwrap'];
 /** No stack taken by an entry point that is still running (the lens then captures its own). */
 const NONE = undefined;
 let taken: NodeJS.CallSite[] | null | undefined = NONE;
@@ -44,6 +45,12 @@ export function wrapHttpEntries(modules: EntryModule[]): () => void {
       } as Entry & { [ORIGINAL]?: Entry };
       entry[ORIGINAL] = original;
       Object.defineProperty(entry, 'name', { value: original.name });
+      // shimmer's marks (instrumentation-http's wrapper): an instrumentation that checks isWrapped, or
+      // unwraps before patching, sees the module as it would without this wrapper.
+      for (const mark of SHIMMER_MARKS) {
+        const descriptor = Object.getOwnPropertyDescriptor(original, mark);
+        if (descriptor) Object.defineProperty(entry, mark, descriptor);
+      }
       mod[name] = entry;
       undo.push(() => {
         if (mod[name] === entry) mod[name] = original;

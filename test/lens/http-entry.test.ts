@@ -50,6 +50,20 @@ describe('wrapHttpEntries', () => {
     assert.equal(mod.get, originals.get);
   });
 
+  it("carries shimmer's marks, so instrumentations see the module as before", () => {
+    const inner = () => 'req';
+    const wrapped = Object.assign(() => inner(), {});
+    for (const [mark, value] of [['__wrapped', true], ['__original', inner], ['__unwrap', () => {}]] as const) Object.defineProperty(wrapped, mark, { value, configurable: true, writable: true });
+    const mod = { request: wrapped as (...args: unknown[]) => unknown, get: () => null };
+    const unwrap = wrapHttpEntries([mod]);
+    assert.notEqual(mod.request, wrapped);
+    const marks = mod.request as unknown as Record<string, unknown>;
+    assert.equal(marks.__wrapped, true);
+    assert.equal(marks.__original, inner);
+    assert.equal(typeof marks.__unwrap, 'function');
+    unwrap();
+  });
+
   it('leaves nothing pending when the call throws, and does not wrap twice', () => {
     const mod = { request: () => { throw new TypeError('bad url'); }, get: () => null };
     const unwrap = wrapHttpEntries([mod]);
