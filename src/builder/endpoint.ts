@@ -2,14 +2,17 @@ const NUMBER = /^\d+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX_ID = /^[0-9a-f]{16,}$/i;
 
-/** `<METHOD> <scheme>://<host>/<path>` without the query, ids in the path folded to `{id}` so calls group. */
-export function endpointOf(method: string, url: URL | null, rawUrl: string): string {
-  if (!url) return `${method} ${rawUrl.split('?')[0]}`;
+/**
+ * `<scheme>://<host>/<path>` without the query, ids in the path folded to `{id}` so calls group; a row's
+ * endpoint is its method and this. A URL that does not parse keeps its text up to the query.
+ */
+export function endpointTarget(url: URL | null, rawUrl: string): string {
+  if (!url) return rawUrl.split('?')[0]!;
   const path = url.pathname
     .split('/')
     .map((segment) => (segment && (NUMBER.test(segment) || UUID.test(segment) || HEX_ID.test(segment)) ? '{id}' : segment))
     .join('/');
-  return `${method} ${url.protocol}//${url.host}${path}`;
+  return `${url.protocol}//${url.host}${path}`;
 }
 
 export function parseUrl(raw: string): URL | null {

@@ -1,5 +1,5 @@
 import type { Masker } from '../mask/Masker';
-import { endpointOf, parseUrl } from './endpoint';
+import { endpointTarget, parseUrl } from './endpoint';
 
 /** What a row takes from its URL: the masked URL, the host, and the endpoint without its method. */
 export interface UrlFacts {
@@ -23,8 +23,7 @@ export function urlFacts(raw: string, masker: Masker): UrlFacts {
   let facts = known.get(raw);
   if (facts) return facts;
   const parsed = parseUrl(raw);
-  // endpointOf puts the method first: build it with an empty one and drop the separator.
-  facts = { url: masker.url(raw), host: parsed?.host ?? '', target: endpointOf('', parsed, raw).slice(1) };
+  facts = { url: masker.url(raw), host: parsed?.host ?? '', target: endpointTarget(parsed, raw) };
   if (known.size >= MAX_URLS) known.clear();
   known.set(raw, facts);
   return facts;
