@@ -37,7 +37,7 @@ try {
     await run.done;
     let stored = '-';
     try {
-      stored = String(readdirSync(path.join(variant.root, '.probe', 'captures')).filter((f) => /^[^.].*\.json$/.test(f)).length);
+      stored = String(readdirSync(path.join(variant.root, '.probe', 'captures')).filter((f) => /^\d{17}-.*\.json$/.test(f)).length);
     } catch {
       // no store for this variant
     }

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { REPO, table } from './lib/common.mjs';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
-const DIST = path.join(REPO, 'dist') + path.sep;
+const DIST = process.env.PROFILE_DIST ? path.resolve(process.env.PROFILE_DIST) + path.sep : path.join(REPO, 'dist') + path.sep;
 
 function area(url, name) {
   const file = url.replace(/^file:\/\//, '');

@@ -5,8 +5,9 @@
 // Usage: node bench/rowcap.mjs [--calls 100000] [--workers 8]
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { BENCH_DIR, VARIANTS, prepareVariant, startChild, startUpstream, table, machine } from './lib/common.mjs';
+const { FileStore } = createRequire(import.meta.url)('../dist/index.js');
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '100000' }, workers: { type: 'string', default: '8' } } });
 const variant = prepareVariant(VARIANTS.find((v) => v.id === 'probe'), path.join(BENCH_DIR, 'rowcap-app.mjs'));
@@ -27,10 +28,8 @@ console.log(`ran in ${((Date.now() - t0) / 1000).toFixed(1)}s, exit code ${resul
 console.log('\n' + table(['calls made', 'heapUsed MiB (after GC)'], result.marks.map((m) => [m.calls, MiB(m.heap)])));
 
 const dir = path.join(variant.root, '.probe', 'captures');
-const captures = readdirSync(dir)
-  .filter((f) => /^[^.].*\.json$/.test(f))
-  .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')))
-  .filter((c) => c && c.type === 'job' && c.name === 'rowcap');
+const store = new FileStore({ path: dir, limit: 200 });
+const captures = (await Promise.all((await store.index()).filter((r) => r.type === 'job' && r.name === 'rowcap').map((r) => store.find(r.id)))).filter(Boolean);
 const capture = captures[0];
 if (!capture) {
   console.log('\nno job capture named "rowcap" was stored');

@@ -1,4 +1,4 @@
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -6,7 +6,8 @@ import type { Store } from './Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
 import { indexRowOf, isValidCaptureId } from '../capture/index-row';
-import { orderKeyOf, parseRowName, rowNameOf } from './order-key';
+import { captureNameOf, isLegacyName, orderKeyOf, parseCaptureName } from './order-key';
+import { captureFileText, captureOfText, rowOfHead } from './captureFile';
 import { StoreError } from './StoreError';
 import { SpareFiles } from './SpareFiles';
 
@@ -16,23 +17,26 @@ export interface FileStoreOptions {
   /** Most recent captures kept. */
   limit: number;
   logger?: Logger;
-  /** Least time between two trims (default 100 ms). The write thread asks for more: see fileStoreThread. */
+  /**
+   * Least time between two trims (default 0: the puts of one turn share a trim). A put resolves after a
+   * trim that saw its file, so this also bounds how fast one caller awaiting each put can go: the write
+   * thread, whose puts overlap, asks for 500 ms (see fileStoreThread).
+   */
   trimEveryMs?: number;
 }
 
-/** What a put writes, serialized: the capture file's text and its index row's name and text. */
+/** What a put writes, serialized: the capture file's name and text (its index row, then the capture). */
 export interface PreparedPut {
   id: string;
-  captureText: string;
-  rowName: string;
-  rowText: string;
+  name: string;
+  text: string;
 }
 
 /** Checks and serializes a capture for a put (pure: the app's thread does it, the writes may run elsewhere). */
 export function preparePut(capture: Capture): PreparedPut {
   if (!isValidCaptureId(capture?.id)) throw badId(capture?.id);
   const row = indexRowOf(capture);
-  return { id: capture.id, captureText: JSON.stringify(capture), rowName: rowNameOf(orderKeyOf(row.started_at), capture.id), rowText: JSON.stringify(row) };
+  return { id: capture.id, name: captureNameOf(orderKeyOf(row.started_at), capture.id), text: captureFileText(JSON.stringify(row), JSON.stringify(capture)) };
 }
 
 function badId(id: unknown): StoreError {
@@ -42,20 +46,24 @@ function badId(id: unknown): StoreError {
 /** Temp files left by a writer that died between write and rename are removed after this long. */
 const STALE_TEMP_MS = 60_000;
 const ROWS_PER_SLICE = 50;
-const TRIM_EVERY_MS = 100;
+/** Bytes read from the head of a capture file for its index row (rows are a few hundred bytes). */
+const HEAD_BYTES = 4096;
+const TRIM_EVERY_MS = 0;
 /** Temp file names: unique per process (pid and a random tag, for pid reuse across hosts) and per write. */
 const TEMP_TAG = `${process.pid}.${randomBytes(4).toString('hex')}`;
 let tempCount = 0;
 
 /**
- * One JSON file per capture (`<id>.json`) plus a small index-row file named by its order key
- * (`<started_at µs>-<id>.row`), both written atomically (temp file + rename). `index()` reads only the row
- * files, so it costs the same whatever the captures weigh; the trim sorts file names and never opens a file.
+ * One JSON file per capture, named by its order key (`<started_at µs>-<id>.json`) and written atomically
+ * (temp file + rename). The file holds the index row first, then the capture (see captureFile): `index()`
+ * reads only the head of each file, so it costs the same whatever the captures weigh, and the trim sorts
+ * file names and never opens a file.
  *
- * Concurrency without locks: a put writes the capture, then its row (a row means "committed"), then waits
- * for a trim (shared with the other puts of the moment, see trimSoon) to the `limit` newest rows it sees. A trim only deletes a row that has at least `limit` newer rows beside
- * it, so the newest `limit` captures are never deleted, and the last trim to run sees every committed row:
- * once all writers are done exactly `limit` remain, however many processes wrote at once.
+ * Concurrency without locks: a put writes its file (the rename commits it), then waits for a trim (shared
+ * with the other puts of the moment, see trimSoon) to the `limit` newest files it sees. A trim only deletes
+ * a capture that has at least `limit` newer ones beside it, so the newest `limit` captures are never
+ * deleted, and the last trim to run sees every committed capture: once all writers are done exactly `limit`
+ * remain, however many processes wrote at once.
  */
 export class FileStore implements Store {
   readonly path: string;
@@ -78,8 +86,8 @@ export class FileStore implements Store {
   /**
    * The writes are synchronous on purpose: a put runs on a turn of its own after the response (the
    * capture writer's drain), and under an app's async context manager every fs promise pays for promise
-   * hooks: measured, two atomic writes cost 3 to 5 times the CPU through fs/promises that they cost
-   * through the sync calls, which block for tens of microseconds on a local disk.
+   * hooks: measured, an atomic write costs 3 to 5 times the CPU through fs/promises that it costs through
+   * the sync calls, which block for tens of microseconds on a local disk.
    */
   async put(capture: Capture): Promise<void> {
     await this.putPrepared(preparePut(capture));
@@ -99,16 +107,15 @@ export class FileStore implements Store {
 
   private write(prepared: PreparedPut): void {
     // Checked again: a prepared put may come from another thread.
-    if (!isValidCaptureId(prepared.id) || !parseRowName(prepared.rowName)) throw badId(prepared.id);
-    this.writeAtomic(`${prepared.id}.json`, prepared.captureText);
-    this.writeAtomic(prepared.rowName, prepared.rowText);
+    if (!isValidCaptureId(prepared.id) || parseCaptureName(prepared.name)?.id !== prepared.id) throw badId(prepared.id);
+    this.writeAtomic(prepared.name, prepared.text);
   }
 
   /**
    * Puts share trims: one runs on the next turn, and at most one per trimEveryMs, so a put resolves once
-   * a trim that saw its row has run (after all writers stop, exactly `limit` remain) while a busy server
+   * a trim that saw its file has run (after all writers stop, exactly `limit` remain) while a busy server
    * lists the folder a few times a second instead of once per capture. Between trims the folder may hold a
-   * few captures over the limit; `index()` reads rows newest first and cuts at the limit.
+   * few captures over the limit; `index()` reads newest first and cuts at the limit.
    */
   private trimSoon(): Promise<void> {
     this.pendingTrim ??= new Promise<void>((resolve, reject) => {
@@ -131,106 +138,107 @@ export class FileStore implements Store {
 
   async find(id: string): Promise<Capture | null> {
     if (!isValidCaptureId(id)) return null;
-    let text: string;
-    try {
-      text = await readFile(path.join(this.path, `${id}.json`), 'utf8');
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw new StoreError('PROBE_STORE_READ', `cannot read capture ${id} in ${this.path}`, error);
+    // Newest first: a capture put again with another start time has two files until the next trim.
+    for (const entry of this.captureFiles().filter((file) => file.id === id)) {
+      let text: string;
+      try {
+        text = await readFile(path.join(this.path, entry.name), 'utf8');
+      } catch (error) {
+        if (isMissing(error)) continue; // retired by a concurrent trim
+        throw new StoreError('PROBE_STORE_READ', `cannot read capture ${id} in ${this.path}`, error);
+      }
+      const capture = captureOfText(text);
+      // The id inside must match the name: a retired file may already hold another capture.
+      if (capture?.id === id) return capture;
+      this.logger?.debug(`skipped corrupt capture file ${entry.name} in ${this.path}`);
     }
-    const capture = parseJson(text) as Capture | null;
-    if (!capture || typeof capture !== 'object' || capture.id !== id) {
-      this.logger?.debug(`skipped corrupt capture file ${id}.json in ${this.path}`);
-      return null;
-    }
-    return capture;
+    return null;
   }
 
   async index(): Promise<IndexRow[]> {
-    const rows = this.list()
-      .map((name) => ({ name, parsed: parseRowName(name) }))
-      .filter((entry) => entry.parsed !== null)
-      .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
-    const texts = await this.readSmallFiles(rows.map((entry) => entry.name));
     const out: IndexRow[] = [];
     const seen = new Set<string>();
-    texts.forEach((text, i) => {
-      const id = rows[i]!.parsed!.id;
-      if (text === null || seen.has(id)) return; // deleted by a concurrent trim, or a stale duplicate
-      const row = parseJson(text) as IndexRow | null;
+    const files = this.captureFiles();
+    for (let i = 0; i < files.length && out.length < this.limit; i++) {
+      // Short synchronous slices: see readRow. Yielding between them keeps a dashboard's event loop responsive.
+      if (i > 0 && i % ROWS_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      const { name, id } = files[i]!;
+      if (seen.has(id)) continue; // a stale duplicate of a re-put capture
+      const row = this.readRow(name);
+      if (row === undefined) continue; // retired by a concurrent trim
       if (!row || typeof row !== 'object' || row.id !== id) {
-        this.logger?.debug(`skipped corrupt index row ${rows[i]!.name} in ${this.path}`);
-        return;
+        this.logger?.debug(`skipped corrupt capture file ${name} in ${this.path}`);
+        continue;
       }
       seen.add(id);
       out.push(row);
-    });
+    }
     // Captures over the limit wait for the next trim (at most trimEveryMs): they are never shown.
-    return out.slice(0, this.limit);
+    return out;
   }
 
   async clear(): Promise<void> {
     const names = this.list();
-    const rows = names.map(parseRowName).filter((row) => row !== null);
-    // Rows first, so a reader never sees a row whose capture is already gone for long. A capture without a
-    // row is a put in progress in another process: it stays, so the row its writer adds next finds it.
-    for (const row of rows) this.remove(row.name);
-    const cleared = new Set(rows.map((row) => row.id));
+    // A put in progress in another process is a temp file: it stays, and its rename commits it after.
     for (const name of names) {
-      const id = captureIdOf(name);
-      if (id && (cleared.has(id) || this.isStale(name))) this.remove(name);
+      if (parseCaptureName(name) || isLegacyName(name)) this.remove(name);
     }
     this.spares.removeAll(names);
   }
 
   async close(): Promise<void> {}
 
-  /** Removes the oldest rows beyond the limit, their captures, captures without a row that are older still, and stale temp files. */
+  /** Capture files by name, newest first. */
+  private captureFiles(): CaptureName[] {
+    return captureFilesOf(this.list());
+  }
+
+  /** Removes the oldest captures beyond the limit, stale temp files and files of the earlier layout. */
   private trim(): void {
     const names = this.list();
-    const rows = names.map(parseRowName).filter((row) => row !== null).sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
     const kept = new Set<string>();
     const dropped: string[] = [];
-    for (const row of rows) {
-      // A second row of one id (re-put with another start time): the newest row stands.
-      if (kept.has(row.id)) dropped.push(row.name);
-      else if (kept.size < this.limit) kept.add(row.id);
-      else dropped.push(row.name);
+    for (const file of captureFilesOf(names)) {
+      // A second file of one id (re-put with another start time): the newest stands.
+      if (kept.has(file.id)) dropped.push(file.name);
+      else if (kept.size < this.limit) kept.add(file.id);
+      else dropped.push(file.name);
     }
-    // Row before capture, so a reader never finds a row whose capture is gone for long.
-    for (const name of dropped) {
-      const parsed = parseRowName(name)!;
-      this.retire(name);
-      if (!kept.has(parsed.id)) this.retire(`${parsed.id}.json`);
-    }
+    for (const name of dropped) this.retire(name);
     for (const name of this.spares.learn(names)) if (this.isStale(name)) this.remove(name);
     if (dropped.length === 0) return;
-    // Capture files whose row is gone (a writer died between the two renames, or lost a race with a trim).
-    const rowIds = new Set(rows.map((row) => row.id));
-    const oldestKept = rows.filter((row) => kept.has(row.id)).at(-1)?.id;
     for (const name of names) {
-      const id = captureIdOf(name);
-      if (id && !rowIds.has(id) && oldestKept !== undefined && id < oldestKept && this.isStale(name)) this.remove(name);
       if (name.startsWith('.') && name.endsWith('.tmp') && this.isStale(name)) this.remove(name);
+      // By mtime: a writer of that layout wrote its files just before renaming them.
+      else if (isLegacyName(name) && this.isStale(name, false)) this.remove(name);
     }
   }
 
   /**
-   * Reads index rows (a few hundred bytes each). Synchronous reads in short slices: one async readFile is
-   * four thread-pool round trips (open, stat, read, close), which made listing 200 rows several times slower
-   * than reading them; yielding between slices keeps a dashboard's event loop responsive.
+   * The index row of one capture file, from its first few KiB (the whole file only when the row is longer):
+   * undefined when the file is gone. Synchronous: one async read is several thread-pool round trips (open,
+   * read, close), which made listing 200 rows several times slower than reading them.
    */
-  private async readSmallFiles(names: string[]): Promise<Array<string | null>> {
-    const texts: Array<string | null> = [];
-    for (let i = 0; i < names.length; i++) {
-      if (i > 0 && i % ROWS_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
-      try {
-        texts.push(readFileSync(path.join(this.path, names[i]!), 'utf8'));
-      } catch {
-        texts.push(null); // removed by a concurrent trim or clear
-      }
+  private readRow(name: string): IndexRow | null | undefined {
+    let fd: number;
+    try {
+      fd = openSync(path.join(this.path, name), constants.O_RDONLY);
+    } catch {
+      return undefined;
     }
-    return texts;
+    try {
+      const head = Buffer.allocUnsafe(HEAD_BYTES);
+      const length = readSync(fd, head, 0, HEAD_BYTES, 0);
+      const row = rowOfHead(head.subarray(0, length), length < HEAD_BYTES);
+      if (row !== undefined) return row;
+      const whole = Buffer.allocUnsafe(fstatSync(fd).size);
+      const total = readSync(fd, whole, 0, whole.length, 0);
+      return rowOfHead(whole.subarray(0, total), true) ?? null;
+    } catch {
+      return null;
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private writeAtomic(name: string, text: string): void {
@@ -287,29 +295,27 @@ export class FileStore implements Store {
     }
   }
 
-  private isStale(name: string): boolean {
+  private isStale(name: string, renamesCount = true): boolean {
     try {
       const info = statSync(path.join(this.path, name), { throwIfNoEntry: false });
       // ctime too: a spare claimed as a temp file keeps the mtime of the capture it held (a rename sets ctime).
-      return info !== undefined && Date.now() - Math.max(info.mtimeMs, info.ctimeMs) > STALE_TEMP_MS;
+      return info !== undefined && Date.now() - (renamesCount ? Math.max(info.mtimeMs, info.ctimeMs) : info.mtimeMs) > STALE_TEMP_MS;
     } catch {
       return false;
     }
   }
 }
 
-function captureIdOf(name: string): string | null {
-  if (!name.endsWith('.json')) return null;
-  const id = name.slice(0, -5);
-  return isValidCaptureId(id) ? id : null;
-}
+type CaptureName = NonNullable<ReturnType<typeof parseCaptureName>>;
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
+/** The capture files among a folder's names, newest first (order key, then id, descending). */
+function captureFilesOf(names: string[]): CaptureName[] {
+  const files: CaptureName[] = [];
+  for (const name of names) {
+    const parsed = parseCaptureName(name);
+    if (parsed) files.push(parsed);
   }
+  return files.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
 }
 
 /**

@@ -9,14 +9,24 @@ export function orderKeyOf(startedAt: number): string {
   return String(Math.min(micros, Number.MAX_SAFE_INTEGER)).padStart(WIDTH, '0');
 }
 
-/** File name of an index row: `<order key>-<id>.row`. */
-export function rowNameOf(orderKey: string, id: string): string {
-  return `${orderKey}-${id}.row`;
+/** File name of a capture in the file store: `<order key>-<id>.json`. */
+export function captureNameOf(orderKey: string, id: string): string {
+  return `${orderKey}-${id}.json`;
 }
 
-const ROW_NAME = /^(\d{17})-([0-9A-Za-z_-]{8,64})\.row$/;
+const CAPTURE_NAME = /^(\d{17})-([0-9A-Za-z_-]{8,64})\.json$/;
 
-export function parseRowName(name: string): { name: string; key: string; id: string } | null {
-  const match = ROW_NAME.exec(name);
+export function parseCaptureName(name: string): { name: string; key: string; id: string } | null {
+  const match = CAPTURE_NAME.exec(name);
   return match ? { name, key: match[1]!, id: match[2]! } : null;
+}
+
+/**
+ * Files of the layout before the index row moved into the capture file: `<id>.json` beside
+ * `<order key>-<id>.row`. Never read; the trim removes them once stale, and `clear` at once.
+ */
+const LEGACY_NAME = /^(?:\d{17}-[0-9A-Za-z_-]{8,64}\.row|[0-9A-Za-z_-]{8,64}\.json)$/;
+
+export function isLegacyName(name: string): boolean {
+  return LEGACY_NAME.test(name);
 }

@@ -78,14 +78,14 @@ export class TestApp {
     return collect(child, options.timeout ?? 30_000);
   }
 
-  /** Every capture in the default file store, oldest first. */
+  /** Every capture in the default file store, oldest first (ids sort by creation time). */
   captures(folder = '.probe/captures'): Capture[] {
     const dir = path.join(this.dir, folder);
     if (!existsSync(dir)) return [];
     return readdirSync(dir)
-      .filter((name) => /^[0-9A-Za-z_-]+\.json$/.test(name))
-      .sort()
-      .map((name) => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as Capture);
+      .filter((name) => /^\d{17}-[0-9A-Za-z_-]+\.json$/.test(name))
+      .map((name) => (JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { capture: Capture }).capture)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 }
 

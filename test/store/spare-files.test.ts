@@ -16,6 +16,7 @@ function tempFolder(t: { after: (fn: () => void) => void }): string {
   return path.join(dir, 'captures');
 }
 
+const fileOf = (dir: string, id: string) => readdirSync(dir).find((name) => name.endsWith(`-${id}.json`))!;
 const inodes = (dir: string) => new Set(readdirSync(dir).map((name) => statSync(path.join(dir, name)).ino));
 
 test('past the limit, new captures are written into the files the trim retired', async (t) => {
@@ -34,8 +35,8 @@ test('past the limit, new captures are written into the files the trim retired',
   assert.equal(rows.length, 4);
   // A reused file is cut to its new length: every capture parses and is the one its name says.
   for (const row of rows) {
-    const text = readFileSync(path.join(dir, `${row.id}.json`), 'utf8');
-    assert.equal(JSON.parse(text).id, row.id);
+    const text = readFileSync(path.join(dir, fileOf(dir, row.id)), 'utf8');
+    assert.equal(JSON.parse(text).capture.id, row.id);
     assert.equal((await store.find(row.id))?.id, row.id);
   }
 });
@@ -52,10 +53,7 @@ test('a reader that reaches a reused file reads it as gone, never as another cap
   }
   // What a reader holding the old name sees when the file under it now holds another capture.
   const victim = ids[0]!;
-  const row = readdirSync(dir).find((name) => name.endsWith(`-${victim}.row`))!;
-  const other = readFileSync(path.join(dir, readdirSync(dir).find((name) => name.endsWith(`-${ids[1]}.row`))!), 'utf8');
-  writeFileSync(path.join(dir, row), other);
-  writeFileSync(path.join(dir, `${victim}.json`), readFileSync(path.join(dir, `${ids[1]}.json`)));
+  writeFileSync(path.join(dir, fileOf(dir, victim)), readFileSync(path.join(dir, fileOf(dir, ids[1]!))));
   assert.equal(await store.find(victim), null);
   const listed = (await store.index()).map((r) => r.id);
   assert.equal(listed.filter((id) => id === ids[1]).length, 1, 'the other capture is listed once');
