@@ -1,9 +1,11 @@
 // The app's runtime writes file-store captures on a worker thread (ThreadedFileStore). Tests: the thread
 // really takes the writes and they land; its faults come back as StoreErrors; a dead thread loses nothing;
-// and apps that end in every way, after enough captures to have started the thread, keep all of them.
+// apps that end in every way, after enough captures to have started the thread, keep all of them; and a
+// write stuck in the kernel holds none of the app's requests.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -130,4 +132,73 @@ for (const [how, end, code] of [
     assert.deepEqual(names, expected, run.stderr);
     assert.doesNotMatch(run.stderr, /\[probe\]/, 'no warning from Probe');
   });
+}
+
+// A disk that stops answering, for real: a FIFO planted among the store's spare files. The write thread
+// learns spares from its trim's listing, claims this one for its next capture, and its open() blocks in
+// the kernel until a reader opens the other end. The app must keep serving meanwhile.
+const server = `const http = require('node:http');
+let n = 0;
+http.createServer(async (req, res) => {
+  const body = await (await fetch(process.env.UP + '/json')).text();
+  res.end('ok ' + (++n) + ' ' + body.length);
+}).listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
+
+test('a write thread stuck on a disk that does not answer holds no request of the app', async (t) => {
+  const app = new TestApp({ 'server.js': server });
+  const child = app.spawn('server.js', { env: { UP: upstream.url } });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  t.after(() => child.kill('SIGKILL'));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening (\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', () => reject(new Error(`server exited: ${stderr}`)));
+  });
+  // Each request must come back; a generous bound turns a held event loop into a failure, not a hang.
+  const ask = async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(10_000) });
+    assert.equal(response.status, 200);
+    assert.match(await response.text(), /^ok \d+ \d+$/);
+  };
+  const dir = path.join(app.dir, '.probe', 'captures');
+  const fifos = () => readdirSync(dir).filter((name) => lstatSync(path.join(dir, name)).isFIFO());
+  const stored = () => readdirSync(dir).filter((name) => /^\d{17}-.*\.json$/.test(name)).length;
+  // Past the first 8 captures (written on the app's thread), the write thread has them.
+  for (let i = 0; i < 12; i++) await ask();
+  await until(() => stored() >= 12);
+  const planted = path.join(dir, '.spare.stuck-disk.1');
+  execFileSync('mkfifo', [planted]);
+  // The thread's next trim learns the spare and a later write claims it (renamed to a temp name).
+  await until(async () => {
+    await ask();
+    const names = fifos();
+    return names.length === 1 && names[0] !== '.spare.stuck-disk.1' && names[0]!.endsWith('.tmp');
+  });
+  const before = stored();
+  // The thread is blocked in open(): every request still comes back, and nothing more is stored.
+  for (let i = 0; i < 10; i++) await ask();
+  assert.equal(stored(), before, 'the write thread is held');
+  assert.equal(fifos().length, 1);
+  // The disk answers: the held write goes into the pipe, the FIFO cannot be cut to length, that capture is
+  // lost with a warning, and the captures queued behind it are written.
+  const reader = openSync(path.join(dir, fifos()[0]!), constants.O_RDONLY | constants.O_NONBLOCK);
+  t.after(() => closeSync(reader));
+  await until(() => stored() >= before + 9);
+  for (let i = 0; i < 3; i++) await ask();
+  await until(() => stored() >= before + 12);
+  assert.match(stderr, /\[probe\].*(capture|store)/i, 'the lost capture is reported');
+  assert.doesNotMatch(stderr, /Unhandled|TypeError|RangeError/);
+});
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
