@@ -46,9 +46,15 @@ function inflateEither(bytes: Buffer, options: zlib.ZlibOptions): Buffer {
   }
 }
 
+/** A header by its lower-case name. The lens stores lower-case names, so the scan is for hand-made input. */
 export function headerValue(headers: Record<string, unknown>, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(', ') : value == null ? undefined : String(value);
+  if (Object.hasOwn(headers, name)) return headerText(headers[name]);
+  for (const key in headers) {
+    if (Object.hasOwn(headers, key) && key.toLowerCase() === name) return headerText(headers[key]);
   }
   return undefined;
+}
+
+function headerText(value: unknown): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value == null ? undefined : String(value);
 }

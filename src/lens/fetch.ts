@@ -68,11 +68,8 @@ export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBo
 function startRecord(recorder: Recorder, input: string | URL | Request, init: RequestInit | undefined, maxBodyBytes: number): CallRecord | null {
   const isRequest = typeof input === 'object' && input !== null && 'url' in input && typeof (input as Request).method === 'string';
   const url = isRequest ? (input as Request).url : String(input);
-  try {
-    new URL(url);
-  } catch {
-    return null; // fetch rejects it before any network: an app bug, not an HTTP call
-  }
+  // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. canParse makes no URL object.
+  if (!URL.canParse(url)) return null;
   const record = new CallRecord(maxBodyBytes);
   record.stack = captureStack(FETCH_STACK_LIMIT);
   record.url = url;

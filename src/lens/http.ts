@@ -83,25 +83,27 @@ export class HttpLens {
     record.pool = currentPool(unit);
     this.recorder.addCall(unit, record);
 
-    const write = request.write;
-    request.write = function (this: http.ClientRequest, chunk: unknown, ...rest: unknown[]) {
-      tapChunk(record, chunk, rest[0]);
-      return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+    // The wrappers pass `arguments` on as they came: no rest arrays per event and chunk, and the original
+    // sees exactly the arguments the caller gave.
+    const write = request.write as (...args: unknown[]) => boolean;
+    request.write = function (this: http.ClientRequest, chunk: unknown, encoding?: unknown) {
+      tapChunk(record, chunk, encoding);
+      return write.apply(this, arguments as unknown as unknown[]);
     } as typeof request.write;
-    const end = request.end;
-    request.end = function (this: http.ClientRequest, chunk?: unknown, ...rest: unknown[]) {
-      if (typeof chunk !== 'function') tapChunk(record, chunk, rest[0]);
-      return (end as (...args: unknown[]) => http.ClientRequest).call(this, chunk, ...rest);
+    const end = request.end as (...args: unknown[]) => http.ClientRequest;
+    request.end = function (this: http.ClientRequest, chunk?: unknown, encoding?: unknown) {
+      if (typeof chunk !== 'function') tapChunk(record, chunk, encoding);
+      return end.apply(this, arguments as unknown as unknown[]);
     } as typeof request.end;
 
     const emit = request.emit as Emit;
-    request.emit = function (this: http.ClientRequest, event: string | symbol, ...args: unknown[]) {
+    request.emit = function (this: http.ClientRequest, event: string | symbol, first?: unknown) {
       try {
-        observeRequest(record, event, args);
+        observeRequest(record, event, first);
       } catch {
         // observing never changes delivery
       }
-      return emit.call(this, event, ...args);
+      return emit.apply(this, arguments as unknown as Parameters<Emit>);
     } as typeof request.emit;
   }
 }
@@ -115,10 +117,11 @@ function tapChunk(record: CallRecord, chunk: unknown, encoding: unknown): void {
   }
 }
 
-function observeRequest(record: CallRecord, event: string | symbol, args: unknown[]): void {
+/** `first` is the event's first argument (the socket, the response, the error). */
+function observeRequest(record: CallRecord, event: string | symbol, first: unknown): void {
   switch (event) {
     case 'socket': {
-      const socket = args[0] as import('node:net').Socket;
+      const socket = first as import('node:net').Socket;
       if (socket?.constructor?.name === 'MockHttpSocket') {
         record.fake = true; // nock / msw answer through @mswjs/interceptors' socket
         return;
@@ -131,7 +134,7 @@ function observeRequest(record: CallRecord, event: string | symbol, args: unknow
       record.markSent();
       break;
     case 'response': {
-      const response = args[0] as http.IncomingMessage;
+      const response = first as http.IncomingMessage;
       const socket = record.socket as import('node:net').Socket | undefined;
       if (socket && !record.fake) {
         record.socket = undefined;
@@ -146,7 +149,7 @@ function observeRequest(record: CallRecord, event: string | symbol, args: unknow
     case 'error':
       if (record.end === null) {
         record.status = null;
-        record.fail(errorInput(args[0]));
+        record.fail(errorInput(first));
       }
       break;
     case 'close':
@@ -168,14 +171,14 @@ function tapResponse(record: CallRecord, response: http.IncomingMessage): void {
     return push.call(this, chunk, encoding);
   };
   const emit = response.emit as Emit;
-  response.emit = function (this: http.IncomingMessage, event: string | symbol, ...args: unknown[]) {
+  response.emit = function (this: http.IncomingMessage, event: string | symbol, first?: unknown) {
     if ((event === 'aborted' || event === 'error') && record.end === null) {
       try {
-        record.fail(errorInput(args[0] ?? new Error('response aborted')));
+        record.fail(errorInput(first ?? new Error('response aborted')));
       } catch {
         // ignore
       }
     }
-    return emit.call(this, event, ...args);
+    return emit.apply(this, arguments as unknown as Parameters<Emit>);
   } as typeof response.emit;
 }

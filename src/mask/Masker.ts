@@ -29,8 +29,10 @@ export class Masker {
   headers(headers: Record<string, unknown> | null | undefined): Record<string, string> {
     const out: Record<string, string> = {};
     if (!headers) return out;
-    for (const [rawName, rawValue] of Object.entries(headers)) {
-      if (rawValue === undefined || rawValue === null) continue;
+    // for-in, not Object.entries: no pair arrays per header, per row (they showed in allocation profiles).
+    for (const rawName in headers) {
+      const rawValue = headers[rawName];
+      if (rawValue === undefined || rawValue === null || !Object.hasOwn(headers, rawName)) continue;
       const name = rawName.toLowerCase();
       const value = Array.isArray(rawValue) ? rawValue.map(String).join(', ') : String(rawValue);
       const mask = this.headerMasks.get(name);

@@ -72,6 +72,8 @@ export function resolveOrigin(sites: NodeJS.CallSite[] | null, root: string): Or
 interface FileInfo {
   file: string;
   map: SourceMap | null;
+  /** The file relative to the app root (one root per process), and that root. */
+  shown?: { root: string; file: string };
 }
 
 // Script name → verdict. A stack repeats the same few files call after call; the path checks, URL
@@ -113,7 +115,14 @@ function appFrame(site: NodeJS.CallSite, root: string): Frame | null {
     }
   }
   const fn = site.getFunctionName() ?? (site.isAsync() ? 'async' : '');
-  return { file: path.relative(root, file) || path.basename(file), line, fn };
+  if (info.map) return { file: shownPath(root, file), line, fn };
+  if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, file) };
+  return { file: info.shown.file, line, fn };
+}
+
+/** A file as origins show it: relative to the app root. path.relative resolves both paths each time. */
+function shownPath(root: string, file: string): string {
+  return path.relative(root, file) || path.basename(file);
 }
 
 type SourceMap = NonNullable<ReturnType<typeof findSourceMap>>;

@@ -25,18 +25,23 @@ export interface FileStoreOptions {
   trimEveryMs?: number;
 }
 
-/** What a put writes, serialized: the capture file's name and text (its index row, then the capture). */
+/**
+ * What a put writes, serialized: the capture file's name, its index row's text and the capture's text. The
+ * two texts travel apart and are joined where they are written: joining them on the app's thread would copy
+ * the capture once more before postMessage copies it again.
+ */
 export interface PreparedPut {
   id: string;
   name: string;
-  text: string;
+  rowText: string;
+  captureText: string;
 }
 
 /** Checks and serializes a capture for a put (pure: the app's thread does it, the writes may run elsewhere). */
 export function preparePut(capture: Capture): PreparedPut {
   if (!isValidCaptureId(capture?.id)) throw badId(capture?.id);
   const row = indexRowOf(capture);
-  return { id: capture.id, name: captureNameOf(orderKeyOf(row.started_at), capture.id), text: captureFileText(JSON.stringify(row), JSON.stringify(capture)) };
+  return { id: capture.id, name: captureNameOf(orderKeyOf(row.started_at), capture.id), rowText: JSON.stringify(row), captureText: JSON.stringify(capture) };
 }
 
 function badId(id: unknown): StoreError {
@@ -108,7 +113,7 @@ export class FileStore implements Store {
   private write(prepared: PreparedPut): void {
     // Checked again: a prepared put may come from another thread.
     if (!isValidCaptureId(prepared.id) || parseCaptureName(prepared.name)?.id !== prepared.id) throw badId(prepared.id);
-    this.writeAtomic(prepared.name, prepared.text);
+    this.writeAtomic(prepared.name, captureFileText(prepared.rowText, prepared.captureText));
   }
 
   /**
