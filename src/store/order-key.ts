@@ -28,5 +28,6 @@ export function parseCaptureName(name: string): { name: string; key: string; id:
 const LEGACY_NAME = /^(?:\d{17}-[0-9A-Za-z_-]{8,64}\.row|[0-9A-Za-z_-]{8,64}\.json)$/;
 
 export function isLegacyName(name: string): boolean {
-  return LEGACY_NAME.test(name);
+  // A capture file's name (`<order key>-<id>.json`) is also a valid bare id followed by .json.
+  return LEGACY_NAME.test(name) && !CAPTURE_NAME.test(name);
 }
