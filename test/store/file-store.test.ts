@@ -84,6 +84,7 @@ test('files of the earlier layout (capture beside a .row file) are never read, a
   writeFileSync(path.join(dir, legacy[0]!), JSON.stringify(old));
   writeFileSync(path.join(dir, legacy[1]!), JSON.stringify(indexRowOf(old)));
   writeFileSync(path.join(dir, 'notes.txt'), 'not the store’s');
+  writeFileSync(path.join(dir, 'settings.json'), '{}');
   const store = new FileStore({ path: dir, limit: 2, trimEveryMs: 0 });
   assert.deepEqual(await store.index(), []);
   assert.equal(await store.find(old.id), null);
@@ -92,7 +93,7 @@ test('files of the earlier layout (capture beside a .row file) are never read, a
   for (let i = 0; i < 3; i++) await store.put(makeCapture({ startedAt: base + i }));
   assert.ok(legacy.every((name) => readdirSync(dir).includes(name)), 'fresh legacy files stay');
   const past = new Date(Date.now() - 120_000);
-  for (const name of legacy) utimesSync(path.join(dir, name), past, past);
+  for (const name of [...legacy, 'settings.json']) utimesSync(path.join(dir, name), past, past);
   for (let i = 3; i < 5; i++) await store.put(makeCapture({ startedAt: base + i }));
   assert.ok(!readdirSync(dir).some((name) => legacy.includes(name)), 'stale legacy files removed');
   // A capture file's name also reads as a bare id + .json: kept captures, however old, are not legacy.
@@ -101,12 +102,12 @@ test('files of the earlier layout (capture beside a .row file) are never read, a
   await store.put(makeCapture({ startedAt: base + 5 }));
   assert.deepEqual((await store.index()).map((row) => row.id), [(await store.index())[0]!.id, kept[0]!.id], 'the newest old capture is kept');
   assert.ok(await store.find(kept[0]!.id), 'an old kept capture is still found');
-  assert.ok(readdirSync(dir).includes('notes.txt'));
+  assert.ok(readdirSync(dir).includes('notes.txt') && readdirSync(dir).includes('settings.json'), 'files that are not the store’s stay');
   assert.equal((await store.index()).length, 2);
   // clear removes them at once.
   writeFileSync(path.join(dir, legacy[0]!), JSON.stringify(old));
   await store.clear();
-  assert.deepEqual(readdirSync(dir), ['notes.txt']);
+  assert.deepEqual(readdirSync(dir).sort(), ['notes.txt', 'settings.json']);
 });
 
 test('a caller awaiting each put is never held by a timer: puts of one turn share a trim, nothing waits longer', async (t) => {
