@@ -99,8 +99,9 @@ test('files of the earlier layout (capture beside a .row file) are never read, a
   // A capture file's name also reads as a bare id + .json: kept captures, however old, are not legacy.
   const kept = await store.index();
   for (const name of readdirSync(dir).filter((n) => /^\d{17}-/.test(n))) utimesSync(path.join(dir, name), past, past);
-  await store.put(makeCapture({ startedAt: base + 5 }));
-  assert.deepEqual((await store.index()).map((row) => row.id), [(await store.index())[0]!.id, kept[0]!.id], 'the newest old capture is kept');
+  const newest = makeCapture({ startedAt: base + 5 });
+  await store.put(newest);
+  assert.deepEqual((await store.index()).map((row) => row.id), [newest.id, kept[0]!.id], 'the newest old capture is kept');
   assert.ok(await store.find(kept[0]!.id), 'an old kept capture is still found');
   assert.ok(readdirSync(dir).includes('notes.txt') && readdirSync(dir).includes('settings.json'), 'files that are not the store’s stay');
   assert.equal((await store.index()).length, 2);
