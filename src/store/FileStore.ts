@@ -117,10 +117,10 @@ export class FileStore implements Store {
   }
 
   /**
-   * Puts share trims: one runs on the next turn, and at most one per trimEveryMs, so a put resolves once
-   * a trim that saw its file has run (after all writers stop, exactly `limit` remain) while a busy server
-   * lists the folder a few times a second instead of once per capture. Between trims the folder may hold a
-   * few captures over the limit; `index()` reads newest first and cuts at the limit.
+   * Puts share trims: one runs on the next turn (no sooner than trimEveryMs after the last), so a put
+   * resolves once a trim that saw its file has run (after all writers stop, exactly `limit` remain), and
+   * the puts of one turn list the folder once. Between trims the folder may hold a few captures over the
+   * limit; `index()` reads newest first and cuts at the limit.
    */
   private trimSoon(): Promise<void> {
     this.pendingTrim ??= new Promise<void>((resolve, reject) => {
@@ -171,7 +171,7 @@ export class FileStore implements Store {
       if (seen.has(id)) continue; // a stale duplicate of a re-put capture
       const row = this.readRow(name);
       if (row === undefined) continue; // retired by a concurrent trim
-      if (!row || typeof row !== 'object' || row.id !== id) {
+      if (row?.id !== id) {
         this.logger?.debug(`skipped corrupt capture file ${name} in ${this.path}`);
         continue;
       }
@@ -211,7 +211,8 @@ export class FileStore implements Store {
     }
     for (const name of dropped) this.retire(name);
     for (const name of this.spares.learn(names)) if (this.isStale(name)) this.remove(name);
-    if (dropped.length === 0) return;
+    // Every trim, not only one that drops: a store below its limit must shed an upgrade's old files too.
+    // Cheap: names are tested in memory, and only a leftover's name leads to a stat.
     for (const name of names) {
       if (name.startsWith('.') && name.endsWith('.tmp') && this.isStale(name)) this.remove(name);
       // By mtime: a writer of that layout wrote its files just before renaming them.

@@ -10,8 +10,10 @@ import type { BatchDone } from './ThreadedFileStore';
 const { path, limit } = workerData as { path: string; limit: number };
 /**
  * Trims at most twice a second here: each one lists and sorts the whole folder, and at a few hundred
- * captures a second the 100 ms default listed it more often than it found files to drop. The folder holds
+ * captures a second a trim per batch listed it far more often than it found files to drop. The folder holds
  * at most half a second of captures over the limit, which readers never show (index() cuts at the limit).
+ * The thread's puts overlap, so none waits on another's trim (FileStore's default of 0 is for a caller
+ * awaiting each put).
  */
 const TRIM_EVERY_MS = 500;
 const store = new FileStore({ path, limit, trimEveryMs: TRIM_EVERY_MS });

@@ -85,7 +85,7 @@ test('files of the earlier layout (capture beside a .row file) are never read, a
   writeFileSync(path.join(dir, legacy[1]!), JSON.stringify(indexRowOf(old)));
   writeFileSync(path.join(dir, 'notes.txt'), 'not the store’s');
   writeFileSync(path.join(dir, 'settings.json'), '{}');
-  const store = new FileStore({ path: dir, limit: 2, trimEveryMs: 0 });
+  const store = new FileStore({ path: dir, limit: 2 });
   assert.deepEqual(await store.index(), []);
   assert.equal(await store.find(old.id), null);
   // The trim removes them once stale (a writer of the old layout may still be running), with other files kept.
@@ -105,6 +105,15 @@ test('files of the earlier layout (capture beside a .row file) are never read, a
   assert.ok(await store.find(kept[0]!.id), 'an old kept capture is still found');
   assert.ok(readdirSync(dir).includes('notes.txt') && readdirSync(dir).includes('settings.json'), 'files that are not the store’s stay');
   assert.equal((await store.index()).length, 2);
+  // A store below its limit sheds them too (an upgraded app that keeps fewer captures than its limit).
+  const roomy = path.join(path.dirname(dir), 'roomy');
+  mkdirSync(roomy);
+  for (const name of legacy) writeFileSync(path.join(roomy, name), '{}');
+  for (const name of legacy) utimesSync(path.join(roomy, name), past, past);
+  const below = new FileStore({ path: roomy, limit: 50 });
+  await below.put(makeCapture());
+  assert.equal(readdirSync(roomy).filter((name) => legacy.includes(name)).length, 0, 'stale legacy files removed below the limit');
+  assert.equal((await below.index()).length, 1);
   // clear removes them at once.
   writeFileSync(path.join(dir, legacy[0]!), JSON.stringify(old));
   await store.clear();
