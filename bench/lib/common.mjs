@@ -5,6 +5,7 @@ import { copyFileSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO = path.resolve(BENCH_DIR, '..');
@@ -37,8 +38,20 @@ const DROPPING_STORE_CONFIG = `module.exports = {
 
 export const isProbe = (variant) => ['probe', 'bodies', 'nostore', 'noorigin', 'try'].includes(variant.id);
 
-/** With `--try DIR`: Probe (defaults) built into another folder, e.g. a candidate fix, side by side. */
-export const tryVariant = (dir) => ({ id: 'try', label: `(x) Probe from ${path.relative(REPO, path.resolve(dir)) || dir}`, dist: path.resolve(dir) });
+/**
+ * With `--try DIR`: Probe (defaults) built into another folder, e.g. a candidate fix, side by side. The
+ * folder must resolve Probe's dependencies (be inside this repository): elsewhere the preload cannot start,
+ * the app runs unrecorded, and the figures would silently be those of no instrumentation.
+ */
+export const tryVariant = (dir, label = `(x) Probe from ${path.relative(REPO, path.resolve(dir)) || dir}`) => {
+  const dist = path.resolve(dir);
+  try {
+    createRequire(path.join(dist, 'register.js')).resolve('@opentelemetry/api');
+  } catch {
+    throw new Error(`${dir}: Probe's dependencies do not resolve from there; put the build inside ${REPO} (bench/.exp/ is ignored by git)`);
+  }
+  return { id: 'try', label, dist };
+};
 
 /**
  * A temp app folder per variant (package.json, the app script copied in so that its frames count as app
