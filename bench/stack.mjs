@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Benchmark: what one stack capture costs inside a busy web server, by frame limit. The server of
+// bench/server.mjs (no instrumentation) takes a timed capture where each of its 3 calls is made
+// (bench/stack-app.mjs), under autocannon; limits alternate across rounds. Why: a capture costs a few µs in
+// a microbenchmark and ten times that in a real server, and how much of it a lower limit saves decides
+// whether the caller line can be cheaper. Limit 0 captures nothing and measures the timing itself.
+// Usage: node bench/stack.mjs [--limits 0,1,5,10,20,40] [--rounds 3] [--requests 2000] [--connections 16]
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { BENCH_DIR, VARIANTS, prepareVariant, startChild, startUpstream, median, table, machine } from './lib/common.mjs';
+import { ask } from './lib/ipc.mjs';
+
+const { values } = parseArgs({
+  options: {
+    limits: { type: 'string', default: '0,1,5,10,20,40' },
+    rounds: { type: 'string', default: '3' },
+    requests: { type: 'string', default: '2000' },
+    connections: { type: 'string', default: '16' },
+  },
+});
+const limits = values.limits.split(',').map(Number);
+const app = prepareVariant(VARIANTS.find((v) => v.id === 'none'), path.join(BENCH_DIR, 'stack-app.mjs'));
+const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
+const results = new Map(limits.map((limit) => [limit, { p50: [], p90: [], mean: [] }]));
+console.log(`stack capture in a busy server; limits ${limits.join(', ')}; ${values.rounds} rounds × ${values.requests} requests; ${machine()}`);
+const upstream = await startUpstream();
+try {
+  for (let round = 0; round < Number(values.rounds); round++) {
+    for (const limit of round % 2 ? [...limits].reverse() : limits) {
+      const run = startChild({ ...app, env: { ...app.env, STACK_LIMIT: String(limit) } }, [upstream.url], { ipc: true });
+      const port = (await run.match)[1];
+      const load = (amount) => autocannon({ url: `http://127.0.0.1:${port}/`, connections: Number(values.connections), amount });
+      await load(500);
+      await ask(run.child, 'stacks'); // drop the warm-up's
+      const result = await load(Number(values.requests));
+      if (result.errors + result.non2xx) throw new Error(`limit ${limit}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+      const { sorted } = await ask(run.child, 'stacks');
+      run.child.kill('SIGTERM');
+      await run.done;
+      const r = results.get(limit);
+      r.p50.push(at(sorted, 0.5));
+      r.p90.push(at(sorted, 0.9));
+      r.mean.push(sorted.reduce((a, b) => a + b, 0) / sorted.length);
+    }
+  }
+} finally {
+  upstream.stop();
+}
+const rows = limits.map((limit) => {
+  const r = results.get(limit);
+  return [String(limit), median(r.p50).toFixed(1), median(r.p90).toFixed(1), median(r.mean).toFixed(1)];
+});
+console.log(`\n${table(['frame limit', 'p50 µs per capture', 'p90 µs', 'mean µs'], rows)}`);
