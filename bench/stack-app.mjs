@@ -1,7 +1,8 @@
 // The web-server app of bench/server-app.mjs with a timed stack capture where each of its 3 outgoing calls
 // is made (run by bench/stack.mjs, no instrumentation): what V8's stack walk costs inside a busy server, at
 // the frame limit STACK_LIMIT, the way Probe captures (structured call sites). Prints `listening <port>`;
-// over IPC it answers `cpu` and `stacks` (the capture times in µs, sorted).
+// over IPC it answers `cpu` and `stacks` (the capture times in µs, sorted). Self-contained, so it repeats
+// server-app.mjs's handler: the benchmarks copy an app script alone into a temp app folder.
 import http from 'node:http';
 
 const upstream = process.argv[2];
