@@ -52,7 +52,7 @@ const STEPS = [
 const app = path.join(BENCH_DIR, 'server-app.mjs');
 const otel = prepareVariant(VARIANTS.find((v) => v.id === 'otel'), app);
 const builds = STEPS.map((step) => {
-  if (!step.patches) return prepareVariant(tryVariant(path.join(REPO, 'dist'), `(${step.id}) Probe as built`), app);
+  if (!step.patches) return prepareVariant(VARIANTS.find((v) => v.id === 'probe'), app);
   const dist = path.join(BENCH_DIR, '.exp', 'parts', step.id, 'dist');
   rmSync(dist, { recursive: true, force: true });
   cpSync(path.join(REPO, 'dist'), dist, { recursive: true });

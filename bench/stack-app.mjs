@@ -1,7 +1,8 @@
 // The web-server app of bench/server-app.mjs with a timed stack capture where each of its 3 outgoing calls
 // is made (run by bench/stack.mjs, no instrumentation): what V8's stack walk costs inside a busy server, at
 // the frame limit STACK_LIMIT, the way Probe captures (structured call sites). Prints `listening <port>`;
-// over IPC it answers `cpu` and `stacks` (the capture times in µs, sorted). Self-contained, so it repeats
+// over IPC it answers `stacks` (the capture times in µs, sorted) and `loop` (the p50 of 20,000 captures
+// in a tight loop, before any load). Self-contained, so it repeats
 // server-app.mjs's handler: the benchmarks copy an app script alone into a temp app folder.
 import http from 'node:http';
 
@@ -62,10 +63,12 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${server.address().port}\n`));
 
 process.on('message', (msg) => {
-  if (msg === 'cpu') process.send({ cpu: process.cpuUsage() });
-  if (msg === 'stacks') {
-    const sorted = times.splice(0).sort((a, b) => a - b);
-    process.send({ sorted });
+  if (msg === 'stacks') process.send({ sorted: times.splice(0).sort((a, b) => a - b) });
+  // The same capture in a tight loop with no load: what a microbenchmark of it shows.
+  if (msg === 'loop') {
+    for (let i = 0; i < 20_000; i++) timedCapture();
+    const loop = times.splice(0).sort((a, b) => a - b);
+    process.send({ p50: loop[loop.length >> 1] });
   }
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -3,7 +3,8 @@
 // bench/server.mjs (no instrumentation) takes a timed capture where each of its 3 calls is made
 // (bench/stack-app.mjs), under autocannon; limits alternate across rounds. Why: a capture costs a few µs in
 // a microbenchmark and ten times that in a real server, and how much of it a lower limit saves decides
-// whether the caller line can be cheaper. Limit 0 captures nothing and measures the timing itself.
+// whether the caller line can be cheaper. Limit 0 walks no frame: what is left is a capture's fixed work.
+// Each app first times the same capture in a tight loop with no load (the microbenchmark column).
 // Usage: node bench/stack.mjs [--limits 0,1,5,10,20,40] [--rounds 3] [--requests 2000] [--connections 16]
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -22,7 +23,7 @@ const { values } = parseArgs({
 const limits = values.limits.split(',').map(Number);
 const app = prepareVariant(VARIANTS.find((v) => v.id === 'none'), path.join(BENCH_DIR, 'stack-app.mjs'));
 const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
-const results = new Map(limits.map((limit) => [limit, { p50: [], p90: [], mean: [] }]));
+const results = new Map(limits.map((limit) => [limit, { p50: [], p90: [], mean: [], loop: [] }]));
 console.log(`stack capture in a busy server; limits ${limits.join(', ')}; ${values.rounds} rounds × ${values.requests} requests; ${machine()}`);
 const upstream = await startUpstream();
 try {
@@ -30,6 +31,7 @@ try {
     for (const limit of round % 2 ? [...limits].reverse() : limits) {
       const run = startChild({ ...app, env: { ...app.env, STACK_LIMIT: String(limit) } }, [upstream.url], { ipc: true });
       const port = (await run.match)[1];
+      const { p50: loop } = await ask(run.child, 'loop');
       const load = (amount) => autocannon({ url: `http://127.0.0.1:${port}/`, connections: Number(values.connections), amount });
       await load(500);
       await ask(run.child, 'stacks'); // drop the warm-up's
@@ -42,6 +44,7 @@ try {
       r.p50.push(at(sorted, 0.5));
       r.p90.push(at(sorted, 0.9));
       r.mean.push(sorted.reduce((a, b) => a + b, 0) / sorted.length);
+      r.loop.push(loop);
     }
   }
 } finally {
@@ -49,6 +52,6 @@ try {
 }
 const rows = limits.map((limit) => {
   const r = results.get(limit);
-  return [String(limit), median(r.p50).toFixed(1), median(r.p90).toFixed(1), median(r.mean).toFixed(1)];
+  return [String(limit), median(r.p50).toFixed(1), median(r.p90).toFixed(1), median(r.mean).toFixed(1), median(r.loop).toFixed(1)];
 });
-console.log(`\n${table(['frame limit', 'p50 µs per capture', 'p90 µs', 'mean µs'], rows)}`);
+console.log(`\n${table(['frame limit', 'p50 µs per capture', 'p90 µs', 'mean µs', 'tight loop, no load: p50 µs'], rows)}`);

@@ -33,7 +33,9 @@ export function wrapHttpEntries(modules: EntryModule[]): () => void {
     for (const name of ['request', 'get'] as const) {
       const original = mod[name];
       if (typeof original !== 'function' || (original as { [ORIGINAL]?: Entry })[ORIGINAL]) continue;
-      const entry = function (this: unknown, ...args: unknown[]) {
+      // `arguments` passed on as they came, as the lens's wrappers do: no rest array on every request.
+      const entry = function (this: unknown) {
+        const args = arguments as unknown as unknown[];
         // Nested (`https.get` calls `https.request`): the outer call's stack stands.
         if (taken !== NONE) return original.apply(this, args);
         taken = captureStack();

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /** Spare file names: `.spare.<pid>.<tag>.<n>`; a leading dot keeps them out of rows and captures. */
 export const SPARE_PREFIX = '.spare.';
-/** Spares one process keeps: two files per capture, enough for the 100 ms between trims at over a thousand captures a second. */
+/** Spares one process keeps: one file per capture, enough for the write thread's 500 ms between trims at 500 captures a second. */
 const MAX_SPARES = 256;
 
 /**
