@@ -26,8 +26,12 @@ export function takeEntryStack(): NodeJS.CallSite[] | null | undefined {
  * capture from the hook cost about 75 µs against about 45 µs from here. The hook falls back to its own
  * capture when the call did not come through these wrappers (an ESM named import bound before Probe started,
  * or an instrumentation of the app's that wrapped these functions again).
+ * `onRequest` gets each request no lens hook recorded inside the call, while its stack is still taken: the
+ * way in when the app's own instrumentation makes the client spans. Node 20's `http.client.request.start`
+ * channel fires only in `_finish`, after the body was written and maybe after the socket was assigned, so a
+ * lens started there misses the body, the connection phases and the caller's line.
  */
-export function wrapHttpEntries(modules: EntryModule[]): () => void {
+export function wrapHttpEntries(modules: EntryModule[], onRequest?: (request: object) => void): () => void {
   const undo: Array<() => void> = [];
   for (const mod of modules) {
     for (const name of ['request', 'get'] as const) {
@@ -40,7 +44,17 @@ export function wrapHttpEntries(modules: EntryModule[]): () => void {
         if (taken !== NONE) return original.apply(this, args);
         taken = captureStack();
         try {
-          return original.apply(this, args);
+          const request = original.apply(this, args);
+          // No lens hook took the stack inside the call (the app's instrumentation made the span, or none did):
+          // the request is handed on now, before the app writes its body and before it has a socket.
+          if (taken !== NONE && onRequest && request && typeof request === 'object') {
+            try {
+              onRequest(request);
+            } catch {
+              // recording never changes the app's call
+            }
+          }
+          return request;
         } finally {
           taken = NONE;
         }

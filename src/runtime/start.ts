@@ -2,7 +2,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AlwaysOnSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import type { ProbeConfig } from '../config/types';
@@ -24,6 +24,7 @@ import { Joiner, type JoinLens } from './join/Joiner';
 import { hasContextManager, watchTracerProvider } from './join/globals';
 import { yieldContextManagerTo } from './join/context';
 import { adoptAppHttpInstrumentation } from './join/adopt';
+import { appInstrumentsHttp, neverUnwrapOthers } from './join/appHttp';
 import { wrapHttpEntries } from '../lens/httpEntry';
 
 export interface ProbeHandle {
@@ -71,27 +72,31 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     lens.undici = undiciLens.requestHook as JoinLens['undici'];
     lens.httpResponse = httpLens.responseHook as JoinLens['httpResponse'];
     installSocketWatch();
+    // An app setup that ran first has patched node:http when it is loaded: load it now, before deciding.
+    for (const name of ['http', 'https', 'node:http', 'node:https']) require(name);
+    const appHttp = appInstrumentsHttp();
     // With an app setup present, the app's instrumentations make the client spans and headers (see Joiner).
     const httpHooks = { requestHook: joiner.once(httpLens.requestHook as never) as never, responseHook: httpLens.responseHook as never };
-    const http = new HttpInstrumentation({
-      ...httpHooks,
-      ignoreOutgoingRequestHook: () => joiner.appPresent,
-    });
-    joiner.stepAsideForAppServerSpans(http);
-    const instrumentations = [
-      http,
+    const instrumentations: Instrumentation[] = [
       new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
     ];
+    let http: HttpInstrumentation | undefined;
+    if (!appHttp) {
+      http = new HttpInstrumentation({ ...httpHooks, ignoreOutgoingRequestHook: () => joiner.appPresent, enabled: false });
+      neverUnwrapOthers(http);
+      joiner.stepAsideForAppServerSpans(http);
+      instrumentations.unshift(http);
+    }
     cleanups.push(registerInstrumentations({ tracerProvider: provider, instrumentations }));
-    adoptAppHttpInstrumentation(HttpInstrumentation, http, httpHooks, logger);
+    if (http) adoptAppHttpInstrumentation(HttpInstrumentation, http, httpHooks, logger);
     undiciLens.enable();
     cleanups.push(() => undiciLens.disable());
     cleanups.push(wrapFetch(recorder, maxBody, logger));
-    // instrumentation-http patches on require: load the modules now so ESM apps (which import them
+    // instrumentation-http patches on require: load the modules again now so ESM apps (which import them
     // later through the loader) get the patched exports, then refresh ESM named exports.
     for (const name of ['http', 'https', 'node:http', 'node:https']) require(name);
-    cleanups.push(wrapHttpEntries([require('node:http'), require('node:https')]));
+    cleanups.push(wrapHttpEntries([require('node:http'), require('node:https')], joiner.clientRequest));
     syncBuiltinESMExports();
   }
   // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.

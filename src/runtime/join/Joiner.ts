@@ -74,6 +74,20 @@ export class Joiner {
     };
   }
 
+  /**
+   * A node:http request no lens hook recorded inside `http.request`/`get` (see wrapHttpEntries): recorded now
+   * when the app's instrumentation makes the client spans. Without an app setup Probe's own instrumentation
+   * records every request it traces, and leaves out on purpose the ones made with tracing suppressed.
+   */
+  readonly clientRequest = (request: object): void => {
+    if (!this.appPresent || !this.lens.http || this.handled.has(request)) return;
+    try {
+      this.runUnder(this.httpShadow, request, this.lens.http, false);
+    } catch (error) {
+      this.logger.warnOnce('join-http-entry', 'could not record an http call', error);
+    }
+  };
+
   /** Called with every provider the app registers globally (see watchTracerProvider). */
   readonly onProvider = (provider: unknown): void => {
     try {
