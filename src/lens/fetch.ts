@@ -7,6 +7,7 @@ import { FETCH_STACK_LIMIT, captureStack } from '../runtime/origin';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { fetchHeaders } from './headers';
+import { fetchHeaderOf, isTelemetryTraffic } from './telemetry';
 import { watchFetchFakes } from './fakes';
 import { holdStreamBody, mockAgentAnswers, readSettledBody, type HeldBody } from './fakeBody';
 
@@ -70,6 +71,7 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   const url = isRequest ? (input as Request).url : String(input);
   // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. canParse makes no URL object.
   if (!URL.canParse(url)) return null;
+  if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
   const record = new CallRecord(maxBodyBytes);
   record.stack = captureStack(FETCH_STACK_LIMIT);
   record.url = url;

@@ -9,6 +9,7 @@ import { takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
 import { currentPool } from './scope';
+import { isTelemetryTraffic } from './telemetry';
 import { decodedSizeCounter, decodingClientAgent, decodingClientOnStack } from './decodedSize';
 
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
@@ -65,6 +66,9 @@ export class HttpLens {
   }
 
   private outgoing(span: SdkSpan, request: http.ClientRequest): void {
+    const hostHeader = request.getHeader('host');
+    const url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
+    if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
     const { spanId } = span.spanContext();
     const record = new CallRecord(this.maxBodyBytes);
     // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
@@ -75,8 +79,7 @@ export class HttpLens {
     record.spanId = spanId;
     record.parentSpanId = span.parentSpanContext?.spanId ?? null;
     record.method = request.method;
-    const hostHeader = request.getHeader('host');
-    record.url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
+    record.url = url;
     // Headers can still change until they are sent; read them when the row is built.
     record.requestHeaders = () => request.getHeaders() as Record<string, string | string[] | number | undefined>;
     const unit = this.recorder.unitOfSpan(spanId);

@@ -8,6 +8,7 @@ import { captureStack } from '../runtime/origin';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
+import { isTelemetryTraffic } from './telemetry';
 import { decodedSizeCounter } from './decodedSize';
 
 interface UndiciRequest {
@@ -45,6 +46,9 @@ export class UndiciLens {
   private start(span: SdkSpan, request: UndiciRequest): void {
     const { spanId } = span.spanContext();
     const group = fetchScope.getStore();
+    const headers = undiciRequestHeaders(request.headers);
+    // A fetch the wrapper already let through as the app's is not asked again (its hops carry the same marks).
+    if (!group && isTelemetryTraffic(`${request.origin}${request.path}`, (name) => headers[name])) return;
     let record: CallRecord;
     if (group && !group.settled) {
       record = group;
@@ -55,7 +59,7 @@ export class UndiciLens {
         record.spanId = spanId;
         record.parentSpanId = span.parentSpanContext?.spanId ?? null;
         record.method = request.method;
-        record.requestHeaders = undiciRequestHeaders(request.headers);
+        record.requestHeaders = headers;
       } else {
         record.beginHop();
       }
@@ -66,7 +70,7 @@ export class UndiciLens {
       record.parentSpanId = span.parentSpanContext?.spanId ?? null;
       record.method = request.method;
       record.url = `${request.origin}${request.path}`;
-      record.requestHeaders = undiciRequestHeaders(request.headers);
+      record.requestHeaders = headers;
       const unit = this.recorder.unitOfSpan(spanId);
       record.pool = currentPool(unit);
       this.recorder.addCall(unit, record);
