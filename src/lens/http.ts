@@ -49,7 +49,8 @@ export class HttpLens {
 
   private incoming(span: SdkSpan, request: http.IncomingMessage): void {
     const unit = this.recorder.unitOfSpan(span.spanContext().spanId);
-    if (unit.type !== 'request' || unit.rootSpanId !== span.spanContext().spanId) return;
+    // Once per request: a second server span of the same request (see Recorder.noteIncoming) shares the unit.
+    if (unit.type !== 'request' || unit.request) return;
     const method = (request.method ?? 'GET').toUpperCase();
     const target = request.url ?? '/';
     const encrypted = Boolean((request.socket as { encrypted?: boolean } | undefined)?.encrypted);

@@ -32,6 +32,9 @@ export class Recorder {
   private readonly units = new Map<string, Unit>();
   readonly processUnit: Unit;
   servedRequest = false;
+  /** The incoming request whose 'request' event is being emitted now (see noteIncoming), and its unit. */
+  private incoming: object | undefined;
+  private readonly requestUnits = new WeakMap<object, Unit>();
   private readonly meta: UnitInput['meta'];
   private pendingOrigins: CallRecord[] = [];
   private originsScheduled = false;
@@ -122,6 +125,19 @@ export class Recorder {
     }).unref?.();
   }
 
+  /**
+   * Told of each incoming request just before node:http emits its 'request' event (`http.server.request.start`).
+   * Every server span started during that emit is the same request: Sentry 8 starts two (its own and
+   * instrumentation-http's, in two traces), and an app's instrumentation beside Probe's may add another. They
+   * share one unit, so a request is one capture holding all its calls.
+   */
+  noteIncoming(request: object): void {
+    this.incoming = request;
+    queueMicrotask(() => {
+      if (this.incoming === request) this.incoming = undefined;
+    });
+  }
+
   onStart(span: Span, parentContext: Context): void {
     const { spanId, traceId } = span.spanContext();
     const parent = trace.getSpan(parentContext);
@@ -137,7 +153,14 @@ export class Recorder {
       const jobId = span.attributes[ATTR_JOB_ID];
       if (typeof jobId === 'string') unit.jobId = jobId;
     } else if (span.kind === SpanKind.SERVER) {
+      const incoming = this.incoming;
+      const same = incoming && this.requestUnits.get(incoming);
+      if (same && !same.closed) {
+        this.register(same, spanId);
+        return;
+      }
       unit = new Unit('request', span.name, start, traceId, spanId, parentId);
+      if (incoming) this.requestUnits.set(incoming, unit);
       this.servedRequest = true;
     } else if (span.kind === SpanKind.CONSUMER && !liveParent) {
       unit = new Unit('job', span.name, start, traceId, spanId, null);

@@ -1,3 +1,4 @@
+import diagnostics from 'node:diagnostics_channel';
 import { syncBuiltinESMExports } from 'node:module';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -26,6 +27,19 @@ import { yieldContextManagerTo } from './join/context';
 import { adoptAppHttpInstrumentation } from './join/adopt';
 import { appInstrumentsHttp, neverUnwrapOthers } from './join/appHttp';
 import { wrapHttpEntries } from '../lens/httpEntry';
+
+/** A channel subscription that never throws into the publisher; returns its undo. */
+function subscribe(name: string, handler: (message: unknown) => void): () => void {
+  const safe = (message: unknown) => {
+    try {
+      handler(message);
+    } catch {
+      // recording never disturbs the app
+    }
+  };
+  diagnostics.subscribe(name, safe);
+  return () => diagnostics.unsubscribe(name, safe);
+}
 
 export interface ProbeHandle {
   /** Stops recording, stores what is pending and releases the store. */
@@ -99,6 +113,10 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     cleanups.push(wrapHttpEntries([require('node:http'), require('node:https')], joiner.clientRequest));
     syncBuiltinESMExports();
   }
+  cleanups.push(subscribe('http.server.request.start', (message) => {
+    const request = (message as { request?: object } | undefined)?.request;
+    if (request) recorder.noteIncoming(request);
+  }));
   // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.
   watchTracerProvider(joiner.onProvider);
   cleanups.push(installExitHooks(recorder, writer));
