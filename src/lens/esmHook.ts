@@ -33,13 +33,38 @@ export function hookEsmImports(modules: string[], logger: Logger): void {
   const previous = process.env[LOADER_THREAD_MARK];
   process.env[LOADER_THREAD_MARK] = '1';
   try {
-    register('import-in-the-middle/hook.mjs', pathToFileURL(__filename), { data: { include } });
+    register(privateHookUrl(), pathToFileURL(__filename), { data: { include } });
   } catch (error) {
     logger.warnOnce('esm-hook', 'could not hook ESM imports (ESM apps get one row per fetch redirect hop)', error);
   } finally {
     if (previous === undefined) delete process.env[LOADER_THREAD_MARK];
     else process.env[LOADER_THREAD_MARK] = previous;
   }
+}
+
+/**
+ * import-in-the-middle's loader as a module of Probe's own. Why not its `hook.mjs` as is:
+ * - the app may register the same file (OpenTelemetry's `hook.mjs`, Sentry's `--import`): one module instance
+ *   in the loader thread, whose options (`include`) the last `initialize` sets for both: Probe's list would
+ *   narrow the app's hook, or the app's would widen Probe's. A query in the URL makes a separate instance.
+ * - the hook warns on stderr ("has already been initialized") when a second one starts in the thread, whichever
+ *   comes first. Probe's hides the mark while it starts, so the app's stderr is as without Probe. See
+ *   https://github.com/nodejs/import-in-the-middle/blob/main/create-hook.mjs (`initialize`).
+ */
+function privateHookUrl(): string {
+  const hook = `${pathToFileURL(require.resolve('import-in-the-middle/hook.mjs')).href}?probe`;
+  const source = [
+    `import * as hook from ${JSON.stringify(hook)};`,
+    'const MARK = "__import_in_the_middle_initialized__";',
+    'export async function initialize(data) {',
+    '  const seen = globalThis[MARK];',
+    '  delete globalThis[MARK];',
+    '  try { await hook.initialize(data); } finally { if (seen) globalThis[MARK] = seen; else delete globalThis[MARK]; }',
+    '}',
+    'export const resolve = hook.resolve;',
+    'export const load = hook.load;',
+  ].join('\n');
+  return `data:text/javascript,${encodeURIComponent(source)}`;
 }
 
 function appCanLoad(name: string): boolean {

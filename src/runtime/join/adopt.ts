@@ -3,9 +3,12 @@ import type { HttpInstrumentation, HttpInstrumentationConfig } from '@openteleme
 import type { Logger } from '../../util/logger';
 
 type Hook = (span: Span, message: never) => void;
+type Definition = { patch?: (exports: unknown, version?: string) => unknown; unpatch?: (exports: unknown, version?: string) => unknown };
 type Proto = {
   setConfig(this: HttpInstrumentation, config?: HttpInstrumentationConfig): void;
   setTracerProvider(this: HttpInstrumentation, provider: TracerProvider): void;
+  _getHttpInstrumentation?(this: HttpInstrumentation): Definition;
+  _getHttpsInstrumentation?(this: HttpInstrumentation): Definition;
 };
 
 /**
@@ -27,9 +30,29 @@ export function adoptAppHttpInstrumentation(ctor: { prototype: unknown }, probe:
       logger.warnOnce('join-http', 'could not take over the app http instrumentation', error);
     }
   };
+  // The app's instance stays inert, whichever way the module reaches it: under ESM an app's own
+  // import-in-the-middle hook hands it `node:http` again, and two instances would make two spans per call.
+  const standIns = new WeakSet<object>();
+  for (const key of ['_getHttpInstrumentation', '_getHttpsInstrumentation'] as const) {
+    const make = proto[key];
+    if (typeof make !== 'function') continue;
+    proto[key] = function (this: HttpInstrumentation) {
+      const definition = make.call(this);
+      const instance = this;
+      for (const hook of ['patch', 'unpatch'] as const) {
+        const original = definition?.[hook];
+        if (typeof original !== 'function') continue;
+        definition[hook] = function (this: unknown, exports: unknown, version?: string) {
+          return standIns.has(instance) ? exports : original.call(this, exports, version);
+        };
+      }
+      return definition;
+    };
+  }
   proto.setConfig = function (config) {
     setConfig.call(this, config);
     if (this === probe) return;
+    standIns.add(this);
     safely(() => {
       const app = this.getConfig();
       setConfig.call(probe, { ...app, requestHook: both(app.requestHook, probeHooks.requestHook), responseHook: both(app.responseHook, probeHooks.responseHook) });
