@@ -7,6 +7,7 @@ import { FETCH_STACK_LIMIT, captureStack } from '../runtime/origin';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { fetchHeaders } from './headers';
+import { patchMethod } from '../runtime/patches';
 import { fetchHeaderOf, isTelemetryTraffic } from './telemetry';
 import { watchFetchFakes } from './fakes';
 import { holdStreamBody, mockAgentAnswers, readSettledBody, type HeldBody } from './fakeBody';
@@ -22,11 +23,13 @@ export function wrapFetch(recorder: Recorder, maxBodyBytes: number, logger: Logg
   const original = globalThis.fetch as typeof fetch & { [WRAPPED]?: typeof fetch };
   if (typeof original !== 'function' || original[WRAPPED]) return () => {};
   const probeFetch = recordingFetch(original, recorder, maxBodyBytes, logger);
-  globalThis.fetch = probeFetch;
+  // One row per app call needs the call itself: undici reports each redirect hop as its own request, and a
+  // call a fake answers or that fails before dispatch reaches no channel (https://github.com/nodejs/undici/blob/main/docs/docs/api/DiagnosticsChannel.md).
+  const undo = patchMethod(globalThis, 'fetch', 'globalThis.fetch', 'redirect hops folded into one row; calls that never reach undici', () => probeFetch);
   const unwatch = watchFetchFakes((fake) => recordingFetch(fake, recorder, maxBodyBytes, logger, true), logger);
   return () => {
     unwatch();
-    if (globalThis.fetch === probeFetch) globalThis.fetch = original;
+    undo?.();
   };
 }
 

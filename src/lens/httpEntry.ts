@@ -1,9 +1,12 @@
 import { captureStack } from '../runtime/origin';
+import { patchMethod } from '../runtime/patches';
 
 type Entry = (...args: unknown[]) => unknown;
 type EntryModule = Record<'request' | 'get', Entry>;
 
 const ORIGINAL = Symbol.for('probe.http.entry.original');
+const WHY =
+  "the caller's line and the request before its body and socket: Node 20's http.client.request.start fires in ClientRequest._finish (https://github.com/nodejs/node/blob/v20.x/lib/_http_client.js), and a stack taken in instrumentation-http's requestHook walks a dozen more frames";
 const SHIMMER_MARKS = ['__wrapped', '__original', '__unwrap'];
 /** No stack taken by an entry point that is still running (the lens then captures its own). */
 const NONE = undefined;
@@ -67,10 +70,8 @@ export function wrapHttpEntries(modules: EntryModule[], onRequest?: (request: ob
         const descriptor = Object.getOwnPropertyDescriptor(original, mark);
         if (descriptor) Object.defineProperty(entry, mark, descriptor);
       }
-      mod[name] = entry;
-      undo.push(() => {
-        if (mod[name] === entry) mod[name] = original;
-      });
+      const undoEntry = patchMethod(mod, name, `node:http(s).${name}`, WHY, () => entry);
+      if (undoEntry) undo.push(undoEntry);
     }
   }
   return () => undo.reverse().forEach((fn) => fn());

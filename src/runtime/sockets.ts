@@ -1,6 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
+import { patchMethod, recordPatch } from './patches';
 
 /** When a new socket reached each connection phase (performance.now() ms). */
 export interface SocketTimes {
@@ -40,6 +41,7 @@ let installed = false;
 export function installSocketWatch(): void {
   if (installed) return;
   installed = true;
+  const why = 'undici and node:http agents open connections through these module functions: the one place a new socket is seen before its DNS lookup, TCP connect and TLS handshake (https://github.com/nodejs/undici/blob/main/lib/core/connect.js)';
   const wrap = <T extends (...args: never[]) => net.Socket>(original: T): T =>
     function (this: unknown, ...args: Parameters<T>) {
       const created = performance.now();
@@ -51,10 +53,10 @@ export function installSocketWatch(): void {
       }
       return socket;
     } as unknown as T;
-  const netConnect = wrap(net.connect);
-  net.connect = netConnect;
-  net.createConnection = netConnect;
-  tls.connect = wrap(tls.connect);
+  patchMethod(net, 'connect', 'net.connect', why, (original) => wrap(original));
+  patchMethod(net, 'createConnection', 'net.createConnection', why, (original) => wrap(original));
+  patchMethod(tls, 'connect', 'tls.connect', why, (original) => wrap(original));
+  recordPatch('socket watch', 'lets installSocketWatch run again after shutdown', () => (installed = false));
 }
 
 /**

@@ -16,6 +16,7 @@ import { Recorder } from './Recorder';
 import { ProbeSpanProcessor } from './ProbeSpanProcessor';
 import { currentRuntime, setRuntime } from './state';
 import { installSocketWatch } from './sockets';
+import { undoPatches } from './patches';
 import { installExitHooks } from './exit';
 import { UndiciLens } from '../lens/undici';
 import { HttpLens } from '../lens/http';
@@ -64,12 +65,13 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   const writer = new CaptureWriter(config, store, logger);
   const recorder = new Recorder(config, writer, logger);
 
-  const cleanups: Array<() => void> = [];
+  // Undone last: every patch of someone else's code, from the one ledger (see patches.ts).
+  const cleanups: Array<() => void> = [undoPatches];
   // Context propagation is needed for units to see their calls. An app's own setup (before or after this)
   // keeps its context manager: Probe registers one only when there is none, and steps aside for a later one.
   if (!hasContextManager()) {
     const manager = new AsyncLocalStorageContextManager().enable();
-    if (context.setGlobalContextManager(manager)) cleanups.push(yieldContextManagerTo(manager));
+    if (context.setGlobalContextManager(manager)) yieldContextManagerTo(manager);
   }
   const processor = new ProbeSpanProcessor(recorder, logger);
   const provider = new BasicTracerProvider({ sampler: new AlwaysOnSampler(), spanProcessors: [processor] });

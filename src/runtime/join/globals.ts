@@ -1,3 +1,5 @@
+import { patchMethod, recordPatch } from '../patches';
+
 /**
  * The @opentelemetry/api 1.x registry on globalThis, shared by every copy of the API package. Probe reads
  * it to find a tracer provider or context manager the app registered, and watches its `trace` slot to see
@@ -36,12 +38,16 @@ export function watchTracerProvider(onProvider: (provider: unknown) => void): bo
     const delegate = typeof proxy.getDelegate === 'function' ? proxy.getDelegate() : proxy;
     if (delegate) onProvider(delegate);
     if (typeof proxy.setDelegate !== 'function' || proxy[WATCHED]) return;
-    const setDelegate = proxy.setDelegate;
-    proxy.setDelegate = function (this: unknown, provider: unknown) {
-      setDelegate.call(this, provider);
-      onProvider(provider);
-    };
+    // The API hands a provider registered later to its ProxyTracerProvider here, and tells no one else
+    // (https://github.com/open-telemetry/opentelemetry-js/blob/main/api/src/api/trace.ts setGlobalTracerProvider).
+    patchMethod(proxy as Required<Pick<ProxyProvider, 'setDelegate'>>, 'setDelegate', '@opentelemetry/api ProxyTracerProvider.setDelegate', 'the only moment an app provider registered after Probe can be joined', (setDelegate) =>
+      function (this: unknown, provider: unknown) {
+        setDelegate.call(this, provider);
+        onProvider(provider);
+      },
+    );
     proxy[WATCHED] = true;
+    recordPatch('ProxyTracerProvider watch mark', 'lets a later start() watch it again', () => delete proxy[WATCHED]);
   };
   let current = registry.trace;
   hook(current);
@@ -57,5 +63,9 @@ export function watchTracerProvider(onProvider: (provider: unknown) => void): bo
       hook(value);
     },
   });
+  // Undone as the plain data slot the API wrote, holding whatever was registered meanwhile.
+  recordPatch('@opentelemetry/api global registry `trace` slot', 'registerGlobal assigns the slot and the API signals nothing else when an app registers its first tracer provider', () =>
+    Object.defineProperty(registry, 'trace', { configurable: true, enumerable: true, writable: true, value: current }),
+  );
   return true;
 }

@@ -1,6 +1,7 @@
 import { SpanKind, context, type Context, type Span as ApiSpan, type SpanOptions } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { MirrorSpan } from './mirror';
+import { patchMethod, recordPatch } from '../patches';
 
 interface SdkProvider {
   addSpanProcessor?: (processor: SpanProcessor) => void;
@@ -39,6 +40,8 @@ export function addProcessor(provider: unknown, processor: SpanProcessor): boole
 
 type StartSpan = (this: unknown, name: string, options?: SpanOptions, ctx?: Context) => ApiSpan;
 const MIRRORED = Symbol.for('probe.join.mirrored');
+const MIRROR_WHY =
+  "Sentry's minimal SentryTracerProvider fixes its span processing at construction and takes no SpanProcessor (https://github.com/getsentry/sentry-javascript/tree/develop/packages/opentelemetry): its tracers' spans are the only way to see the app's units";
 
 /**
  * Joins a provider that takes no processors (Sentry's default minimal SentryTracerProvider): its
@@ -51,28 +54,32 @@ export function mirrorTracers(provider: unknown, processor: SpanProcessor): bool
   const p = provider as { getTracer?: (...args: unknown[]) => unknown; _tracers?: unknown; [MIRRORED]?: boolean };
   if (typeof p.getTracer !== 'function') return false;
   if (p[MIRRORED]) return true;
-  const getTracer = p.getTracer;
-  p.getTracer = function (this: unknown, ...args: unknown[]) {
-    const tracer = getTracer.apply(this, args);
-    patchTracer(tracer, processor);
-    return tracer;
-  };
+  patchMethod(p as Required<Pick<typeof p, 'getTracer'>>, 'getTracer', 'app tracer provider getTracer (processor-less, e.g. Sentry)', MIRROR_WHY, (getTracer) =>
+    function (this: unknown, ...args: unknown[]) {
+      const tracer = getTracer.apply(this, args);
+      patchTracer(tracer, processor);
+      return tracer;
+    },
+  );
   // Tracers the app took before Probe started (start() called after Sentry.init): Sentry's provider caches them here.
   if (p._tracers instanceof Map) for (const tracer of p._tracers.values()) patchTracer(tracer, processor);
   p[MIRRORED] = true;
+  recordPatch('app tracer provider mirror mark', 'lets a later start() join it again', () => delete p[MIRRORED]);
   return true;
 }
 
 function patchTracer(value: unknown, processor: SpanProcessor): void {
   const tracer = value as { startSpan?: StartSpan; [MIRRORED]?: boolean } | undefined;
   if (!tracer || typeof tracer.startSpan !== 'function' || tracer[MIRRORED]) return;
-  const startSpan = tracer.startSpan;
-  tracer.startSpan = function (this: unknown, name, options, ctx) {
-    const span = startSpan.call(this, name, options, ctx);
-    mirror(span, name, options ?? {}, ctx ?? context.active(), processor);
-    return span;
-  };
+  patchMethod(tracer as { startSpan: StartSpan }, 'startSpan', 'app tracer startSpan (processor-less provider)', MIRROR_WHY, (startSpan) =>
+    function (this: unknown, name, options, ctx) {
+      const span = startSpan.call(this, name, options, ctx);
+      mirror(span, name, options ?? {}, ctx ?? context.active(), processor);
+      return span;
+    },
+  );
   tracer[MIRRORED] = true;
+  recordPatch('app tracer mirror mark', 'lets a later start() mirror it again', () => delete tracer[MIRRORED]);
 }
 
 function mirror(span: ApiSpan, name: string, options: SpanOptions, parent: Context, processor: SpanProcessor): void {
