@@ -1,0 +1,4 @@
+import { AGENT_CELLS } from './cells';
+import { matrix } from './matrix';
+
+matrix(AGENT_CELLS);

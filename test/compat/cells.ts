@@ -1,0 +1,109 @@
+/**
+ * The coexistence matrix: apps with their own OpenTelemetry setup or APM agent, at pinned versions, each run
+ * without Probe and with Probe loaded before and after its setup, CommonJS and ESM, as a script and as a server.
+ * The README's compatibility table is this list.
+ */
+export interface Run {
+  mode: 'script' | 'server';
+  server?: 'http' | 'express';
+  esm?: boolean;
+  order: 'before' | 'after';
+  /** compare.mjs expectations; default: all of them (see `ALL`). */
+  expect?: string[];
+  /** Extra runner arguments (`--env K=V`, `--setup X`, `--settle ms`). */
+  args?: string[];
+}
+
+export interface Cell {
+  name: string;
+  /** What the README's table calls it. */
+  setup: string;
+  dependencies: Record<string, string>;
+  /** Setup files from test/compat/setups/, copied into the app as tracing.cjs / tracing.mjs. */
+  cjs: string;
+  mjs?: string;
+  runs: Run[];
+}
+
+const APP = { axios: '1.21.1', undici: '7.30.2', express: '4.21.2' };
+export const ALL = ['same-spans', 'same-headers', 'same-global', 'same-stderr', 'rows-complete', 'no-extra-rows'];
+
+/** Both orders, CommonJS and ESM (when the cell has an ESM setup), a script and a server of each kind. */
+function everyWay(esm: boolean, args: string[] = [], expect?: string[]): Run[] {
+  const runs: Run[] = [];
+  for (const order of ['before', 'after'] as const) {
+    for (const isEsm of esm ? [false, true] : [false]) {
+      runs.push({ mode: 'script', esm: isEsm, order, args, expect });
+      runs.push({ mode: 'server', server: isEsm ? 'express' : 'http', esm: isEsm, order, args, expect });
+    }
+    runs.push({ mode: 'server', server: 'express', order, args, expect });
+  }
+  return runs;
+}
+
+const OTLP_ENV = ['--env', 'OTEL_METRICS_EXPORTER=none', '--env', 'OTEL_LOGS_EXPORTER=none'];
+const ZERO_CODE = [
+  '--setup', '@opentelemetry/auto-instrumentations-node/register',
+  '--env', 'OTEL_TRACES_EXPORTER=otlp', '--env', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=$SINK/v1/traces',
+  '--env', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json', '--env', 'OTEL_SERVICE_NAME=zc', '--env', 'OTEL_BSP_SCHEDULE_DELAY=200',
+  '--env', 'OTEL_NODE_RESOURCE_DETECTORS=env,host,os,process,serviceinstance', ...OTLP_ENV,
+];
+
+function manual(api: string, sdk: string, instrumentation: string, undici: string): Record<string, string> {
+  return {
+    ...APP,
+    '@opentelemetry/api': api,
+    '@opentelemetry/sdk-trace-node': sdk,
+    '@opentelemetry/instrumentation': instrumentation,
+    '@opentelemetry/instrumentation-http': instrumentation,
+    '@opentelemetry/instrumentation-undici': undici,
+    '@opentelemetry/exporter-trace-otlp-http': instrumentation,
+  };
+}
+
+export const OTEL_CELLS: Cell[] = [
+  { name: 'otel-api17-sdk130', setup: 'NodeTracerProvider + Http/Undici instrumentations, API 1.7, SDK 1.30 (separate copies)', dependencies: manual('1.7.0', '1.30.1', '0.57.2', '0.10.1'), cjs: 'otel-manual.cjs', mjs: 'otel-manual.mjs', runs: everyWay(true) },
+  { name: 'otel-api18-sdk130', setup: 'NodeTracerProvider + Http/Undici instrumentations, API 1.8, SDK 1.30 (separate copies)', dependencies: manual('1.8.0', '1.30.1', '0.57.2', '0.10.1'), cjs: 'otel-manual.cjs', mjs: 'otel-manual.mjs', runs: everyWay(true) },
+  { name: 'otel-api190-sdk20', setup: 'NodeTracerProvider + Http/Undici instrumentations, API 1.9.0, SDK 2.0 (separate copies)', dependencies: manual('1.9.0', '2.0.1', '0.200.0', '0.11.0'), cjs: 'otel-manual.cjs', mjs: 'otel-manual.mjs', runs: everyWay(true) },
+  { name: 'otel-api191-sdk212', setup: "NodeTracerProvider + Http/Undici instrumentations, API 1.9.1, SDK 2.12 (Probe's own copies, deduped)", dependencies: manual('1.9.1', '2.12.0', '0.223.0', '0.33.0'), cjs: 'otel-manual.cjs', mjs: 'otel-manual.mjs', runs: everyWay(true) },
+  {
+    name: 'sdk-node-0223',
+    setup: '@opentelemetry/sdk-node 0.223 + auto-instrumentations-node 0.81 (in code and zero-code)',
+    dependencies: { ...APP, '@opentelemetry/api': '1.9.1', '@opentelemetry/sdk-node': '0.223.0', '@opentelemetry/auto-instrumentations-node': '0.81.2', '@opentelemetry/exporter-trace-otlp-http': '0.223.0' },
+    cjs: 'sdk-node.cjs',
+    mjs: 'sdk-node.mjs',
+    runs: [...everyWay(true, OTLP_ENV), ...everyWay(false, ZERO_CODE)],
+  },
+  {
+    name: 'sdk-node-057',
+    setup: '@opentelemetry/sdk-node 0.57 + auto-instrumentations-node 0.56 (in code and zero-code)',
+    dependencies: { ...APP, '@opentelemetry/api': '1.9.0', '@opentelemetry/sdk-node': '0.57.2', '@opentelemetry/auto-instrumentations-node': '0.56.1', '@opentelemetry/exporter-trace-otlp-http': '0.57.2' },
+    cjs: 'sdk-node.cjs',
+    mjs: 'sdk-node.mjs',
+    runs: [...everyWay(true, OTLP_ENV), ...everyWay(false, ZERO_CODE)],
+  },
+];
+
+const SENTRY = (version: string): Cell => ({
+  name: `sentry-${version.split('.')[0]}`,
+  setup: `@sentry/node ${version} with tracing`,
+  dependencies: { ...APP, '@sentry/node': version },
+  cjs: 'sentry.cjs',
+  mjs: 'sentry.mjs',
+  runs: everyWay(true),
+});
+
+export const SENTRY_CELLS: Cell[] = [SENTRY('8.55.2'), SENTRY('9.47.2'), SENTRY('10.78.0')];
+
+const DD_ENV = ['--env', 'DD_TRACE_AGENT_URL=$SINK', '--env', 'DD_INSTRUMENTATION_TELEMETRY_ENABLED=false', '--env', 'DD_REMOTE_CONFIGURATION_ENABLED=false', '--env', 'DD_TRACE_FLUSH_INTERVAL=0', '--settle', '1500'];
+const NR_ENV = [
+  '--env', 'NEW_RELIC_NO_CONFIG_FILE=true', '--env', 'NEW_RELIC_APP_NAME=compat', '--env', 'NEW_RELIC_LICENSE_KEY=0123456789abcdef0123456789abcdef0123NRAL',
+  '--env', 'NEW_RELIC_HOST=127.0.0.1', '--env', 'NEW_RELIC_PORT=$SINK_PORT', '--env', 'NEW_RELIC_LOG_ENABLED=false', '--env', 'NEW_RELIC_DISTRIBUTED_TRACING_ENABLED=true',
+];
+
+export const AGENT_CELLS: Cell[] = [
+  { name: 'dd-trace-5', setup: 'dd-trace 5.132 (Datadog agent stand-in)', dependencies: { ...APP, 'dd-trace': '5.132.0', '@msgpack/msgpack': '3.1.3' }, cjs: 'dd-trace.cjs', mjs: 'dd-trace.mjs', runs: everyWay(true, DD_ENV) },
+  { name: 'elastic-apm-4', setup: 'elastic-apm-node 4.9 (APM server stand-in)', dependencies: { ...APP, 'elastic-apm-node': '4.9.0' }, cjs: 'elastic.cjs', runs: everyWay(false, ['--settle', '800']) },
+  // The collector stand-in answers '{}': the agent never connects, so it exports nothing and propagates no headers of its own.
+  { name: 'newrelic-13', setup: 'newrelic 13.9 (collector stand-in)', dependencies: { ...APP, newrelic: '13.9.2' }, cjs: 'newrelic.cjs', runs: everyWay(false, NR_ENV) },
+];

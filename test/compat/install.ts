@@ -1,0 +1,73 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Cell, Run } from './cells';
+
+const ROOT = path.resolve(__dirname, '../..');
+const HERE = __dirname;
+/** Installs are kept outside the repository, shared by runs and Node versions (the apps are plain JS). */
+export const CACHE = process.env.PROBE_COMPAT_CACHE ?? path.join(os.homedir(), '.cache', 'probe-compat');
+
+let packed: string | undefined;
+
+/** `npm pack` of this checkout (built by `npm test` first), once per test process. */
+export function packProbe(): string {
+  if (packed) return packed;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-pack-'));
+  const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  packed = path.join(dir, out.trim().split('\n').pop()!);
+  return packed;
+}
+
+/**
+ * The cell's app folder in the cache: its pinned dependencies plus the packed Probe, installed as a user
+ * would (`npm install` of the tarball beside the app's own versions, so Probe's copies nest where they differ).
+ * The third-party packages stay installed between runs; only Probe is replaced.
+ */
+export function installCell(cell: Cell): string {
+  const key = createHash('sha256').update(JSON.stringify(cell.dependencies)).digest('hex').slice(0, 10);
+  const app = path.join(CACHE, `${cell.name}-${key}`);
+  fs.mkdirSync(app, { recursive: true });
+  for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
+  fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
+  if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
+  const tgz = packProbe();
+  const pkg = { name: `compat-${cell.name}`, version: '1.0.0', private: true, dependencies: { ...cell.dependencies, probe: `file:${tgz}` } };
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, encoding: 'utf8', env: cleanEnv() });
+  if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
+  return app;
+}
+
+/** Without the settings of the runner's own environment that would change an agent's or Probe's behaviour. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(NODE_OPTIONS|PROBE_|REDIS_URL|OTEL_|DD_|NEW_RELIC_|SENTRY_|ELASTIC_APM_)/.test(name)) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+export interface Outcome {
+  ok: boolean;
+  output: string;
+}
+
+/** One compare.mjs run: the app alone, then with Probe in the given order, checked against `expect`. */
+export function compare(app: string, run: Run, expect: string[]): Outcome {
+  const args = ['compare.mjs', '--app', '.', '--mode', run.mode, '--order', run.order, '--expect', expect.join(',')];
+  if (run.server) args.push('--server', run.server);
+  if (run.esm) args.push('--esm');
+  args.push(...(run.args ?? []));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-compat-'));
+  const result = spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', env: { ...cleanEnv(), FIELD_WORK: work }, timeout: 180_000 });
+  fs.rmSync(work, { recursive: true, force: true });
+  return { ok: result.status === 0, output: `${result.stdout}${result.stderr}` };
+}
+
+export function describeRun(run: Run): string {
+  return `${run.esm ? 'ESM' : 'CJS'} ${run.mode}${run.server ? ` (${run.server})` : ''}, Probe ${run.order}${run.args?.includes('--setup') ? ', zero-code' : ''}`;
+}

@@ -1,0 +1,4 @@
+import { OTEL_CELLS } from './cells';
+import { matrix } from './matrix';
+
+matrix(OTEL_CELLS);

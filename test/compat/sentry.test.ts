@@ -1,0 +1,4 @@
+import { SENTRY_CELLS } from './cells';
+import { matrix } from './matrix';
+
+matrix(SENTRY_CELLS);
