@@ -14,6 +14,8 @@ let packed: string | undefined;
 
 /** `npm pack` of this checkout (built by `npm test` first), once per test process. */
 export function packProbe(): string {
+  // PROBE_COMPAT_TGZ: another build's tarball (to see the suite fail on a Probe without a fix).
+  if (process.env.PROBE_COMPAT_TGZ) return path.resolve(process.env.PROBE_COMPAT_TGZ);
   if (packed) return packed;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-pack-'));
   const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
