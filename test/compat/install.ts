@@ -38,6 +38,10 @@ export function installCell(cell: Cell): string {
   const tgz = packProbe();
   const pkg = { name: `compat-${cell.name}`, version: '1.0.0', private: true, dependencies: { ...cell.dependencies, probe: `file:${tgz}` } };
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
+  // A fresh resolution of Probe's own dependencies, as a first install gets: npm keeps a nested package an
+  // earlier Probe brought (say its own @opentelemetry/api) when it still satisfies the new one's ranges.
+  fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
+  fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
   const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, encoding: 'utf8', env: cleanEnv() });
   if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
   return app;
