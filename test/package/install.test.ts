@@ -98,8 +98,10 @@ async function checkApp(app: string, label: string): Promise<void> {
 
   const list = await run(probe, ['list', '--json'], app, cleanEnv(), 60_000);
   assert.equal(list.code, 0, `${label}: node_modules/.bin/probe list:\n${list.out}`);
-  const captures = JSON.parse(list.out) as { total: number; captures?: Array<{ name: string }> };
-  assert.equal(captures.total, 2, `${label}: one capture per run:\n${list.out}`);
+  // Per run: the script's command capture and the loopback server's request capture.
+  assert.equal((JSON.parse(list.out) as { total: number }).total, 4, `${label}: two captures per run:\n${list.out}`);
+  assert.match(list.out, /app\.cjs/);
+  assert.match(list.out, /app\.mjs/);
 
   const install = await run(probe, ['install', '--mcp'], app, cleanEnv(), 60_000);
   assert.equal(install.code, 0, `${label}: probe install --mcp:\n${install.out}`);
