@@ -63,9 +63,12 @@ test('probe install merges with what is there, never losing keys or lines', asyn
     'files.watcherExclude': { '**/.probe/**': true },
   });
   assert.deepEqual(JSON.parse(read(app, '.mcp.json')), {
-    mcpServers: { other: { command: 'other-server' }, probe: { command: 'npx', args: ['probe', 'mcp'] } },
+    mcpServers: { other: { command: 'other-server' }, probe: { command: 'node', args: ['node_modules/probe/dist/cli/main.js', 'mcp'] } },
   });
-  assert.deepEqual(JSON.parse(read(app, '.cursor/mcp.json')), { mcpServers: { probe: { command: 'npx', args: ['probe', 'mcp'] } } });
+  assert.deepEqual(JSON.parse(read(app, '.cursor/mcp.json')), { mcpServers: { probe: { command: 'node', args: ['node_modules/probe/dist/cli/main.js', 'mcp'] } } });
+  // Says what it wrote.
+  assert.match(result.stdout, /\.mcp\.json: registered the probe MCP server: node node_modules\/probe\/dist\/cli\/main\.js mcp/);
+  assert.match(result.stdout, /\.vscode\/mcp\.json: already set up/);
   // A probe entry the user edited is theirs.
   assert.deepEqual(JSON.parse(read(app, '.vscode/mcp.json')), { servers: { probe: { type: 'stdio', command: 'node', args: ['custom.js'] } }, inputs: [] });
 
@@ -81,4 +84,14 @@ test('a settings file with comments is left byte for byte, with what to add prin
   assert.equal(result.code, 0);
   assert.equal(read(app, '.vscode/settings.json'), settings);
   assert.match(result.stdout, /\.vscode\/settings\.json: not plain JSON, left unchanged; add "search\.exclude"/);
+});
+
+test('probe install --mcp where Probe is not in node_modules/probe says the server starts once it is installed', async () => {
+  const app = new TestApp({ 'sub/package.json': '{}' });
+  const result = await app.cli(['install', '--mcp'], { env: { PROBE_ROOT: path.join(app.dir, 'sub') } });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /note: node_modules\/probe\/dist\/cli\/main\.js is not in .*sub; the MCP server starts once Probe is installed/);
+  assert.deepEqual(JSON.parse(read(app, 'sub/.vscode/mcp.json')), {
+    servers: { probe: { type: 'stdio', command: 'node', args: ['${workspaceFolder}/node_modules/probe/dist/cli/main.js', 'mcp'] } },
+  });
 });

@@ -12,13 +12,16 @@ export const CACHE = process.env.PROBE_COMPAT_CACHE ?? path.join(os.homedir(), '
 
 let packed: string | undefined;
 
-/** `npm pack` of this checkout (built by `npm test` first), once per test process. */
+/**
+ * `npm pack` of this checkout (built by `npm test` first), once per test process. `--ignore-scripts`: packing
+ * would otherwise run `prepare` (the build) and rewrite dist/ under the tests running beside it.
+ */
 export function packProbe(): string {
   // PROBE_COMPAT_TGZ: another build's tarball (to see the suite fail on a Probe without a fix).
   if (process.env.PROBE_COMPAT_TGZ) return path.resolve(process.env.PROBE_COMPAT_TGZ);
   if (packed) return packed;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-pack-'));
-  const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   packed = path.join(dir, out.trim().split('\n').pop()!);
   return packed;
 }

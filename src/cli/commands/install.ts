@@ -19,6 +19,9 @@ export const install: CliCommand = async (argv, io) => {
   failed = !mergeJson(root, '.vscode/settings.json', addVsCodeExcludes, report, VSCODE_HINT) || failed;
   if (values.mcp) {
     for (const target of MCP_TARGETS) failed = !mergeJson(root, target.file, target.add, report, target.hint) || failed;
+    if (!existsSync(path.join(root, MCP_CLI))) {
+      io.out(`note: ${MCP_CLI} is not in ${root}; the MCP server starts once Probe is installed in this project (see the README's 30-second start)`);
+    }
   }
   return failed ? 1 : 0;
 };
@@ -148,21 +151,28 @@ function addVsCodeExcludes(json: Json): string | null {
   return added.length ? `added .probe to ${added.join(' and ')}` : null;
 }
 
-const SERVER = { command: 'npx', args: ['probe', 'mcp'] };
+/**
+ * The command every editor and agent starts: the Probe installed in the project, never `npx probe` (which,
+ * where this package is missing, would fetch and run the unrelated registry package named `probe`). Claude
+ * Code and Cursor start project servers in the project folder; VS Code's `${workspaceFolder}` says so.
+ */
+export const MCP_CLI = 'node_modules/probe/dist/cli/main.js';
+const SERVER = { command: 'node', args: [MCP_CLI, 'mcp'] };
+const VSCODE_SERVER = { type: 'stdio', command: 'node', args: [`\${workspaceFolder}/${MCP_CLI}`, 'mcp'] };
 
 /** Registers the server under `probe` in the clients' key, keeping every other server and a probe entry the user edited. */
-function registerUnder(key: string, entry: Json): (json: Json) => string | null {
+function registerUnder(key: string, entry: { command: string; args: string[] }): (json: Json) => string | null {
   return (json) => {
     const servers = objectAt(json, key);
     if ('probe' in servers) return null;
-    servers.probe = entry;
-    return 'registered the probe MCP server';
+    servers.probe = { ...entry, args: [...entry.args] };
+    return `registered the probe MCP server: ${[entry.command, ...entry.args].join(' ')}`;
   };
 }
 
 const MCP_TARGETS = [
   // Claude Code
-  { file: '.mcp.json', add: registerUnder('mcpServers', { ...SERVER }), hint: `"mcpServers": {"probe": ${JSON.stringify(SERVER)}}` },
-  { file: '.cursor/mcp.json', add: registerUnder('mcpServers', { ...SERVER }), hint: `"mcpServers": {"probe": ${JSON.stringify(SERVER)}}` },
-  { file: '.vscode/mcp.json', add: registerUnder('servers', { type: 'stdio', ...SERVER }), hint: `"servers": {"probe": ${JSON.stringify({ type: 'stdio', ...SERVER })}}` },
+  { file: '.mcp.json', add: registerUnder('mcpServers', SERVER), hint: `"mcpServers": {"probe": ${JSON.stringify(SERVER)}}` },
+  { file: '.cursor/mcp.json', add: registerUnder('mcpServers', SERVER), hint: `"mcpServers": {"probe": ${JSON.stringify(SERVER)}}` },
+  { file: '.vscode/mcp.json', add: registerUnder('servers', VSCODE_SERVER), hint: `"servers": {"probe": ${JSON.stringify(VSCODE_SERVER)}}` },
 ];
