@@ -140,7 +140,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
           // best effort
         }
       }
-      await writer.flush();
+      await writer.shutdown();
       await store.close?.();
       await provider.shutdown();
       setRuntime(undefined);
