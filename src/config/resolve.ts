@@ -19,6 +19,7 @@ import {
 import { FullMask } from '../mask/FullMask';
 import { PartialMask } from '../mask/PartialMask';
 import { Masker } from '../mask/Masker';
+import { SecretNames } from '../mask/SecretNames';
 import { globToRegExp } from '../util/glob';
 
 const LENS = 'HttpClientLens';
@@ -82,15 +83,15 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
   }
 
   const { global: inputsGlobal, lens: inputsLens } = splitInputs(file.mask?.inputs);
-  const globalPatterns = [...DEFAULT_INPUTS, ...inputsGlobal].map((p, i) => toRegExp(`mask.inputs[${i}]`, p));
-  const lensPatterns = [...globalPatterns, ...inputsLens.map((p, i) => toRegExp(`mask.inputs.${LENS}[${i}]`, p))];
-  const masker = new Masker(headerGlobal, globalPatterns);
+  const globalInputs = compileInputs('mask.inputs', inputsGlobal, { names: [...DEFAULT_INPUTS], patterns: [] });
+  const lensInputs = compileInputs(`mask.inputs.${LENS}`, inputsLens, { names: [...globalInputs.names], patterns: [...globalInputs.patterns] });
+  const masker = new Masker(headerGlobal, new SecretNames(globalInputs.names, globalInputs.patterns));
 
   const lensesIn = optObject('lenses', file.lenses);
   for (const key of Object.keys(lensesIn)) {
     if (key !== LENS) throw new ProbeConfigError(`lenses.${key}`, `unknown lens (known: ${LENS})`);
   }
-  const http = resolveHttpLens(lensesIn[LENS] as boolean | HttpClientLensOptions | undefined, new Masker(headerForLens, lensPatterns));
+  const http = resolveHttpLens(lensesIn[LENS] as boolean | HttpClientLensOptions | undefined, new Masker(headerForLens, new SecretNames(lensInputs.names, lensInputs.patterns)));
 
   const originIn = optObject('origin', file.origin) as { enabled?: unknown };
   const exceptIn = file.except ?? [];
@@ -177,14 +178,29 @@ function splitInputs(input: unknown): { global: InputPattern[]; lens: InputPatte
   return { global, lens };
 }
 
-function toRegExp(setting: string, pattern: unknown): RegExp {
-  if (pattern instanceof RegExp) return new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
-  if (typeof pattern !== 'string' || pattern === '') throw new ProbeConfigError(setting, `expected a regex string or RegExp, got ${describe(pattern)}`);
-  try {
-    return new RegExp(pattern, 'i');
-  } catch (error) {
-    throw new ProbeConfigError(setting, `malformed regex ${JSON.stringify(pattern)}: ${(error as Error).message}`, { cause: error });
-  }
+/** A name made of these is a plain name (whole-name rule); any other string is a regular expression. */
+const PLAIN_NAME = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Adds a config's `mask.inputs` entries to `into`: a plain-name string is a name, normalised like the
+ * defaults (SecretNames); a RegExp, or a string with any other character (`^pin$`, the form a JSON config
+ * can hold), is the user's own pattern, tested against the name as given (a string case-insensitively).
+ */
+function compileInputs(setting: string, inputs: unknown[], into: { names: string[]; patterns: RegExp[] }): { names: string[]; patterns: RegExp[] } {
+  inputs.forEach((input, i) => {
+    const at = `${setting}[${i}]`;
+    if (input instanceof RegExp) into.patterns.push(new RegExp(input.source, input.flags.replace(/[gy]/g, '')));
+    else if (typeof input !== 'string' || input === '') throw new ProbeConfigError(at, `expected a name, a regex string or a RegExp, got ${describe(input)}`);
+    else if (PLAIN_NAME.test(input)) into.names.push(input);
+    else {
+      try {
+        into.patterns.push(new RegExp(input, 'i'));
+      } catch (error) {
+        throw new ProbeConfigError(at, `malformed regex ${JSON.stringify(input)}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+  });
+  return into;
 }
 
 const BUILTIN_MASKS: Record<string, new () => Mask> = { FullMask, PartialMask };

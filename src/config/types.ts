@@ -37,7 +37,7 @@ export interface ProbeConfig {
   mask?: {
     /** Header name → mask; key `HttpClientLens` holds entries for that lens only. `false` unmasks a default. */
     headers?: Record<string, MaskSpec | false | Record<string, MaskSpec | false>>;
-    /** Field/query name patterns; an `{HttpClientLens: [...]}` element (or object form) is for that lens only. */
+    /** Field/query names (whole names, any case style) or patterns (RegExp); an `{HttpClientLens: [...]}` element (or object form) is for that lens only. */
     inputs?: Array<InputPattern | { HttpClientLens?: InputPattern[] }> | { '*'?: InputPattern[]; HttpClientLens?: InputPattern[] };
   };
   origin?: { enabled?: boolean };

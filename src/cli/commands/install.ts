@@ -65,8 +65,8 @@ export default defineConfig({
   },
 
   mask: {
-    // headers: { 'x-session-id': 'FullMask' }, // added to authorization, proxy-authorization, cookie, set-cookie, x-api-key, x-auth-token
-    // inputs: ['password', 'secret', 'token', 'api_key', 'access_token', 'refresh_token', 'client_secret', 'credit_card'],
+    // headers: { 'x-session-id': 'FullMask' }, // added to authorization, cookie, x-api-key, x-amz-security-token... (README, Masking)
+    // inputs: ['github_token', /^x-internal-/], // added to password, secret, token, api_key... as whole names: apiKey, API-KEY match api_key
   },
 
   // origin: { enabled: true }, // record the app code line of each call
