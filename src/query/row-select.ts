@@ -46,7 +46,7 @@ export function selectRows(groups: readonly RowItem[][], section: string, input:
   const all = groups.flat();
   const rows = all.map((item) => item.row);
   const pseudo = across ? [ROW_FIELD, ...CAPTURE_FIELDS] : [ROW_FIELD];
-  const valid = [...pseudo, ...fieldsOf(rows, knownFieldsOf(section))];
+  const valid = [...fieldsOf(rows, knownFieldsOf(section)), ...pseudo];
   const check = (field: string, role: string): void => {
     if (typeof field !== 'string' || field === '') throw new QueryError(`${role} needs a field name`, valid);
     if (pseudo.includes(field)) return;
