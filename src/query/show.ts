@@ -64,6 +64,8 @@ export interface ShowResult {
 }
 
 /** A capture's header and summary next to the first rows of the listed sections. */
+export function queryShow(store: Store, input?: Omit<ShowInput, 'section' | 'row'>): Promise<ShowResult>;
+export function queryShow(store: Store, input: ShowInput): Promise<ShowResult | ShownRow>;
 export async function queryShow(store: Store, input: ShowInput = {}): Promise<ShowResult | ShownRow> {
   if (input.row !== undefined || input.section !== undefined) return showRow(store, input);
   const limit = input.limit ?? SHOW_DEFAULT_LIMIT;
