@@ -15,6 +15,7 @@ Returns JSON {id, capture: {id, type, name, status, started_at} (null across cap
 export const LIST_DESCRIPTION = `List recent Probe captures, newest first: each incoming HTTP request, background job and command run the app made, with its outgoing HTTP call counts and errors. Start here to find the capture to look at, then use probe-show or probe-rows with its id.
 
 Example input: {"has_errors": true, "since": "15m", "type": "request"}
+Valid values: since a number and s, m, h or d ("30s", "15m", "2h", "1d"); type request, job or command; has section names such as "http" or "request"; limit 1 to 500 (default 20).
 Returns JSON {total, matched, returned, captures: [{id, type, name, route, status, duration (ms), started_at (epoch s), counts: {http: N}, has_errors, errors, warnings, tags, label, parent_id, trace_id, job_id, ended_by}], note?}. An empty list with a note means nothing was recorded yet.`;
 
 export const SHOW_DESCRIPTION = `Show one Probe capture: its header (type, name, status, duration, times, tags), summary (HTTP totals: calls, failed, time per host; the first error messages) and the first rows of each section ("request": the incoming request; "http": the outgoing calls). Or, with "row", one row whole.

@@ -89,7 +89,7 @@ describe('probe mcp: rows across captures, exact fields, one row whole', () => {
 
   test('tool descriptions: an example input, what comes back, the valid values', async () => {
     const { tools } = await mcp.client.listTools();
-    for (const name of ['probe-rows', 'probe-show']) {
+    for (const name of ['probe-rows', 'probe-show', 'probe-list']) {
       const description = tools.find((tool) => tool.name === name)!.description ?? '';
       assert.match(description, /Example input: \{/);
       assert.match(description, /Returns JSON/);
