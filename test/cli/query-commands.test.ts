@@ -44,7 +44,7 @@ describe('probe list / show / rows over a file store', () => {
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /ROW\s+URL\s+STATUS\n1\s+https:\/\/payments\.example\.test\/charge\s+502\n/);
     const json = JSON.parse(
-      (await app.cli(['rows', '--section', 'http', '--id', IDS.order, '--where', 'url contains example', '--sort', 'timing.wait', '--dir', 'desc', '--limit', '2', '--fields', 'timing.wait', '--json'])).stdout,
+      (await app.cli(['rows', '--section', 'http', '--id', IDS.order, '--where', 'url contains example', '--sort', 'timing.wait', '--dir', 'desc', '--limit', '2', '--fields', 'row,timing.wait', '--json'])).stdout,
     );
     assert.deepEqual(json.rows, [
       { row: 1, 'timing.wait': 780 },

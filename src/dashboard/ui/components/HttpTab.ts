@@ -43,7 +43,7 @@ class CallRow extends Component<RowProps> {
     const share = maxDuration > 0 && row.duration !== null ? Math.max(1, (row.duration / maxDuration) * 100) : 0;
     return html`
       <tr class=${`call ${open ? 'open' : ''} ${row.failed ? 'is-failed' : ''}`} data-testid="http-row" data-row=${String(index)} onClick=${() => onToggle(index)}>
-        <td class="num muted">${String(index + 1)}</td>
+        <td class="num muted" data-testid="row-number" title="Row index, as in probe rows and probe-show">${String(index)}</td>
         <td><${MethodBadge} method=${row.method} /></td>
         <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}</td>
         <td class="url mono" title=${row.url}><span class="url-origin">${origin}</span><span class="url-path">${rest}</span></td>
@@ -147,7 +147,7 @@ export function HttpTab({ rows, dropped, focus }: HttpTabProps) {
         <col class="c-num" /><col class="c-method" /><col class="c-status" /><col /><col class="c-bytes" /><col class="c-bytes" /><col class="c-pool" /><col class="c-dur" /><col class="c-code" />
       </colgroup>
       <thead><tr>
-        <th class="num">#</th><th>Method</th><th>Status</th><th>URL</th><th class="num">Sent</th><th class="num">Received</th><th class="num">Pool</th><th class="num">Duration</th><th>Code</th>
+        <th class="num" title="Row index, as in probe rows and probe-show">Row</th><th>Method</th><th>Status</th><th>URL</th><th class="num">Sent</th><th class="num">Received</th><th class="num">Pool</th><th class="num">Duration</th><th>Code</th>
       </tr></thead>
       <tbody>
         ${items.length > limit ? items.slice(0, limit) : items}
