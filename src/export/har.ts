@@ -39,7 +39,7 @@ function entryOf(row: HttpRow, pageref: string, captureStartMs: number): HarEntr
     time: round(sumOf(timings)),
     request: {
       method: row.method,
-      url: row.url,
+      url: harUrl(row.url),
       httpVersion: row.timing?.protocol ?? '',
       cookies: requestCookies(row.request_headers.cookie),
       headers: pairs(row.request_headers),
@@ -128,6 +128,17 @@ function isoTime(epochMs: number): string {
 
 function pairs(headers: Record<string, string>): HarNameValue[] {
   return Object.entries(headers).map(([name, value]) => ({ name, value: String(value) }));
+}
+
+/** HAR wants an absolute URI without the fragment: the URL parser's spelling (spaces and `<>` percent-encoded). */
+function harUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
 }
 
 function queryOf(url: string): HarNameValue[] {
