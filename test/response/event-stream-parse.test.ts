@@ -67,6 +67,12 @@ test('OpenAI Responses API events assemble too; a stream of plain JSON events is
   assert.equal(assembleStream([{ n: 1 }, 'text']), null);
 });
 
+test('the probe module exports EventStreamCapture beside JsonCapture and GraphqlCapture', async () => {
+  const probe = await import('../../src/index');
+  assert.equal(probe.EventStreamCapture, EventStreamCapture);
+  assert.equal(typeof probe.JsonCapture, 'function');
+});
+
 test('EventStreamCapture puts the summary before the events and marks a cut body', () => {
   const out = new EventStreamCapture().capture({
     request: { method: 'GET', url: 'u', headers: {}, payload: null },
