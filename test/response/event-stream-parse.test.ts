@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { maskEventStream, parseEventStream } from '../../src/response/eventStream';
 import { assembleStream } from '../../src/response/assembleStream';
 import { EventStreamCapture } from '../../src/response/EventStreamCapture';
+import * as probe from '../../src/index';
 import { buildCapture } from '../../src/builder/buildCapture';
 import { resolveConfig } from '../../src/config/resolve';
 import { JsonCapture } from '../../src/response/JsonCapture';
@@ -67,8 +68,7 @@ test('OpenAI Responses API events assemble too; a stream of plain JSON events is
   assert.equal(assembleStream([{ n: 1 }, 'text']), null);
 });
 
-test('the probe module exports EventStreamCapture beside JsonCapture and GraphqlCapture', async () => {
-  const probe = await import('../../src/index');
+test('the probe module exports EventStreamCapture beside JsonCapture and GraphqlCapture', () => {
   assert.equal(probe.EventStreamCapture, EventStreamCapture);
   assert.equal(typeof probe.JsonCapture, 'function');
 });

@@ -92,7 +92,7 @@ export async function startSseServer(): Promise<SseServer> {
       };
       waiting.set(key, () => send(true));
       // Only so a held-back stream ends the test instead of hanging it.
-      setTimeout(() => send(false), 5000).unref();
+      setTimeout(() => send(false), 15_000).unref();
       return;
     }
     if (url.pathname === '/release') {
