@@ -4,6 +4,7 @@ import type { CallInput } from './input';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
 import { urlFacts } from './urlFacts';
 import { JsonCapture } from '../response/JsonCapture';
+import { EventStreamCapture } from '../response/EventStreamCapture';
 import { bodyKind } from '../mask/Masker';
 import { bodyBytes, bytesToText, decodeContent, headerValue } from './body';
 import { payloadOf } from './payload';
@@ -28,8 +29,11 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const responseType = headerValue(call.responseHeaders, 'content-type') ?? null;
   const encoding = headerValue(call.responseHeaders, 'content-encoding');
   const responseTruncated = Boolean(call.responseBody?.truncated);
+  const captureClass = hasResponse ? findCapture(lens, responseType) : null;
+  // An event stream is read event by event: the kept part of a cut one still shows the events before the cut.
+  const readsCutBody = captureClass === EVENT_STREAM_CAPTURE;
   let decoded: Buffer | null = null;
-  if (hasResponse && call.responseBody && !responseTruncated) {
+  if (hasResponse && call.responseBody && (!responseTruncated || readsCutBody)) {
     decoded = decodeContent(bodyBytes(call.responseBody), encoding, lens.max_body_bytes * 8);
   }
   let responseBytes: number | null = null;
@@ -42,7 +46,6 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
 
   let responseCapture: ResponseCaptureResult | null = null;
   let formats: Record<string, FormattedField> | undefined;
-  const captureClass = hasResponse ? findCapture(lens, responseType) : null;
   if (captureClass === JSON_CAPTURE && decoded) {
     // The built-in JSON capture: one parse and one mask give both the cards and the raw body (what
     // JsonCapture and masker.body would each compute again from the text).
@@ -53,6 +56,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
       request: { method, url, headers: requestHeaders, payload },
       response: { status: call.status, headers: responseHeaders },
       body: text,
+      ...(responseTruncated ? { truncated: true } : {}),
       config: { masker },
     });
     if (result) {
@@ -108,6 +112,7 @@ function withFormattedFields(payload: HttpRow['request_payload'], formats: Recor
 }
 
 const JSON_CAPTURE = JsonCapture as unknown as ResponseCaptureClass;
+const EVENT_STREAM_CAPTURE = EventStreamCapture as unknown as ResponseCaptureClass;
 
 function jsonCapture(text: string, contentType: string | null, masker: ResolvedHttpLens['masker']): ResponseCaptureResult {
   let parsed: unknown;

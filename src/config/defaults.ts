@@ -1,5 +1,6 @@
 import { FullMask } from '../mask/FullMask';
 import { JsonCapture } from '../response/JsonCapture';
+import { EventStreamCapture } from '../response/EventStreamCapture';
 import type { Mask } from '../mask/Mask';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
 
@@ -76,5 +77,6 @@ export function defaultResponseTypes(): Record<string, ResponseCaptureClass> {
   return {
     'application/json': JsonCapture as unknown as ResponseCaptureClass,
     'application/*+json': JsonCapture as unknown as ResponseCaptureClass,
+    'text/event-stream': EventStreamCapture as unknown as ResponseCaptureClass,
   };
 }

@@ -1,6 +1,7 @@
 import type { Mask } from './Mask';
 import type { SecretNames } from './SecretNames';
 import { MASKED } from './FullMask';
+import { maskEventStream } from '../response/eventStream';
 
 /**
  * Masking rules compiled once from the resolved config and applied when a capture is built. Values are
@@ -132,7 +133,7 @@ export class Masker {
     return out;
   }
 
-  /** Masks a JSON or form body; any other body is returned unchanged. */
+  /** Masks a JSON or form body, and the JSON data of an event stream; any other body is returned unchanged. */
   body(text: string, contentType: string | null): string {
     const kind = bodyKind(contentType, text);
     if (kind === 'json') {
@@ -143,6 +144,7 @@ export class Masker {
       }
     }
     if (kind === 'form') return this.form(text);
+    if (kind === 'event-stream') return maskEventStream(text, (value) => this.maskValue(value));
     return text;
   }
 
@@ -158,13 +160,14 @@ const AUTHORITY_END = /[/?#]/;
 /** `scheme://user:password@`, as text, for URLs the parser rejects. */
 const USERINFO = /^(\s*[a-z][a-z0-9+.-]*:\/\/)([^/?#@:]*:)[^/?#]*@/i;
 
-export type BodyKind = 'json' | 'form' | 'other';
+export type BodyKind = 'json' | 'form' | 'event-stream' | 'other';
 
 /** JSON by content type (`application/json`, `+json`), or by shape when no type was sent. */
 export function bodyKind(contentType: string | null, text: string): BodyKind {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
   if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'text/event-stream') return 'event-stream';
   if (!type) {
     const first = text.trimStart()[0];
     if (first === '{' || first === '[') return 'json';

@@ -20,7 +20,7 @@ test('defaults follow SPEC 4', () => {
   assert.equal(config.http!.bodies, false);
   assert.equal(config.http!.max_body_bytes, 1048576);
   assert.equal(config.http!.max_rows, 1000);
-  assert.deepEqual(config.http!.response_types.map((t) => [t.pattern, t.capture.name]), [['application/json', 'JsonCapture'], ['application/*+json', 'JsonCapture']]);
+  assert.deepEqual(config.http!.response_types.map((t) => [t.pattern, t.capture.name]), [['application/json', 'JsonCapture'], ['application/*+json', 'JsonCapture'], ['text/event-stream', 'EventStreamCapture']]);
   assert.equal(config.origin.enabled, true);
   assert.deepEqual(config.except, []);
   for (const header of ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-goog-api-key', 'x-amz-security-token', 'x-csrf-token', 'x-xsrf-token']) {

@@ -60,7 +60,7 @@ export default defineConfig({
     //   bodies: false, // also keep raw request/response bodies
     //   max_body_bytes: 1048576,
     //   max_rows: 1000, // calls kept per capture; totals count them all
-    //   capture: { response_types: { 'application/json': JsonCapture, 'application/*+json': JsonCapture } },
+    //   capture: { response_types: { 'application/json': JsonCapture, 'application/*+json': JsonCapture, 'text/event-stream': EventStreamCapture } },
     // },
   },
 

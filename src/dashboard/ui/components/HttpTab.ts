@@ -75,6 +75,8 @@ function GroupHeader({ group, by, folded, onFold }: { group: RowGroup; by: Group
 }
 
 export interface HttpTabProps {
+  /** The capture's id, for its HAR download. */
+  captureId: string;
   rows: HttpRow[];
   dropped: number;
   /** Row to unfold on arrival (from the timeline). */
@@ -82,7 +84,7 @@ export interface HttpTabProps {
 }
 
 /** The HTTP tab: every call, grouped or not, each unfolding to its detail. */
-export function HttpTab({ rows, dropped, focus }: HttpTabProps) {
+export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
   const [by, setBy] = useState<GroupBy>('none');
   const [text, setText] = useState('');
   const [failedOnly, setFailedOnly] = useState(false);
@@ -140,6 +142,7 @@ export function HttpTab({ rows, dropped, focus }: HttpTabProps) {
       </div>
       <label class="check"><input type="checkbox" checked=${failedOnly} onChange=${(e: Event) => setFailedOnly((e.target as HTMLInputElement).checked)} /> Failed only (${String(failedCount)})</label>
       <input class="search" type="search" placeholder="Filter calls…" value=${text} data-testid="http-filter" onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)} />
+      <a class="btn btn-small har" href=${`/api/captures/${encodeURIComponent(captureId)}/har`} download=${`probe-${captureId}.har`} data-testid="download-har" title="Every call of this capture as HAR 1.2, for DevTools and HAR viewers">Download HAR</a>
       <span class="muted small">${visible.length === rows.length ? `${rows.length} calls` : `${visible.length} of ${rows.length} calls`}${dropped ? ` · ${dropped} more not kept (max_rows)` : ''}</span>
     </div>
     <table class="calls">
