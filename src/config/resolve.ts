@@ -20,9 +20,10 @@ import { FullMask } from '../mask/FullMask';
 import { PartialMask } from '../mask/PartialMask';
 import { Masker } from '../mask/Masker';
 import { globToRegExp } from '../util/glob';
+import { describe } from './describe';
+import { validateConfig } from './schema';
 
 const LENS = 'HttpClientLens';
-const KNOWN_TOP = new Set(['enabled', 'service', 'storage', 'lenses', 'mask', 'origin', 'except', 'register', 'default']);
 
 export interface ResolveInput {
   root: string;
@@ -33,12 +34,8 @@ export interface ResolveInput {
 
 /** Defaults → file → environment → validated → frozen. Throws ProbeConfigError naming the setting. */
 export function resolveConfig({ root, configFile, file, env }: ResolveInput): ResolvedConfig {
-  if (file === null || typeof file !== 'object' || Array.isArray(file)) {
-    throw new ProbeConfigError('config', `expected an object, got ${describe(file)}`);
-  }
-  for (const key of Object.keys(file)) {
-    if (!KNOWN_TOP.has(key)) throw new ProbeConfigError(key, `unknown setting (known: ${[...KNOWN_TOP].filter((k) => k !== 'default').join(', ')})`);
-  }
+  // The shape (unknown keys at any depth, types, ranges) is checked here once; what follows only fills defaults.
+  validateConfig(file);
 
   const enabled = env.PROBE_ENABLED !== undefined ? parseBool('PROBE_ENABLED', env.PROBE_ENABLED) : optBool('enabled', file.enabled, true);
   const storageIn = optObject('storage', file.storage) as NonNullable<ProbeConfig['storage']>;
@@ -82,27 +79,20 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
   }
 
   const { global: inputsGlobal, lens: inputsLens } = splitInputs(file.mask?.inputs);
-  const globalPatterns = [...DEFAULT_INPUTS, ...inputsGlobal].map((p, i) => toRegExp(`mask.inputs[${i}]`, p));
-  const lensPatterns = [...globalPatterns, ...inputsLens.map((p, i) => toRegExp(`mask.inputs.${LENS}[${i}]`, p))];
+  const globalPatterns = [...DEFAULT_INPUTS.map((p) => toRegExp('mask.inputs', p)), ...inputsGlobal.map(([setting, p]) => toRegExp(setting, p))];
+  const lensPatterns = [...globalPatterns, ...inputsLens.map(([setting, p]) => toRegExp(setting, p))];
   const masker = new Masker(headerGlobal, globalPatterns);
 
   const lensesIn = optObject('lenses', file.lenses);
-  for (const key of Object.keys(lensesIn)) {
-    if (key !== LENS) throw new ProbeConfigError(`lenses.${key}`, `unknown lens (known: ${LENS})`);
-  }
   const http = resolveHttpLens(lensesIn[LENS] as boolean | HttpClientLensOptions | undefined, new Masker(headerForLens, lensPatterns));
 
   const originIn = optObject('origin', file.origin) as { enabled?: unknown };
-  const exceptIn = file.except ?? [];
-  if (!Array.isArray(exceptIn)) throw new ProbeConfigError('except', `expected an array of globs or RegExps, got ${describe(exceptIn)}`);
-  const except = exceptIn.map((item, i) => {
-    if (item instanceof RegExp) return item;
-    if (typeof item === 'string') return globToRegExp(item);
-    throw new ProbeConfigError(`except[${i}]`, `expected a glob string or RegExp, got ${describe(item)}`);
-  });
-  if (file.register !== undefined && typeof file.register !== 'function') {
-    throw new ProbeConfigError('register', `expected a function, got ${describe(file.register)}`);
-  }
+  const except = (file.except ?? []).map((item) => (item instanceof RegExp ? item : globToRegExp(item)));
+  const samplingIn = optObject('sampling', file.sampling) as { rate?: number; max_per_second?: number };
+  const sampling = {
+    rate: env.PROBE_SAMPLE_RATE !== undefined ? parseRate(env.PROBE_SAMPLE_RATE) : (samplingIn.rate ?? 1),
+    maxPerSecond: samplingIn.max_per_second ?? null,
+  };
 
   const customStorage: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(storageIn)) {
@@ -118,6 +108,7 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
     http,
     masker,
     origin: { enabled: optBool('origin.enabled', originIn.enabled, true) },
+    sampling,
     except,
     register: file.register ?? null,
   }) as ResolvedConfig;
@@ -127,10 +118,6 @@ function resolveHttpLens(input: boolean | HttpClientLensOptions | undefined, mas
   const setting = `lenses.${LENS}`;
   if (input === false) return null;
   const options = input === undefined || input === true ? {} : (optObject(setting, input) as HttpClientLensOptions);
-  const known = new Set(['bodies', 'max_body_bytes', 'max_rows', 'capture']);
-  for (const key of Object.keys(options)) {
-    if (!known.has(key)) throw new ProbeConfigError(`${setting}.${key}`, `unknown option (known: ${[...known].join(', ')})`);
-  }
   const typesIn = optObject(`${setting}.capture`, options.capture).response_types;
   const types = typesIn === undefined ? defaultResponseTypes() : (optObject(`${setting}.capture.response_types`, typesIn) as Record<string, ResponseCaptureClass>);
   const response_types: ResolvedResponseType[] = Object.entries(types).map(([pattern, capture]) => {
@@ -150,30 +137,23 @@ function resolveHttpLens(input: boolean | HttpClientLensOptions | undefined, mas
   };
 }
 
-function splitInputs(input: unknown): { global: InputPattern[]; lens: InputPattern[] } {
-  const global: InputPattern[] = [];
-  const lens: InputPattern[] = [];
-  if (input === undefined) return { global, lens };
-  const addLens = (value: unknown) => {
-    if (!Array.isArray(value)) throw new ProbeConfigError(`mask.inputs.${LENS}`, `expected an array, got ${describe(value)}`);
-    lens.push(...(value as InputPattern[]));
+/** The user's patterns, each with its place in the user's own list (`mask.inputs[2]`), global or for the lens. */
+function splitInputs(input: unknown): { global: Array<[string, InputPattern]>; lens: Array<[string, InputPattern]> } {
+  const global: Array<[string, InputPattern]> = [];
+  const lens: Array<[string, InputPattern]> = [];
+  const add = (into: Array<[string, InputPattern]>, setting: string, value: unknown) => {
+    if (Array.isArray(value)) value.forEach((p, i) => into.push([`${setting}[${i}]`, p as InputPattern]));
+    else if (value !== undefined) into.push([setting, value as InputPattern]);
   };
   if (Array.isArray(input)) {
-    for (const item of input) {
-      if (item && typeof item === 'object' && !(item instanceof RegExp)) {
-        for (const [key, value] of Object.entries(item)) {
-          if (key !== LENS) throw new ProbeConfigError(`mask.inputs.${key}`, `unknown lens (known: ${LENS})`);
-          addLens(value);
-        }
-      } else global.push(item as InputPattern);
-    }
+    input.forEach((item, i) => {
+      if (item && typeof item === 'object' && !(item instanceof RegExp)) add(lens, `mask.inputs[${i}].${LENS}`, (item as Record<string, unknown>)[LENS]);
+      else global.push([`mask.inputs[${i}]`, item as InputPattern]);
+    });
   } else if (input && typeof input === 'object') {
-    for (const [key, value] of Object.entries(input)) {
-      if (key === LENS) addLens(value);
-      else if (key === '*') global.push(...(Array.isArray(value) ? value : [value]));
-      else throw new ProbeConfigError(`mask.inputs.${key}`, `unknown key (use an array, '*' or ${LENS})`);
-    }
-  } else throw new ProbeConfigError('mask.inputs', `expected an array of patterns, got ${describe(input)}`);
+    add(global, "mask.inputs['*']", (input as Record<string, unknown>)['*']);
+    add(lens, `mask.inputs.${LENS}`, (input as Record<string, unknown>)[LENS]);
+  }
   return { global, lens };
 }
 
@@ -237,11 +217,10 @@ function optInt(setting: string, value: unknown, fallback: number, min: number):
   return value;
 }
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  return typeof value === 'object' ? 'an object' : String(value);
+function parseRate(value: string): number {
+  const rate = value.trim() === '' ? NaN : Number(value);
+  if (!(rate >= 0 && rate <= 1)) throw new ProbeConfigError('PROBE_SAMPLE_RATE', `expected a number from 0 to 1, got ${JSON.stringify(value)}`);
+  return rate;
 }
 
 function packageName(root: string): string {
