@@ -53,7 +53,7 @@ const lensOptions = strict({
 const lensInputs = strict({ HttpClientLens: patterns }).partial();
 const inputs = z.union(
   [
-    z.array(z.union([pattern, lensInputs], { error: `expected a regex string, a RegExp or { HttpClientLens: [...] }` })),
+    z.array(z.union([pattern, lensInputs])),
     strict({ '*': z.union([pattern, patterns]), HttpClientLens: patterns }).partial(),
   ],
   { error: 'expected an array of patterns' },
