@@ -17,3 +17,9 @@ export function settingName(path: readonly PropertyKey[]): string {
   }
   return out || 'config';
 }
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

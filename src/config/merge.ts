@@ -1,5 +1,5 @@
 import type { ProbeConfig } from './types';
-import { isPlainObject } from './schema';
+import { isPlainObject } from './describe';
 
 /**
  * `start(overrides)` over the file's config: plain objects merge key by key at every depth, so

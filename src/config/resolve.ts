@@ -20,8 +20,8 @@ import { FullMask } from '../mask/FullMask';
 import { PartialMask } from '../mask/PartialMask';
 import { Masker } from '../mask/Masker';
 import { globToRegExp } from '../util/glob';
-import { describe } from './describe';
-import { validateConfig } from './schema';
+import { describe, isPlainObject } from './describe';
+import type * as Schema from './schema';
 
 const LENS = 'HttpClientLens';
 
@@ -34,8 +34,11 @@ export interface ResolveInput {
 
 /** Defaults → file → environment → validated → frozen. Throws ProbeConfigError naming the setting. */
 export function resolveConfig({ root, configFile, file, env }: ResolveInput): ResolvedConfig {
+  if (file === null || typeof file !== 'object' || Array.isArray(file)) {
+    throw new ProbeConfigError('config', `expected an object, got ${describe(file)}`);
+  }
   // The shape (unknown keys at any depth, types, ranges) is checked here once; what follows only fills defaults.
-  validateConfig(file);
+  if (hasSettings(file)) (require('./schema') as typeof Schema).validateConfig(file);
 
   const enabled = env.PROBE_ENABLED !== undefined ? parseBool('PROBE_ENABLED', env.PROBE_ENABLED) : optBool('enabled', file.enabled, true);
   const storageIn = optObject('storage', file.storage) as NonNullable<ProbeConfig['storage']>;
@@ -215,6 +218,16 @@ function optInt(setting: string, value: unknown, fallback: number, min: number):
     throw new ProbeConfigError(setting, `expected a whole number ≥ ${min}, got ${describe(value)}`);
   }
   return value;
+}
+
+const SECTIONS = new Set(['storage', 'lenses', 'mask', 'origin', 'sampling']);
+
+/**
+ * False for a config with nothing set: no key, or only empty sections (the file `probe install` writes).
+ * Then the schema is not loaded: zod costs every process start tens of milliseconds, launchers included.
+ */
+function hasSettings(file: object): boolean {
+  return Object.entries(file).some(([key, value]) => value !== undefined && !(SECTIONS.has(key) && isPlainObject(value) && Object.keys(value).length === 0));
 }
 
 function parseRate(value: string): number {

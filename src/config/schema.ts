@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ProbeConfigError } from './errors';
-import { closestKey } from './suggest';
-import { describe, settingName } from './describe';
+import { unknownSetting } from './suggest';
+import { describe, isPlainObject, settingName } from './describe';
+import { STORAGE_KEYS } from './defaults';
 
 /*
  * The shape of a config file, checked once before anything is resolved: every object is strict, so a typo
@@ -25,9 +26,6 @@ const pattern = z.union([text, z.instanceof(RegExp)], { error: 'expected a regex
 const patterns = z.array(pattern, { error: 'expected an array of regex strings or RegExps' });
 
 const redis = strict({ url: text, prefix: text, ttl: wholeAtLeast(1) }).partial().nullish();
-
-/** Built-in storage keys; any other key is a custom driver's settings (an object), checked when stores are made. */
-export const STORAGE_KEYS = ['driver', 'limit', 'file', 'redis'] as const;
 
 const storage = z
   .object({
@@ -85,7 +83,6 @@ export const configSchema = strict({
 
 /** Checks a config file's shape; the first problem is thrown as one ProbeConfigError naming the setting. */
 export function validateConfig(input: unknown): void {
-  if (!isPlainObject(input)) throw new ProbeConfigError('config', `expected an object, got ${describe(input)}`);
   const result = configSchema.safeParse(input);
   if (!result.success) throw toConfigError(result.error.issues[0]!, [], input);
 }
@@ -110,23 +107,8 @@ function toConfigError(issue: Issue, prefix: PropertyKey[], input: unknown): Pro
   return new ProbeConfigError(settingName(at), `${issue.message}, got ${describe(valueAt(input, at))}`);
 }
 
-/** `storage.drvier: unknown setting (did you mean storage.driver?)`, or the valid keys when none is close. */
-export function unknownSetting(at: PropertyKey[], known: readonly string[], otherwise?: string): ProbeConfigError {
-  const key = String(at[at.length - 1]);
-  const near = closestKey(key, known);
-  const setting = settingName(at);
-  if (near) return new ProbeConfigError(setting, `unknown setting (did you mean ${settingName([...at.slice(0, -1), near])}?)`);
-  return new ProbeConfigError(setting, `unknown setting (valid here: ${known.join(', ')}${otherwise ? `, ${otherwise}` : ''})`);
-}
-
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
   let value = input;
   for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   return value;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }

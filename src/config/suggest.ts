@@ -1,3 +1,6 @@
+import { ProbeConfigError } from './errors';
+import { settingName } from './describe';
+
 /** Edit distance between two keys (insertions, deletions, substitutions). */
 export function levenshtein(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -28,4 +31,13 @@ export function closestKey(key: string, candidates: readonly string[]): string |
     }
   }
   return bestDistance <= limit ? best : null;
+}
+
+/** `storage.drvier: unknown setting (did you mean storage.driver?)`, or the valid keys when none is close. */
+export function unknownSetting(at: readonly PropertyKey[], known: readonly string[], otherwise?: string): ProbeConfigError {
+  const key = String(at[at.length - 1]);
+  const near = closestKey(key, known);
+  const setting = settingName(at);
+  if (near) return new ProbeConfigError(setting, `unknown setting (did you mean ${settingName([...at.slice(0, -1), near])}?)`);
+  return new ProbeConfigError(setting, `unknown setting (valid here: ${known.join(', ')}${otherwise ? `, ${otherwise}` : ''})`);
 }

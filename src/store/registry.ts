@@ -1,6 +1,7 @@
 import type { Store, StoreApp, StoreFactory } from './Store';
 import { ProbeConfigError } from '../config/errors';
-import { STORAGE_KEYS, unknownSetting } from '../config/schema';
+import { STORAGE_KEYS } from '../config/defaults';
+import { unknownSetting } from '../config/suggest';
 import { FileStore } from './FileStore';
 import { ThreadedFileStore } from './ThreadedFileStore';
 
@@ -24,7 +25,7 @@ export function createStore(app: StoreApp, options: { writeThread?: boolean } = 
   const driver = storage.driver;
   // Known only now (register() has run): any other key under storage must name a registered driver.
   for (const key of Object.keys(storage)) {
-    if (!(STORAGE_KEYS as readonly string[]).includes(key) && !registry.has(key)) {
+    if (!STORAGE_KEYS.includes(key) && !registry.has(key)) {
       throw unknownSetting(['storage', key], [...STORAGE_KEYS, ...registry.keys()], 'or the settings of a driver registered with extendStore');
     }
   }

@@ -157,3 +157,12 @@ test('settings of a registered custom driver are accepted; a storage key naming 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test('a config with nothing set (the probe install template) does not load the schema at start', async () => {
+  const { CONFIG_TEMPLATE } = await import('../../src/cli/commands/install');
+  const zodLoaded = `console.log(Object.keys(require.cache).some((file) => file.includes('/zod/')));\n`;
+  const template = new TestApp({ 'probe.config.mjs': CONFIG_TEMPLATE, 'run.js': zodLoaded });
+  assert.equal((await template.run('run.js')).stdout.trim(), 'false');
+  const set = new TestApp({ 'probe.config.mjs': `export default { storage: { limit: 20 } };\n`, 'run.js': zodLoaded });
+  assert.equal((await set.run('run.js')).stdout.trim(), 'true', 'the check sees the schema when something is set');
+});
