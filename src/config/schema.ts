@@ -71,7 +71,7 @@ export const configSchema = strict({
   lenses: strict({ HttpClientLens: z.union([bool, lensOptions], { error: 'expected true, false or an options object' }) })
     .partial()
     .nullish(),
-  mask: strict({ headers: z.record(z.string(), z.unknown(), { error: 'expected an object of header name → mask' }), inputs })
+  mask: strict({ headers: z.record(z.string(), z.unknown(), { error: 'expected an object of header name → mask' }).nullish(), inputs })
     .partial()
     .nullish(),
   origin: strict({ enabled: bool }).partial().nullish(),
