@@ -66,6 +66,17 @@ export const HELP: Readonly<Record<string, CommandHelp>> = {
       'probe rows --since 1h --type request --where "status>=500" --sort duration --dir desc',
     ],
   },
+  export: {
+    usage: 'probe export [id] [--har] [--out FILE]',
+    about:
+      "A capture's outgoing HTTP calls as HAR 1.2 (HTTP Archive), for browser DevTools, proxies and HAR viewers. Values Probe masked stay masked; bodies are those the capture kept (raw bodies only with the `bodies` option); timings come from each call's dns, connect, tls, wait and download.",
+    options: [
+      ['id', 'capture id (see probe list); default: the newest capture with HTTP calls'],
+      ['--har', 'HAR 1.2 (the default and only format)'],
+      ['--out <file>', 'write to the file instead of stdout'],
+    ],
+    examples: ['probe export <id> --har --out checkout.har', 'probe export > newest.har'],
+  },
   clear: {
     usage: 'probe clear',
     about: 'Removes every capture from the configured store.',

@@ -12,6 +12,9 @@ export const DEFAULT_REDIS_TTL = 86_400;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_ROWS = 1000;
 
+/** Built-in storage keys; any other key is a custom driver's settings, checked when the store is made. */
+export const STORAGE_KEYS: readonly string[] = ['driver', 'limit', 'file', 'redis'];
+
 /** Headers whose values are credentials or sessions (names compared in lower case). */
 export const DEFAULT_MASKED_HEADERS: readonly string[] = [
   'authorization',

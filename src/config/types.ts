@@ -41,6 +41,12 @@ export interface ProbeConfig {
     inputs?: Array<InputPattern | { HttpClientLens?: InputPattern[] }> | { '*'?: InputPattern[]; HttpClientLens?: InputPattern[] };
   };
   origin?: { enabled?: boolean };
+  sampling?: {
+    /** Share of root units recorded, 0 to 1 (`PROBE_SAMPLE_RATE`); default 1. */
+    rate?: number;
+    /** Ceiling on captures started per second per process; default none. */
+    max_per_second?: number;
+  };
   /** Capture names kept out of recording: globs (`GET /health`, `scripts/seed.js*`) or RegExps. */
   except?: Array<string | RegExp>;
   /** Called before any store is made: the place for `probe.extendStore(...)`. */
@@ -84,6 +90,8 @@ export interface ResolvedConfig {
   /** Global masks (used for the incoming request section). */
   readonly masker: Masker;
   readonly origin: { readonly enabled: boolean };
+  /** `maxPerSecond` is null when there is no ceiling. */
+  readonly sampling: { readonly rate: number; readonly maxPerSecond: number | null };
   readonly except: readonly RegExp[];
   readonly register: ((probe: RegisterApi) => void) | null;
 }

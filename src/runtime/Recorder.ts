@@ -32,6 +32,8 @@ export class Recorder {
   private readonly units = new Map<string, Unit>();
   readonly processUnit: Unit;
   servedRequest = false;
+  /** Set once the process starts a child process (see start.ts): then it may be a launcher (npm, npx, tsx). */
+  startedChild = false;
   /** The incoming request whose 'request' event is being emitted now (see noteIncoming), and its unit. */
   private incoming: object | undefined;
   private readonly requestUnits = new WeakMap<object, Unit>();
@@ -250,7 +252,11 @@ export class Recorder {
     });
   }
 
-  /** At exit: every open unit ends, and the process's own command unit is kept when it holds calls. */
+  /**
+   * At exit: every open unit ends, and the process's own command unit is kept when it holds calls, or when it
+   * has none but neither served requests (a server's own capture) nor started a child process (a launcher:
+   * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself).
+   */
   closeAll(exitCode: number, endedBy: 'exit' | 'error'): void {
     const open = new Set(this.units.values());
     for (const unit of open) {
@@ -263,8 +269,7 @@ export class Recorder {
     if (main.closed) return;
     main.status = String(exitCode);
     main.endedBy = endedBy;
-    // A server's own command capture matters only when something outside its requests called out.
-    if (main.calls.length > 0 || main.folded || !this.servedRequest) this.close(main);
+    if (main.calls.length > 0 || main.folded || (!this.servedRequest && !this.startedChild)) this.close(main);
     else main.closed = true;
   }
 }

@@ -119,6 +119,11 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     const request = (message as { request?: object } | undefined)?.request;
     if (request) recorder.noteIncoming(request);
   }));
+  // Node publishes every ChildProcess it creates (spawn, exec, execFile, fork) on 'child_process'
+  // (nodejs/node#44045): a process that started one and made no call is a launcher, not a command to keep.
+  cleanups.push(subscribe('child_process', () => {
+    recorder.startedChild = true;
+  }));
   // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.
   watchTracerProvider(joiner.onProvider);
   cleanups.push(installExitHooks(recorder, writer));

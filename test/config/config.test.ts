@@ -58,7 +58,7 @@ test('per-lens masks and custom masks', () => {
 
 const bad: Array<[string, ProbeConfig | Record<string, unknown>, string]> = [
   ['path outside .probe', { storage: { file: { path: '../elsewhere' } } }, 'storage.file.path'],
-  ['malformed regex', { mask: { inputs: ['(unclosed'] } }, 'mask.inputs[0]'],
+  ['malformed regex, named by its place in the user list', { mask: { inputs: ['^pin$', '(unclosed'] } }, 'mask.inputs[1]'],
   ['limit not a number', { storage: { limit: 'many' } }, 'storage.limit'],
   ['unknown mask', { mask: { headers: { authorization: 'HalfMask' } } }, 'mask.headers.authorization'],
   ['unknown setting', { storage_driver: 'file' }, 'storage_driver'],

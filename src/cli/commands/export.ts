@@ -8,16 +8,7 @@ import { findCapture, newestCapture } from '../../query/locate';
 import { harOf } from '../../export/har';
 import { packageVersion } from '../../util/packageVersion';
 
-const HELP = `usage: probe export [id] [--har] [--out FILE]
-
-Writes a capture's outgoing HTTP calls as HAR 1.2 (HTTP Archive), for browser DevTools, proxies and HAR
-viewers. Values Probe masked stay masked; bodies are those the capture kept (raw bodies only with the
-\`bodies\` option); timings come from each call's dns, connect, tls, wait and download.
-
-  id           capture id (see \`probe list\`); default: the newest capture with HTTP calls
-  --har        HAR 1.2 (the default and only format)
-  --out FILE   write to FILE instead of stdout
-  -h, --help   this text`;
+const USAGE = 'usage: probe export [id] [--har] [--out FILE] (probe export --help)';
 
 /** `probe export <id> --har`: a capture's calls as a HAR file. */
 export const exportCapture: CliCommand = async (argv, io) => {
@@ -26,17 +17,12 @@ export const exportCapture: CliCommand = async (argv, io) => {
     options: {
       har: { type: 'boolean' },
       out: { type: 'string', short: 'o' },
-      help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
     strict: true,
   });
-  if (values.help) {
-    io.out(HELP);
-    return 0;
-  }
   if (positionals.length > 1) {
-    io.err(`probe export: one capture id at a time (got ${positionals.length})\n\n${HELP}`);
+    io.err(`probe export: one capture id at a time (got ${positionals.length})\n${USAGE}`);
     return 2;
   }
   const context = openContext(io);
