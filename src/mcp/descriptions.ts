@@ -9,9 +9,9 @@ Slowest calls: {"section": "http", "sort": "duration", "dir": "desc", "limit": 5
 
 Without "id" it reads the newest capture that has rows in the section. Returns JSON {id, capture: {type, name, status}, section, total, matched, returned, rows: [{row, ...fields}], note?}: "row" is the row's index in the section. Long strings and bodies are clipped with a marker saying how much was left out; list a field in "fields" to get more of it.`;
 
-export const LIST_DESCRIPTION = `List recent Probe captures, newest first: each incoming HTTP request, background job and command run the app made, with its outgoing HTTP call counts and errors. Start here to find the capture to look at, then use probe-show or probe-rows with its id.
+export const LIST_DESCRIPTION = `List recent Probe captures, newest first: each incoming HTTP request, background job, command run and test case (type "test", status "passed" or "failed"; a failed test always has has_errors true) the app made, with its outgoing HTTP call counts and errors. Start here to find the capture to look at, then use probe-show or probe-rows with its id.
 
-Example input: {"has_errors": true, "since": "15m", "type": "request"}
+Example input: {"has_errors": true, "since": "15m", "type": "request"}. Which calls did the failing tests make: {"type": "test", "has_errors": true}, then probe-rows with each id.
 Returns JSON {total, matched, returned, captures: [{id, type, name, route, status, duration (ms), started_at (epoch s), counts: {http: N}, has_errors, errors, warnings, tags, label, parent_id, trace_id, job_id, ended_by}], note?}. An empty list with a note means nothing was recorded yet.`;
 
 export const SHOW_DESCRIPTION = `Show one Probe capture: its header (type, name, status, duration, times, tags), summary (HTTP totals: calls, failed, time per host; the first error messages) and the first rows of each section ("request": the incoming request; "http": the outgoing calls).
