@@ -29,7 +29,8 @@ import { adoptAppHttpInstrumentation } from './join/adopt';
 import { appInstrumentsHttp, neverUnwrapOthers } from './join/appHttp';
 import { wrapHttpEntries } from '../lens/httpEntry';
 import { alsoHookEsm } from '../lens/esmHook';
-import { NodeTestInstrumentation, isNodeTestRunner, nodeTestMayRun } from '../testrunner/nodeTest';
+import { NodeTestInstrumentation, nodeTestMayRun } from '../testrunner/nodeTest';
+import { isTestRunnerProcess } from '../testrunner/runnerProcess';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
 function subscribe(name: string, handler: (message: unknown) => void): () => void {
@@ -66,7 +67,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   const store = createStore({ root: config.root, config, logger }, { writeThread: true });
   const writer = new CaptureWriter(config, store, logger);
   const recorder = new Recorder(config, writer, logger);
-  if (isNodeTestRunner()) recorder.ranTests = true;
+  if (isTestRunnerProcess()) recorder.ranTests = true;
 
   // Undone last: every patch of someone else's code, from the one ledger (see patches.ts).
   const cleanups: Array<() => void> = [undoPatches];

@@ -14,11 +14,6 @@ interface NodeTestExports {
   beforeEach?: (fn: (t: TestContextLike) => void) => void;
 }
 
-/** `node --test` itself: it only starts the files' processes, so its own empty command capture is noise. */
-export function isNodeTestRunner(): boolean {
-  return !process.env.NODE_TEST_CONTEXT && process.execArgv.includes('--test');
-}
-
 const HOOKED = Symbol.for('probe.node-test.hooked');
 
 /** Whether this process runs `node --test` files: a child of the runner, or the runner with isolation off. */

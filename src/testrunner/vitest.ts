@@ -16,8 +16,8 @@ interface VitestTestContext {
 
 /** The part of `vitest`'s exports Probe uses (Vitest 3 and 4). */
 export interface VitestHooks {
-  beforeAll: (fn: (suite: VitestTask) => void) => void;
-  beforeEach: (fn: (context: VitestTestContext) => void) => void;
+  beforeAll: (fn: (...args: unknown[]) => void) => void;
+  beforeEach: (fn: (...args: unknown[]) => void) => void;
 }
 
 /**
@@ -28,8 +28,11 @@ export interface VitestHooks {
  * tests (`beforeAll`, module top level) stay in the worker's command capture, named after the test file.
  */
 export function recordVitestTests(hooks: VitestHooks): void {
-  hooks.beforeAll((file) => {
+  // Hooks without declared parameters: Vitest 4 reads a hook's first parameter as a fixture list (it must be
+  // destructured), and passes the file's suite first in Vitest 3, second in Vitest 4.
+  hooks.beforeAll(function () {
     try {
+      const file = [...arguments].find((arg): arg is VitestTask => Boolean((arg as VitestTask | undefined)?.filepath));
       const runtime = currentRuntime();
       const main = runtime?.recorder.processUnit;
       if (runtime && main && !main.closed && file?.filepath) main.name = `vitest ${path.relative(runtime.recorder.config.root, file.filepath)}`;
@@ -37,11 +40,12 @@ export function recordVitestTests(hooks: VitestHooks): void {
       // never in the tests' way
     }
   });
-  hooks.beforeEach((context) => {
+  hooks.beforeEach(function () {
     try {
+      const context = arguments[0] as VitestTestContext | undefined;
       const runtime = currentRuntime();
       const task = context?.task;
-      if (!runtime || !task || typeof context.onTestFinished !== 'function') return;
+      if (!runtime || !context || !task || typeof context.onTestFinished !== 'function') return;
       const unit = runtime.recorder.beginTest(fullTitle(task));
       context.onTestFinished(() => {
         try {
