@@ -2,7 +2,7 @@
 
 export const ROWS_DESCRIPTION = `Read the rows of one section of a Probe capture, filtered, sorted and cut to the fields you need. Use it to answer "why did that call fail?" or "which calls made this request slow?".
 
-A capture is one incoming request, background job or command run of the app; its "http" section has one row per outgoing HTTP call with: method, url, host, endpoint, status (null when no response arrived), failed, duration (ms), timing.{dns,connect,tls,wait,download,remote,protocol,redirects}, exception.{class,message,code,file,previous}, request_headers, request_payload, response_headers, response_bytes, response_capture, pool, fake, time (ms from capture start), origin.{file,line,chain} (the app code line that made the call).
+A capture is one incoming request, background job, command run or test case of the app; its "http" section has one row per outgoing HTTP call with: method, url, host, endpoint, status (null when no response arrived), failed, duration (ms), timing.{dns,connect,tls,wait,download,remote,protocol,redirects}, exception.{class,message,code,file,previous}, request_headers, request_payload, response_headers, response_bytes, response_capture, pool, fake, time (ms from capture start), origin.{file,line,chain} (the app code line that made the call).
 
 Example input: {"section": "http", "where": [{"field": "failed", "op": "=", "value": "true"}], "fields": ["url", "status", "exception.message", "origin.file", "origin.line"]}
 Slowest calls: {"section": "http", "sort": "duration", "dir": "desc", "limit": 5, "fields": ["endpoint", "duration", "timing.wait"]}

@@ -20,7 +20,7 @@ describe('node --test under the preload: a capture per test', () => {
   });
   after(() => upstream.close());
 
-  for (const [preload, file] of [['require', 'node-test.suite.test.cjs'], ['import', 'node-test.suite.test.mjs']] as const) {
+  for (const [preload, file] of [['require', 'node-test.suite.test.cjs'], ['import', 'node-test.suite.test.mjs'], ['require', 'node-test.suite.test.mjs']] as const) {
     it(`--${preload} probe/register, ${file}`, async () => {
       const app = new TestApp({ [file]: readFileSync(path.join(FIXTURES, file), 'utf8') });
       // NODE_TEST_CONTEXT: this test runs under node --test itself; the run below is a top-level one.

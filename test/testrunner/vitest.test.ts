@@ -24,35 +24,40 @@ describe('Vitest under the preload with probe/vitest: a capture per test', () =>
   });
   after(() => upstream.close());
 
-  for (const version of VERSIONS) {
-    for (const preload of ['require', 'import'] as const) {
-      it(`vitest ${version}, --${preload} probe/register`, async () => {
-        const dir = installRunnerApp(`vitest-${version}`, { vitest: version });
-        copyFileSync(path.join(FIXTURES, 'vitest.suite.test.js'), path.join(dir, 'suite.test.js'));
-        copyFileSync(path.join(FIXTURES, 'vitest.config.js'), path.join(dir, 'vitest.config.js'));
-        rmSync(path.join(dir, '.probe'), { recursive: true, force: true });
-        const env: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: upstream.url, NODE_OPTIONS: `--${preload} probe/register`, CI: '1', NO_COLOR: '1' };
-        delete env.NODE_TEST_CONTEXT;
-        const run = await collect(spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run'], { cwd: dir, env }), 120_000);
-        const output = `${run.stdout}\n${run.stderr}`;
-        assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
-        assert.match(run.stdout, /Tests\s+2 failed \| 2 passed/, output);
-        assert.doesNotMatch(output, /\[probe\]|sourcemap/i, 'Probe adds nothing to the test output');
-        const captures = readCaptures(dir);
-        checkTestCaptures(captures, output);
-        assert.deepEqual(captures.filter((capture) => capture.type === 'command').map((capture) => capture.name), ['vitest suite.test.js']);
+  const runs: Array<{ version: string; preload: 'require' | 'import'; pool: string }> = VERSIONS.flatMap((version) => [
+    { version, preload: 'require', pool: 'forks' },
+    { version, preload: 'import', pool: 'forks' },
+  ]);
+  // Threads: the test captures are whole; the worker thread's own command capture (beforeAll calls) is lost.
+  runs.push({ version: VERSIONS[0]!, preload: 'require', pool: 'threads' });
+  for (const { version, preload, pool } of runs) {
+    it(`vitest ${version}, --${preload} probe/register, ${pool} pool`, async () => {
+      const dir = installRunnerApp(`vitest-${version}`, { vitest: version });
+      copyFileSync(path.join(FIXTURES, 'vitest.suite.test.js'), path.join(dir, 'suite.test.js'));
+      copyFileSync(path.join(FIXTURES, 'vitest.config.js'), path.join(dir, 'vitest.config.js'));
+      rmSync(path.join(dir, '.probe'), { recursive: true, force: true });
+      const env: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: upstream.url, NODE_OPTIONS: `--${preload} probe/register`, CI: '1', NO_COLOR: '1' };
+      delete env.NODE_TEST_CONTEXT;
+      const run = await collect(spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', `--pool=${pool}`], { cwd: dir, env }), 120_000);
+      const output = `${run.stdout}\n${run.stderr}`;
+      assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
+      assert.match(run.stdout, /Tests\s+2 failed \| 2 passed/, output);
+      assert.doesNotMatch(output, /\[probe\]|sourcemap/i, 'Probe adds nothing to the test output');
+      const captures = readCaptures(dir);
+      checkTestCaptures(captures, output, { outside: pool === 'forks' });
+      const commands = captures.filter((capture) => capture.type === 'command').map((capture) => capture.name);
+      assert.deepEqual(commands, pool === 'forks' ? ['vitest suite.test.js'] : []);
 
-        const app = { dir, env: () => ({ ...env, NODE_OPTIONS: '' }) } as unknown as TestApp;
-        const cli = path.join(dir, 'node_modules', 'probe', 'dist', 'cli', 'main.js');
-        const listed = await collect(spawn(process.execPath, [cli, 'list', '--json', '--type', 'test', '--has-errors'], { cwd: dir, env: app.env() }), 30_000);
-        checkFailedList(JSON.parse(listed.stdout));
-        const mcp = await connectMcp(app);
-        try {
-          checkFailedList((await mcp.call('probe-list', { type: 'test', has_errors: true })).json);
-        } finally {
-          await mcp.close();
-        }
-      });
-    }
+      const app = { dir, env: () => ({ ...env, NODE_OPTIONS: '' }) } as unknown as TestApp;
+      const cli = path.join(dir, 'node_modules', 'probe', 'dist', 'cli', 'main.js');
+      const listed = await collect(spawn(process.execPath, [cli, 'list', '--json', '--type', 'test', '--has-errors'], { cwd: dir, env: app.env() }), 30_000);
+      checkFailedList(JSON.parse(listed.stdout));
+      const mcp = await connectMcp(app);
+      try {
+        checkFailedList((await mcp.call('probe-list', { type: 'test', has_errors: true })).json);
+      } finally {
+        await mcp.close();
+      }
+    });
   }
 });
