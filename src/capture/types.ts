@@ -1,6 +1,6 @@
 /** Shapes of what Probe stores (SPEC section 2). Field names are the contract: agents and the dashboard read them. */
 
-export type CaptureType = 'request' | 'job' | 'command';
+export type CaptureType = 'request' | 'job' | 'command' | 'test';
 export type EndedBy = 'response' | 'exit' | 'error' | 'return';
 
 /** Phase timings of one real call, in ms. A phase not reached is left out. */

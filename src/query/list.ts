@@ -7,7 +7,7 @@ import { parseSince } from './since';
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 500;
-export const CAPTURE_TYPES: readonly CaptureType[] = ['request', 'job', 'command'];
+export const CAPTURE_TYPES: readonly CaptureType[] = ['request', 'job', 'command', 'test'];
 
 export interface ListInput {
   /** Only captures with at least one row in each of these sections. */

@@ -39,6 +39,10 @@ export class Recorder {
   private readonly requestUnits = new WeakMap<object, Unit>();
   private readonly meta: UnitInput['meta'];
   private pendingOrigins: CallRecord[] = [];
+  /** Test units running now, innermost last (see src/testrunner/). */
+  private readonly tests: Unit[] = [];
+  /** Set once a test ran here: the process's own command capture is then kept only when it holds calls. */
+  ranTests = false;
   private originsScheduled = false;
 
   constructor(
@@ -51,14 +55,40 @@ export class Recorder {
     this.processUnit = new Unit('command', commandName(config.root), now() - process.uptime() * 1000, randomTraceId(), null, null);
   }
 
-  /** The unit the active context belongs to (the process's command unit outside any). */
+  /** The unit the active context belongs to (outside any: the running test, else the process's command unit). */
   activeUnit(): Unit {
     const span = trace.getActiveSpan();
     if (span) {
       const unit = this.units.get(span.spanContext().spanId);
       if (unit && !unit.closed) return unit;
     }
-    return this.processUnit;
+    return this.outside();
+  }
+
+  /**
+   * Where work outside any unit goes. Test runners run a test's body and hooks in contexts of their own (node:test
+   * in the AsyncResource of the test's declaration, Vitest in its runner's), so no span can delimit a test: while
+   * one runs, what no request or job claims is that test's.
+   */
+  private outside(): Unit {
+    return this.tests[this.tests.length - 1] ?? this.processUnit;
+  }
+
+  /** A test case starts: its own unit of type `test` until endTest. Tests nest (node:test subtests). */
+  beginTest(name: string): Unit {
+    this.ranTests = true;
+    const unit = new Unit('test', name, now(), randomTraceId(), null, null);
+    this.tests.push(unit);
+    return unit;
+  }
+
+  /** A test case ended, after its hooks: `passed` or `failed`. */
+  endTest(unit: Unit, passed: boolean): void {
+    const at = this.tests.lastIndexOf(unit);
+    if (at >= 0) this.tests.splice(at, 1);
+    unit.status = passed ? 'passed' : 'failed';
+    unit.endedBy = passed ? 'return' : 'error';
+    this.close(unit);
   }
 
   /** How many spans the recorder still maps to units (bounded: see onEnd). */
@@ -68,7 +98,7 @@ export class Recorder {
 
   unitOfSpan(spanId: string): Unit {
     const unit = this.units.get(spanId);
-    return unit && !unit.closed ? unit : this.processUnit;
+    return unit && !unit.closed ? unit : this.outside();
   }
 
   addCall(unit: Unit, call: CallRecord): void {
@@ -171,7 +201,7 @@ export class Recorder {
       this.register(unit, spanId);
       return;
     }
-    const owner = liveParent ?? this.processUnit;
+    const owner = liveParent ?? this.outside();
     this.register(owner, spanId);
   }
 
@@ -258,6 +288,12 @@ export class Recorder {
    * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself).
    */
   closeAll(exitCode: number, endedBy: 'exit' | 'error'): void {
+    // A test still running at exit did not pass (the process exited or crashed inside it).
+    for (const unit of this.tests.splice(0).reverse()) {
+      unit.status = 'failed';
+      unit.endedBy = endedBy;
+      this.close(unit);
+    }
     const open = new Set(this.units.values());
     for (const unit of open) {
       if (unit === this.processUnit || unit.closed) continue;
@@ -269,7 +305,9 @@ export class Recorder {
     if (main.closed) return;
     main.status = String(exitCode);
     main.endedBy = endedBy;
-    if (main.calls.length > 0 || main.folded || (!this.servedRequest && !this.startedChild)) this.close(main);
+    // A server's (or a test file's) own command capture matters only when something outside its requests
+    // (tests) called out; a launcher's, only when it called out itself.
+    if (main.calls.length > 0 || main.folded || (!this.servedRequest && !this.ranTests && !this.startedChild)) this.close(main);
     else main.closed = true;
   }
 }

@@ -28,6 +28,9 @@ import { yieldContextManagerTo } from './join/context';
 import { adoptAppHttpInstrumentation } from './join/adopt';
 import { appInstrumentsHttp, neverUnwrapOthers } from './join/appHttp';
 import { wrapHttpEntries } from '../lens/httpEntry';
+import { alsoHookEsm } from '../lens/esmHook';
+import { NodeTestInstrumentation, nodeTestMayRun } from '../testrunner/nodeTest';
+import { isTestRunnerProcess } from '../testrunner/runnerProcess';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
 function subscribe(name: string, handler: (message: unknown) => void): () => void {
@@ -64,6 +67,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   const store = createStore({ root: config.root, config, logger }, { writeThread: true });
   const writer = new CaptureWriter(config, store, logger);
   const recorder = new Recorder(config, writer, logger);
+  if (isTestRunnerProcess()) recorder.ranTests = true;
 
   // Undone last: every patch of someone else's code, from the one ledger (see patches.ts).
   const cleanups: Array<() => void> = [undoPatches];
@@ -93,7 +97,10 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     const appHttp = appInstrumentsHttp();
     // With an app setup present, the app's instrumentations make the client spans and headers (see Joiner).
     const httpHooks = { requestHook: joiner.once(httpLens.requestHook as never) as never, responseHook: httpLens.responseHook as never };
+    // node:test files are ESM often: their `import 'node:test'` goes through the loader only if it is listed.
+    if (nodeTestMayRun()) alsoHookEsm('node:test');
     const instrumentations: Instrumentation[] = [
+      new NodeTestInstrumentation(logger),
       new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
     ];

@@ -6,7 +6,7 @@ import { captureHref } from '../router';
 import { CaptureStatus, TypeBadge } from './Badges';
 
 export interface ListFilters {
-  type: 'all' | 'request' | 'job' | 'command';
+  type: 'all' | 'request' | 'job' | 'command' | 'test';
   errorsOnly: boolean;
   text: string;
 }
@@ -16,6 +16,7 @@ const TYPES: Array<{ value: ListFilters['type']; label: string }> = [
   { value: 'request', label: 'Requests' },
   { value: 'job', label: 'Jobs' },
   { value: 'command', label: 'Commands' },
+  { value: 'test', label: 'Tests' },
 ];
 
 function plural(count: number, word: string): string {
