@@ -28,6 +28,7 @@ export function indexRowOf(capture: Capture): IndexRow {
     errors: Math.max(errors, failed),
     tags: capture.tags,
     job_id: capture.job_id,
+    ...(capture.meta?.sampling ? { sampling: capture.meta.sampling } : {}),
   };
 }
 

@@ -117,7 +117,16 @@ export interface CaptureMeta {
   hostname: string;
   node: string;
   service: string;
+  /** Present when sampling is in effect in the process that wrote the capture. */
+  sampling?: SamplingMeta;
   [key: string]: unknown;
+}
+
+/** What sampling left out: `skipped` counts root units the writing process did not record since its previous capture. */
+export interface SamplingMeta {
+  rate: number;
+  max_per_second: number | null;
+  skipped: number;
 }
 
 export interface CaptureSections {
@@ -171,4 +180,6 @@ export interface IndexRow {
   errors: number;
   tags: string[];
   job_id: string | null;
+  /** Present when sampling was in effect where the capture was made (see CaptureMeta.sampling). */
+  sampling?: SamplingMeta;
 }

@@ -1,4 +1,5 @@
-import type { CaptureType, IndexRow } from '../capture/types';
+import type { CaptureType, IndexRow, SamplingMeta } from '../capture/types';
+import { samplingNote, samplingOf } from './sampling';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
 import { ROW_LIMITS, clip, fitRows } from './clip';
@@ -26,8 +27,11 @@ export interface ListResult {
   returned: number;
   /** Index rows (SPEC 2.4), newest first. */
   captures: IndexRow[];
+  /** When the stored captures were sampled: the newest rate and ceiling, and the root units left out in all. */
+  sampling?: SamplingMeta;
   note?: string;
 }
+
 
 /** Index rows matching the filters, newest first. `now` is epoch seconds (a parameter so tests can fix it). */
 export async function queryList(store: Store, input: ListInput = {}, now = Date.now() / 1000): Promise<ListResult> {
@@ -54,6 +58,8 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
   );
   const fitted = fitRows(matched.slice(0, limit).map((row) => clip(row, ROW_LIMITS) as IndexRow));
   const notes: string[] = [];
+  const sampling = samplingOf(index);
+  if (sampling) notes.push(samplingNote(sampling));
   if (index.length === 0) notes.push('The store holds no captures yet: run the app and make it do something, then ask again.');
   if (matched.length > limit) notes.push(`${matched.length - limit} more matching captures beyond limit ${limit}.`);
   if (fitted.left_out > 0) notes.push(`${fitted.left_out} captures left out to keep the answer short.`);
@@ -62,6 +68,7 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
     matched: matched.length,
     returned: fitted.rows.length,
     captures: fitted.rows,
+    ...(sampling ? { sampling } : {}),
     ...(notes.length ? { note: notes.join(' ') } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
+import { Sampler } from './Sampler';
 import { resolveOrigin, setStackCapture } from './origin';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
@@ -44,6 +45,7 @@ export class Recorder {
   /** Set once a test ran here: the process's own command capture is then kept only when it holds calls. */
   ranTests = false;
   private originsScheduled = false;
+  readonly sampler: Sampler;
 
   constructor(
     readonly config: ResolvedConfig,
@@ -52,7 +54,9 @@ export class Recorder {
   ) {
     this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
     setStackCapture(config.origin.enabled);
+    this.sampler = new Sampler(config.sampling);
     this.processUnit = new Unit('command', commandName(config.root), now() - process.uptime() * 1000, randomTraceId(), null, null);
+    this.processUnit.sampled = this.sampler.decide(this.processUnit.traceId);
   }
 
   /** The unit the active context belongs to (outside any: the running test, else the process's command unit). */
@@ -78,6 +82,7 @@ export class Recorder {
   beginTest(name: string): Unit {
     this.ranTests = true;
     const unit = new Unit('test', name, now(), randomTraceId(), null, null);
+    unit.sampled = this.sampler.decide(unit.traceId);
     this.tests.push(unit);
     return unit;
   }
@@ -102,6 +107,7 @@ export class Recorder {
   }
 
   addCall(unit: Unit, call: CallRecord): void {
+    if (!unit.sampled) return;
     unit.calls.push(call);
     if (call.stack) this.resolveOriginSoon(call);
     const lens = this.config.http;
@@ -198,6 +204,8 @@ export class Recorder {
       unit = new Unit('job', span.name, start, traceId, spanId, null);
     }
     if (unit) {
+      // Once per root unit, from its trace id; a unit started inside another follows it.
+      unit.sampled = liveParent && liveParent !== this.processUnit ? liveParent.sampled : this.sampler.decide(traceId);
       this.register(unit, spanId);
       return;
     }
@@ -267,12 +275,19 @@ export class Recorder {
       if (this.units.get(id) === unit) this.units.delete(id);
     }
     unit.openSpans.clear();
-    if (this.excluded(unit.name)) return;
+    if (!unit.sampled || this.excluded(unit.name)) return;
     try {
-      this.writer.enqueue(unit.toInput(this.config.root, this.meta, this.config.origin.enabled));
+      this.writer.enqueue(unit.toInput(this.config.root, this.metaNow(), this.config.origin.enabled));
     } catch (error) {
       this.logger.warnOnce('unit-input', 'could not record a capture', error);
     }
+  }
+
+  /** The meta of a capture written now: with sampling in effect, what was left out since the previous one. */
+  private metaNow(): UnitInput['meta'] {
+    if (!this.sampler.active) return this.meta;
+    const { rate, maxPerSecond } = this.sampler.settings;
+    return { ...this.meta, sampling: { rate, max_per_second: maxPerSecond, skipped: this.sampler.takeSkipped() } };
   }
 
   excluded(name: string): boolean {

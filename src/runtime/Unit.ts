@@ -23,6 +23,8 @@ export class Unit {
   endedAt: number | null = null;
   endedBy: EndedBy = 'return';
   closed = false;
+  /** Decided when the unit starts (see Sampler): a unit not sampled records nothing and is never written. */
+  sampled = true;
 
   constructor(
     readonly type: CaptureType,

@@ -4,6 +4,7 @@ import { html } from '../html';
 import { ago, fullTime, ms } from '../format';
 import { captureHref } from '../router';
 import { CaptureStatus, TypeBadge } from './Badges';
+import { samplingNote, samplingOf } from '../../../query/sampling';
 
 export interface ListFilters {
   type: 'all' | 'request' | 'job' | 'command' | 'test';
@@ -39,6 +40,7 @@ export function filterIndex(rows: IndexRow[], filters: ListFilters): IndexRow[] 
 /** Captures, newest first, updating live; ids that arrived since the first render flash once. */
 export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexRow[]; loaded: boolean; filters: ListFilters; onFilters: (f: ListFilters) => void }) {
   const shown = useMemo(() => filterIndex(rows, filters), [rows, filters]);
+  const sampling = useMemo(() => samplingOf(rows), [rows]);
   const known = useRef<Set<string> | null>(null);
   const fresh = new Set<string>();
   if (known.current) for (const row of rows) if (!known.current.has(row.id)) fresh.add(row.id);
@@ -57,6 +59,7 @@ export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexR
       <input class="search" type="search" placeholder="Filter by name, status, label, tag…" value=${filters.text} data-testid="list-filter" onInput=${(e: Event) => onFilters({ ...filters, text: (e.target as HTMLInputElement).value })} />
       <span class="muted small" data-testid="list-count">${shown.length === rows.length ? plural(rows.length, 'capture') : `${shown.length} of ${plural(rows.length, 'capture')}`}</span>
     </div>
+    ${sampling ? html`<p class="muted small sampling-note" data-testid="sampling-note">${samplingNote(sampling)}</p>` : null}
     ${!loaded
       ? html`<div class="empty">Loading…</div>`
       : rows.length === 0
