@@ -30,8 +30,7 @@ export class RouteInstrumentation extends InstrumentationBase {
         this.file('express/lib/router/layer.js', ['>=4.0.0 <5'], (Layer) => patchLayerHandle(Layer.prototype, 'handle_request', 'express 4 Layer.prototype.handle_request', this.templates)),
       ]),
       // router >= 2.3 publishes the same facts on its diagnostics channel.
-      new InstrumentationNodeModuleDefinition('router', ['>=2.0.0 <2.3.0'], undefined, undefined, [
-        this.file('router/index.js', ['>=2.0.0 <2.3.0'], (Router) => patchRouterUse(Router.prototype, 'router Router.prototype.use')),
+      new InstrumentationNodeModuleDefinition('router', ['>=2.0.0 <2.3.0'], (Router) => this.apply(Router, 'router', () => patchRouterUse(Router.prototype, 'router Router.prototype.use')), (Router) => this.revert(Router), [
         this.file('router/lib/layer.js', ['>=2.0.0 <2.3.0'], (Layer) => patchLayerHandle(Layer.prototype, 'handleRequest', 'router Layer.prototype.handleRequest', this.templates)),
       ]),
       this.module('koa', ['>=2.0.0 <4'], (Application) => patchKoaContext(Application, this.noteRoute)),
