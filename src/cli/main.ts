@@ -5,7 +5,7 @@ import { processIo } from './io';
 /** Each command lives in its own file and is loaded only when run, so `probe list` never loads the dashboard. */
 const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
   install: { summary: 'write probe.config.mjs and ignore .probe/ (--mcp: register the MCP server)', load: () => require('./commands/install').install },
-  list: { summary: 'recent captures (--json, --type, --errors, --since, --limit)', load: () => require('./commands/list').list },
+  list: { summary: 'recent captures (--json, --type, --errors, --since, --route, --group-by route, --limit)', load: () => require('./commands/list').list },
   show: { summary: 'one capture: header, summary and first rows (--json)', load: () => require('./commands/show').show },
   rows: { summary: 'rows of a section, filtered and sorted (--json)', load: () => require('./commands/rows').rows },
   clear: { summary: 'remove every capture', load: () => require('./commands/clear').clear },

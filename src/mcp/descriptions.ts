@@ -11,8 +11,8 @@ Without "id" it reads the newest capture that has rows in the section. Returns J
 
 export const LIST_DESCRIPTION = `List recent Probe captures, newest first: each incoming HTTP request, background job and command run the app made, with its outgoing HTTP call counts and errors. Start here to find the capture to look at, then use probe-show or probe-rows with its id.
 
-Example input: {"has_errors": true, "since": "15m", "type": "request"}
-Returns JSON {total, matched, returned, captures: [{id, type, name, route, status, duration (ms), started_at (epoch s), counts: {http: N}, has_errors, errors, warnings, tags, label, parent_id, trace_id, job_id, ended_by}], note?}. An empty list with a note means nothing was recorded yet.`;
+Example input: {"has_errors": true, "since": "15m", "type": "request"}; {"type": "request", "group_by": "route"} to see which routes are called most; {"route": "/api/users/:id"} for the captures of one route.
+Returns JSON {total, matched, returned, captures: [{id, type, name, route (the framework's route template, or null), status, duration (ms), started_at (epoch s), counts: {http: N}, has_errors, errors, warnings, tags, label, parent_id, trace_id, job_id, ended_by}], groups?: [{route, captures, with_errors, avg_duration, max_duration, latest_id}], note?}. An empty list with a note means nothing was recorded yet.`;
 
 export const SHOW_DESCRIPTION = `Show one Probe capture: its header (type, name, status, duration, times, tags), summary (HTTP totals: calls, failed, time per host; the first error messages) and the first rows of each section ("request": the incoming request; "http": the outgoing calls).
 

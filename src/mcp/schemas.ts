@@ -71,6 +71,8 @@ export const listInput = {
     .describe('true: only captures with a failed call or an error; false: only those without'),
   since: z.string().optional().describe('Only captures started within this duration: "30s", "15m", "2h", "1d"'),
   type: z.enum(CAPTURE_TYPES as ['request', 'job', 'command'], { error: `type must be one of ${CAPTURE_TYPES.join(', ')}` }).optional().describe('request (incoming HTTP request), job, or command (a script run)'),
+  route: z.string().optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
+  group_by: z.enum(['route'], { error: 'group_by must be "route"' }).optional().describe('"route": also count every matching capture per route template (captures, with_errors, avg/max duration, latest id)'),
   limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
 };
 
