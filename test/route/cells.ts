@@ -11,12 +11,12 @@ const OTEL = {
 
 export const EXPRESS: RouteCell[] = [
   // Express 4: Probe's ledger patches of its router (it has no diagnostics channel).
-  { name: 'express-4', dependencies: { express: '4.22.3' }, app: 'express.cjs' },
+  { name: 'express-4', dependencies: { express: '4.22.3' }, app: 'express.cjs', ledger: 'express4' },
   // Express 5 on router 2.3: the express.router.request tracing channel, CommonJS and ESM.
   { name: 'express-5', dependencies: { express: '5.3.0' }, overrides: { router: '2.3.0' }, app: 'express.cjs' },
   { name: 'express-5-esm', dependencies: { express: '5.3.0' }, overrides: { router: '2.3.0' }, app: 'express.mjs' },
   // Express 5 on router 2.2 (no channel yet): the patches again.
-  { name: 'express-5-router-2.2', dependencies: { express: '5.3.0' }, overrides: { router: '2.2.0' }, app: 'express.cjs' },
+  { name: 'express-5-router-2.2', dependencies: { express: '5.3.0' }, overrides: { router: '2.2.0' }, app: 'express.cjs', ledger: 'router22' },
   // Beside the app's own OTel setup with instrumentation-express: same template, the app's spans unchanged.
   { name: 'express-5-otel', dependencies: { express: '5.3.0', ...OTEL }, overrides: { router: '2.3.0' }, app: 'express.cjs', otel: true },
 ];
@@ -29,8 +29,8 @@ export const FASTIFY: RouteCell[] = [
 
 export const KOA_HONO: RouteCell[] = [
   { name: 'koa-2', dependencies: { koa: '2.16.4', '@koa/router': '12.0.2' }, app: 'koa.cjs' },
-  { name: 'koa-3', dependencies: { koa: '3.3.0', '@koa/router': '15.7.0' }, app: 'koa.cjs' },
-  { name: 'hono-4', dependencies: { hono: '4.13.19', '@hono/node-server': '1.19.19' }, app: 'hono.cjs' },
+  { name: 'koa-3', dependencies: { koa: '3.3.0', '@koa/router': '15.7.0' }, app: 'koa.cjs', ledger: 'koa' },
+  { name: 'hono-4', dependencies: { hono: '4.13.19', '@hono/node-server': '1.19.19' }, app: 'hono.cjs', ledger: 'hono' },
 ];
 
 const NEST = {

@@ -20,6 +20,8 @@ export interface RouteCell {
   args?: string[];
   /** The app's own OTel setup (apps/otel.cjs), loaded before Probe and after it; its spans must not change. */
   otel?: boolean;
+  /** apps/ledger.cjs's name for the slots Probe wraps in this framework: listed while it runs, undone by shutdown(). */
+  ledger?: string;
 }
 
 interface Run {
@@ -56,6 +58,15 @@ export function routeCells(cells: RouteCell[]): void {
         assert.equal(missing.row.route, null);
         assert.equal(missing.capture.sections.request.route, null);
         assert.equal(missing.row.status, '404');
+      }
+      if (cell.ledger) {
+        const result = spawnSync(process.execPath, ['ledger.cjs', cell.ledger], { cwd: app, encoding: 'utf8', env: cleanEnv(), timeout: 60_000 });
+        assert.equal(result.status, 0, result.stderr);
+        const out = JSON.parse(result.stdout) as { wrapped: string[]; restored: string[]; listed: string[]; whys: string[]; left: number };
+        assert.ok(out.wrapped.length > 0 && out.wrapped.length === out.listed.length, `wrapped ${JSON.stringify(out.wrapped)}, listed ${JSON.stringify(out.listed)}`);
+        assert.deepEqual(out.restored.sort(), out.wrapped.sort(), 'shutdown() gives back the framework its own functions');
+        for (const why of out.whys) assert.match(why, /https:\/\/github\.com\//, 'each patch links the upstream code');
+        assert.equal(out.left, 0);
       }
       if (cell.otel) {
         const server = (alone.spans as Array<{ kind: number; route: string | null }>).find((span) => span.kind === 1 && span.route);

@@ -15,7 +15,11 @@ type Subscribe = (name: string, handler: (message: unknown) => void) => () => vo
  * module patches through the ledger where not. Returns the undo.
  */
 export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscribe: Subscribe, logger: Logger): () => void {
-  const noteRoute = (request: object | undefined, route: string | (() => unknown)) => recorder.noteRoute(request, route);
+  let stopped = false;
+  // A Fastify hook added to a live instance cannot be taken off: after shutdown it does nothing.
+  const noteRoute = (request: object | undefined, route: string | (() => unknown)) => {
+    if (!stopped) recorder.noteRoute(request, route);
+  };
   const templates = new ExpressTemplates(noteRoute);
   const undos = [
     subscribe('fastify.initialization', (message) => onFastifyInit(message, noteRoute, logger)),
@@ -23,6 +27,7 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
     registerInstrumentations({ tracerProvider: provider, instrumentations: [new RouteInstrumentation(templates, noteRoute, logger)] }),
   ];
   return () => {
+    stopped = true;
     for (const undo of undos.reverse()) undo();
   };
 }
