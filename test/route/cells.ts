@@ -18,6 +18,7 @@ export const EXPRESS: RouteCell[] = [
   // Express 5 on router 2.2 (no channel yet): the patches again.
   { name: 'express-5-router-2.2', dependencies: { express: '5.3.0' }, overrides: { router: '2.2.0' }, app: 'express.cjs', ledger: 'router22' },
   // Beside the app's own OTel setup with instrumentation-express: same template, the app's spans unchanged.
+  { name: 'express-4-otel', dependencies: { express: '4.22.3', ...OTEL }, app: 'express.cjs', otel: true },
   { name: 'express-5-otel', dependencies: { express: '5.3.0', ...OTEL }, overrides: { router: '2.3.0' }, app: 'express.cjs', otel: true },
 ];
 
