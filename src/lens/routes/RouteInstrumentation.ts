@@ -30,7 +30,7 @@ export class RouteInstrumentation extends InstrumentationBase {
         this.file('express/lib/router/layer.js', ['>=4.0.0 <5'], (Layer) => patchLayerHandle(Layer.prototype, 'handle_request', 'express 4 Layer.prototype.handle_request', this.templates)),
       ]),
       // router >= 2.3 publishes the same facts on its diagnostics channel.
-      new InstrumentationNodeModuleDefinition('router', ['>=2.0.0 <2.3.0'], (Router) => this.apply(Router, 'router', () => patchRouterUse(Router.prototype, 'router Router.prototype.use')), (Router) => this.revert(Router), [
+      this.module('router', ['>=2.0.0 <2.3.0'], (Router) => patchRouterUse(Router.prototype, 'router Router.prototype.use'), [
         this.file('router/lib/layer.js', ['>=2.0.0 <2.3.0'], (Layer) => patchLayerHandle(Layer.prototype, 'handleRequest', 'router Layer.prototype.handleRequest', this.templates)),
       ]),
       this.module('koa', ['>=2.0.0 <4'], (Application) => patchKoaContext(Application, this.noteRoute)),
@@ -40,8 +40,8 @@ export class RouteInstrumentation extends InstrumentationBase {
     ];
   }
 
-  private module(name: string, versions: string[], patch: (exports: any) => (() => void) | null) {
-    return new InstrumentationNodeModuleDefinition(name, versions, (exports) => this.apply(exports, name, patch), (exports) => this.revert(exports));
+  private module(name: string, versions: string[], patch: (exports: any) => (() => void) | null, files: InstrumentationNodeModuleFile[] = []) {
+    return new InstrumentationNodeModuleDefinition(name, versions, (exports) => this.apply(exports, name, patch), (exports) => this.revert(exports), files);
   }
 
   private file(name: string, versions: string[], patch: (exports: any) => (() => void) | null) {

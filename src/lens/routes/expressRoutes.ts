@@ -15,7 +15,7 @@ type Handle = (this: LayerLike, req: { baseUrl?: unknown }, res: unknown, next: 
  * layer was made from, only its regexp, and a nested route's template needs it. Returns the undo.
  */
 export function patchRouterUse(proto: RouterLike, target: string): (() => void) | null {
-  return patchMethod(proto, 'use', target, 'keeps the path each layer was mounted with: the router keeps only its regexp, and a nested route template needs it (https://github.com/expressjs/express/blob/4.x/lib/router/index.js proto.use)', (original) =>
+  return patchMethod(proto, 'use', target, 'keeps the path each layer was mounted with: the router keeps only its regexp, and a nested route template needs it (https://github.com/expressjs/express/blob/4.x/lib/router/index.js proto.use, https://github.com/pillarjs/router/blob/v2.2.0/index.js Router.prototype.use)', (original) =>
     function use(this: RouterLike) {
       const before = Array.isArray(this?.stack) ? this.stack.length : -1;
       const result = (original as (...args: unknown[]) => unknown).apply(this, arguments as unknown as unknown[]);
@@ -40,7 +40,7 @@ export function patchRouterUse(proto: RouterLike, target: string): (() => void) 
  * https://github.com/pillarjs/router/blob/v2.2.0/lib/layer.js `handleRequest`). Returns the undo.
  */
 export function patchLayerHandle(proto: Record<string, unknown>, key: 'handle_request' | 'handleRequest', target: string, templates: ExpressTemplates): (() => void) | null {
-  return patchMethod(proto, key, target, 'sees each layer start on a request (mounted router, middleware or route) to build the full route template; this router has no diagnostics channel (https://github.com/pillarjs/router/blob/v2.2.0/lib/layer.js handleRequest)', (original) =>
+  return patchMethod(proto, key, target, 'sees each layer start on a request (mounted router, middleware or route) to build the full route template; this router has no diagnostics channel (https://github.com/expressjs/express/blob/4.x/lib/router/layer.js handle_request, https://github.com/pillarjs/router/blob/v2.2.0/lib/layer.js handleRequest)', (original) =>
     function handle(this: LayerLike, req, res, next) {
       try {
         if (this.route) templates.route(req, this.route.path);
