@@ -25,6 +25,8 @@ export const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--no-errors', 'only captures without'],
       ['--since <duration>', 'only captures started within it: 30s, 15m, 2h, 1d'],
       ['--type <type>', 'request, job, command or test'],
+      ['--route <template>', 'only captures of this route template, e.g. /api/users/:id'],
+      ['--group-by route', 'also count the matching captures per route template'],
       ['--limit <n>', 'captures returned (default 20, max 500)'],
       JSON_FLAG,
     ],

@@ -14,9 +14,9 @@ Returns JSON {id, capture: {id, type, name, status, started_at} (null across cap
 
 export const LIST_DESCRIPTION = `List recent Probe captures, newest first: each incoming HTTP request, background job, command run and test case (type "test", status "passed" or "failed"; a failed test always has has_errors true) the app made, with its outgoing HTTP call counts and errors. Start here to find the capture to look at, then use probe-show or probe-rows with its id.
 
-Example input: {"has_errors": true, "since": "15m", "type": "request"}. Which calls did the failing tests make: {"type": "test", "has_errors": true}, then probe-rows with each id.
-Valid values: since a number and s, m, h or d ("30s", "15m", "2h", "1d"); type request, job, command or test; has section names such as "http" or "request"; limit 1 to 500 (default 20).
-Returns JSON {total, matched, returned, captures: [{id, type, name, route, status, duration (ms), started_at (epoch s), counts: {http: N}, has_errors, errors, warnings, tags, label, parent_id, trace_id, job_id, ended_by}], note?}. An empty list with a note means nothing was recorded yet.`;
+Example input: {"has_errors": true, "since": "15m", "type": "request"}. Which calls did the failing tests make: {"type": "test", "has_errors": true}, then probe-rows with each id. {"type": "request", "group_by": "route"} to see which routes are called most; {"route": "/api/users/:id"} for the captures of one route.
+Valid values: since a number and s, m, h or d ("30s", "15m", "2h", "1d"); type request, job, command or test; has section names such as "http" or "request"; group_by route; limit 1 to 500 (default 20).
+Returns JSON {total, matched, returned, captures: [{id, type, name, route (the framework's route template, or null), status, duration (ms), started_at (epoch s), counts: {http: N}, has_errors, errors, warnings, tags, label, parent_id, trace_id, job_id, ended_by, sampling?}], groups?: [{route, captures, with_errors, avg_duration, max_duration, latest_id}], sampling?: {rate, max_per_second, skipped} (when sampling is in effect: root units not recorded), note?}. An empty list with a note means nothing was recorded yet.`;
 
 export const SHOW_DESCRIPTION = `Show one Probe capture: its header (type, name, status, duration, times, tags), summary (HTTP totals: calls, failed, time per host; the first error messages) and the first rows of each section ("request": the incoming request; "http": the outgoing calls). Or, with "row", one row whole.
 

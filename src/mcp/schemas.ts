@@ -84,6 +84,8 @@ export const listInput = {
     .describe('true: only captures with a failed call or an error, and failed tests; false: only those without'),
   since,
   type: captureType.describe('request (incoming HTTP request), job, command (a script run), or test (one test case: status passed or failed)'),
+  route: z.string().optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
+  group_by: z.enum(['route'], { error: 'group_by must be "route"' }).optional().describe('"route": also count every matching capture per route template (captures, with_errors, avg/max duration, latest id)'),
   limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
 };
 

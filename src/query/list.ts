@@ -5,6 +5,7 @@ import { QueryError } from './QueryError';
 import { ROW_LIMITS, clip, fitRows } from './clip';
 import { KNOWN_SECTIONS, sectionsInIndex } from './locate';
 import { parseSince } from './since';
+import { groupByRoute, type RouteGroup } from './route-groups';
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 500;
@@ -17,6 +18,10 @@ export interface ListInput {
   /** `30s`, `15m`, `2h`, `1d`: only captures started that long ago or later. */
   since?: string;
   type?: string;
+  /** Only captures of this route template (`/api/users/:id`). */
+  route?: string;
+  /** `route`: also count the matching captures per route template. */
+  group_by?: string;
   limit?: number;
 }
 
@@ -29,6 +34,8 @@ export interface ListResult {
   captures: IndexRow[];
   /** When the stored captures were sampled: the newest rate and ceiling, and the root units left out in all. */
   sampling?: SamplingMeta;
+  /** With `group_by: 'route'`: every matching capture counted per route, the most captured first. */
+  groups?: RouteGroup[];
   note?: string;
 }
 
@@ -40,6 +47,7 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
   if (input.type !== undefined && !(CAPTURE_TYPES as readonly string[]).includes(input.type)) {
     throw new QueryError(`type ${JSON.stringify(input.type)} is not a capture type`, CAPTURE_TYPES);
   }
+  if (input.group_by !== undefined && input.group_by !== 'route') throw new QueryError(`group_by ${JSON.stringify(input.group_by)} is not a grouping`, ['route']);
   const after = input.since !== undefined ? now - parseSince(input.since) : null;
   const index = await store.index();
   const has = input.has ?? [];
@@ -54,6 +62,7 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
       (input.type === undefined || row.type === input.type) &&
       (input.has_errors === undefined || row.has_errors === input.has_errors) &&
       (after === null || row.started_at >= after) &&
+      (input.route === undefined || row.route === input.route) &&
       has.every((name) => (row.counts?.[name] ?? 0) > 0),
   );
   const fitted = fitRows(matched.slice(0, limit).map((row) => clip(row, ROW_LIMITS) as IndexRow));
@@ -69,6 +78,7 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
     returned: fitted.rows.length,
     captures: fitted.rows,
     ...(sampling ? { sampling } : {}),
+    ...(input.group_by === 'route' ? { groups: groupByRoute(matched) } : {}),
     ...(notes.length ? { note: notes.join(' ') } : {}),
   };
 }

@@ -176,6 +176,17 @@ export class Recorder {
     });
   }
 
+  /**
+   * A web framework's route template for an incoming request (its node:http `IncomingMessage`), or a reader
+   * of it called when the request ends (Koa and Hono settle it while the request runs). The request's unit is
+   * found from the message, else from the active context; outside a request it is ignored.
+   */
+  noteRoute(request: object | undefined, route: string | (() => unknown)): void {
+    const unit = (request && this.requestUnits.get(request)) || this.activeUnit();
+    if (unit.type !== 'request' || unit.closed) return;
+    unit.routeFrom = route;
+  }
+
   onStart(span: Span, parentContext: Context): void {
     const { spanId, traceId } = span.spanContext();
     const parent = trace.getSpan(parentContext);
@@ -250,7 +261,8 @@ export class Recorder {
       unit.status = status === undefined || status === null ? '' : String(status);
       if (unit.request) {
         unit.request.status = unit.status ? Number(unit.status) : null;
-        const route = attrs['http.route'];
+        // The framework's own report first: the same whether or not the app's OTel setup sets http.route.
+        const route = unit.frameworkRoute() ?? attrs['http.route'];
         if (typeof route === 'string' && route) unit.request.route = route;
       }
       unit.endedBy = 'response';

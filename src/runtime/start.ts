@@ -31,6 +31,7 @@ import { wrapHttpEntries } from '../lens/httpEntry';
 import { alsoHookEsm } from '../lens/esmHook';
 import { NodeTestInstrumentation, nodeTestMayRun } from '../testrunner/nodeTest';
 import { isTestRunnerProcess } from '../testrunner/runnerProcess';
+import { watchRoutes } from '../lens/routes/watchRoutes';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
 function subscribe(name: string, handler: (message: unknown) => void): () => void {
@@ -122,6 +123,8 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     cleanups.push(wrapHttpEntries([require('node:http'), require('node:https')], joiner.clientRequest));
     syncBuiltinESMExports();
   }
+  // Web frameworks' route templates (Express, Fastify, Koa, Hono; NestJS through its adapter).
+  cleanups.push(watchRoutes(recorder, provider, subscribe, logger));
   cleanups.push(subscribe('http.server.request.start', (message) => {
     const request = (message as { request?: object } | undefined)?.request;
     if (request) recorder.noteIncoming(request);
