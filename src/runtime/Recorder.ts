@@ -196,6 +196,7 @@ export class Recorder {
     const marker = span.attributes[ATTR_UNIT];
     const start = hrToMs(span.startTime);
     let unit: Unit | undefined;
+    let decideBy = traceId;
     const parentId = liveParent && liveParent !== this.processUnit ? liveParent.id : null;
     if (marker === 'job' || marker === 'command') {
       unit = new Unit(marker, span.name, start, traceId, spanId, parentId);
@@ -210,13 +211,14 @@ export class Recorder {
       }
       unit = new Unit('request', span.name, start, traceId, spanId, parentId);
       if (incoming) this.requestUnits.set(incoming, unit);
+      decideBy = incomingTraceId(incoming) ?? traceId;
       this.servedRequest = true;
     } else if (span.kind === SpanKind.CONSUMER && !liveParent) {
       unit = new Unit('job', span.name, start, traceId, spanId, null);
     }
     if (unit) {
       // Once per root unit, from its trace id; a unit started inside another follows it.
-      unit.sampled = liveParent && liveParent !== this.processUnit ? liveParent.sampled : this.sampler.decide(traceId);
+      unit.sampled = liveParent && liveParent !== this.processUnit ? liveParent.sampled : this.sampler.decide(decideBy);
       this.register(unit, spanId);
       return;
     }
@@ -346,6 +348,19 @@ function commandName(root: string): string {
   const relative = path.relative(root, script);
   const shown = relative && !relative.startsWith('..') ? relative : script;
   return [shown, ...args].join(' ');
+}
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;
+
+/**
+ * The trace an incoming request says it belongs to (W3C `traceparent`), read for the sampling decision only:
+ * with no propagator of the app's (Probe registers none), the request's span starts a trace of its own, yet
+ * every service of the caller's trace must decide alike.
+ */
+function incomingTraceId(request: object | undefined): string | undefined {
+  const header = (request as { headers?: Record<string, unknown> } | undefined)?.headers?.traceparent;
+  const match = typeof header === 'string' ? TRACEPARENT.exec(header) : null;
+  return match && match[1] !== '0'.repeat(32) ? match[1] : undefined;
 }
 
 function randomTraceId(): string {
