@@ -22,6 +22,7 @@ import { UndiciLens } from '../lens/undici';
 import { HttpLens } from '../lens/http';
 import { wrapFetch } from '../lens/fetch';
 import { UndiciFetchInstrumentation } from '../lens/undici-fetch';
+import { LibraryEntryInstrumentation } from '../lens/libraryEntries';
 import { Joiner, type JoinLens } from './join/Joiner';
 import { hasContextManager, watchTracerProvider } from './join/globals';
 import { yieldContextManagerTo } from './join/context';
@@ -96,6 +97,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     const instrumentations: Instrumentation[] = [
       new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
+      new LibraryEntryInstrumentation(logger),
     ];
     let http: HttpInstrumentation | undefined;
     if (!appHttp) {
