@@ -24,7 +24,10 @@ const LIBRARIES: Record<string, { why: string; hook(exports: Exports, hooking: H
   },
   ky: {
     why: 'ky retries from `await delay()` inside its own promise chain, which V8 async stack traces do not link to the app (https://github.com/sindresorhus/ky/blob/main/source/core/Ky.ts)',
-    hook: (exports, hooking) => hookKy(exports.default, hooking),
+    hook: (exports, hooking) => {
+      hookKy(exports.default, hooking);
+      hookKyCall(exports, hooking);
+    },
   },
   superagent: {
     why: 'superagent sends in .end(), which `await` calls through .then() in a microtask with no app frame (https://github.com/ladjs/superagent/blob/master/src/request-base.js)',
@@ -77,6 +80,26 @@ function hookKy(ky: Ky | undefined, hooking: Hooking): void {
   for (const name of ['create', 'extend']) {
     const done = patchMethod(ky as Record<string, Fn>, name, `ky.${name}`, hooking.why, instanceMaker);
     if (done) hooking.undo.push(done);
+  }
+}
+
+/**
+ * `ky(url)` itself: the default export becomes a wrapper with the same shortcuts, where the module's exports
+ * can be set (import-in-the-middle's namespace, which ESM apps and a CommonJS app's `import()` get). A
+ * frozen namespace keeps ky as it is: its shortcuts are still hooked.
+ */
+function hookKyCall(exports: Exports, hooking: Hooking): void {
+  if (typeof exports.default !== 'function') return;
+  try {
+    const done = patchMethod(exports, 'default', 'ky (the default export)', hooking.why, (original: Fn) => {
+      const ky = asEntry(original) as Ky;
+      for (const key of Object.keys(original)) ky[key] = (original as Ky)[key];
+      ky[KY_WRAPPED] = true;
+      return ky as Fn;
+    });
+    if (done) hooking.undo.push(done);
+  } catch {
+    // a module namespace that cannot be set
   }
 }
 

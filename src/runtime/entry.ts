@@ -34,6 +34,17 @@ export function enterLibrary<R>(fn: () => R, below: Function, stack: EntryStack 
   return context.with(context.active().setValue(KEY, entry), fn);
 }
 
+/**
+ * Frames a lens captures of the call's own stack inside a library entry: enough for an app callback the
+ * library called (a hook, an event listener) that made the call itself; the library's own deep frames
+ * below it would be walked for nothing, since the entry holds the app's line. Outside one, `limit`.
+ */
+const INSIDE_ENTRY_LIMIT = 10;
+
+export function callStackLimit(limit?: number): number | undefined {
+  return currentEntry() ? INSIDE_ENTRY_LIMIT : limit;
+}
+
 /** For lazy builders (superagent): the caller's stack kept on the object the library hands back. */
 export function markEntry(target: unknown, below: Function): void {
   if (!target || typeof target !== 'object' || (target as Record<symbol, unknown>)[MARK] || currentEntry()) return;

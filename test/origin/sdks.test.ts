@@ -16,11 +16,14 @@ const REGISTER = path.join(path.resolve(process.env.PROBE_ORIGIN_DIST ?? path.jo
 const CJS_CALLS: Array<[string, string, number]> = [
   ['got', 'GET /users/got', 1],
   ['got-retry', 'GET /users/got-retry', 2],
+  ['got-hooked', 'GET /users/got-hooked', 1],
+  ['in-hook', 'GET /users/in-hook', 1],
   ['axios', 'GET /users/axios', 1],
   ['node-fetch', 'GET /users/node-fetch', 1],
   ['superagent', 'GET /users/superagent', 1],
   ['ky', 'GET /users/ky', 1],
   ['ky-retry', 'GET /users/ky-retry', 2],
+  ['ky-call-retry', 'GET /users/ky-call-retry', 2],
   ['needle', 'GET /users/needle', 1],
   ['undici-request', 'GET /users/undici-request', 1],
   ['undici-fetch', 'GET /users/undici-fetch', 1],
@@ -45,6 +48,7 @@ const ESM_CALLS: Array<[string, string, number]> = [
   ['got', 'GET /users/esm-got', 1],
   ['got-retry', 'GET /users/esm-got-retry', 2],
   ['ky-retry', 'GET /users/esm-ky-retry', 2],
+  ['ky-call-retry', 'GET /users/esm-ky-call-retry', 2],
 ];
 
 let app: string;

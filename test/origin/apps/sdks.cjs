@@ -29,12 +29,17 @@ tw.api.baseUrl = API;
 async function main() {
   await got(`${API}/users/got`).json(); // call:got
   await got(`${API}/users/got-retry`, { retry: { limit: 1 } }).json(); // call:got-retry
+  // A call the app's own hook makes while got's call is in progress: its own line, not got's.
+  await got(`${API}/users/got-hooked`, { hooks: { beforeRequest: [async () => { // call:got-hooked
+    await fetch(`${API}/users/in-hook`); // call:in-hook
+  }] } }).json();
   await axios.get(`${API}/users/axios`); // call:axios
   await (await nodeFetch(`${API}/users/node-fetch`)).json(); // call:node-fetch
   await superagent.get(`${API}/users/superagent`); // call:superagent
   const { default: ky } = await import('ky');
   await ky.get(`${API}/users/ky`).json(); // call:ky
   await ky.get(`${API}/users/ky-retry`, { retry: { limit: 1, backoffLimit: 1 } }).json(); // call:ky-retry
+  await ky(`${API}/users/ky-call-retry`, { retry: { limit: 1, backoffLimit: 1 } }).json(); // call:ky-call-retry
   await needle('get', `${API}/users/needle`); // call:needle
   await (await undici.request(`${API}/users/undici-request`)).body.text(); // call:undici-request
   await (await undici.fetch(`${API}/users/undici-fetch`)).text(); // call:undici-fetch
