@@ -4,6 +4,7 @@ import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { BodyTap } from '../runtime/BodyTap';
 import { FETCH_STACK_LIMIT, captureStack } from '../runtime/origin';
+import { callStackLimit, currentEntry } from '../runtime/entry';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { fetchHeaders } from './headers';
@@ -76,7 +77,8 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   if (!URL.canParse(url)) return null;
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
   const record = new CallRecord(maxBodyBytes);
-  record.stack = captureStack(FETCH_STACK_LIMIT);
+  record.stack = captureStack(callStackLimit(FETCH_STACK_LIMIT));
+  record.entry = currentEntry();
   record.url = url;
   record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   record.clientDecodes = true;

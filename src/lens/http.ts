@@ -5,6 +5,7 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { captureStack } from '../runtime/origin';
+import { callStackLimit, currentEntry } from '../runtime/entry';
 import { takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
@@ -74,7 +75,8 @@ export class HttpLens {
     const record = new CallRecord(this.maxBodyBytes);
     // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
     const entry = takeEntryStack();
-    record.stack = entry !== undefined ? entry : captureStack();
+    record.stack = entry !== undefined ? entry : captureStack(callStackLimit());
+    record.entry = currentEntry();
     // Now: the call sites are let go soon after the call starts, long before a response arrives.
     record.clientDecodes = record.stack ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
     record.spanId = spanId;

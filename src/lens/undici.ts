@@ -5,6 +5,7 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { captureStack } from '../runtime/origin';
+import { callStackLimit, currentEntry } from '../runtime/entry';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
@@ -65,7 +66,8 @@ export class UndiciLens {
       }
     } else {
       record = new CallRecord(this.maxBodyBytes);
-      record.stack = captureStack();
+      record.stack = captureStack(callStackLimit());
+      record.entry = currentEntry();
       record.spanId = spanId;
       record.parentSpanId = span.parentSpanContext?.spanId ?? null;
       record.method = request.method;

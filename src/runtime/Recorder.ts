@@ -10,6 +10,7 @@ import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
 import { Sampler } from './Sampler';
 import { resolveOrigin, setStackCapture } from './origin';
+import { entryOrigin } from './entry';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
 
@@ -109,7 +110,7 @@ export class Recorder {
   addCall(unit: Unit, call: CallRecord): void {
     if (!unit.sampled) return;
     unit.calls.push(call);
-    if (call.stack) this.resolveOriginSoon(call);
+    if (call.stack || call.entry) this.resolveOriginSoon(call);
     const lens = this.config.http;
     if (lens && unit.calls.length >= lens.max_rows + FOLD_EVERY) this.foldPastCap(unit, lens);
   }
@@ -129,6 +130,7 @@ export class Recorder {
       }
       try {
         call.stack = null;
+        call.entry = null;
         foldCall((unit.folded ??= emptyFold()), call.toInput(), unit.startedAt, lens);
       } catch (error) {
         this.logger.warnOnce('fold', 'could not count a call past max_rows', error);
@@ -154,11 +156,14 @@ export class Recorder {
       this.pendingOrigins = [];
       for (const pending of calls) {
         try {
-          if (!pending.origin && pending.stack) pending.origin = resolveOrigin(pending.stack, this.config.root);
+          // The call's own stack first; with no app frame there (the library started it after an async hop),
+          // where the app entered the library.
+          if (!pending.origin) pending.origin = resolveOrigin(pending.stack, this.config.root) ?? entryOrigin(pending.entry, this.config.root);
         } catch (error) {
           this.logger.warnOnce('origin', 'could not resolve a call origin', error);
         }
         pending.stack = null;
+        pending.entry = null;
       }
     }).unref?.();
   }

@@ -3,6 +3,7 @@ import type { FoldedCallsInput, IncomingRequestInput, PoolInput, SpanInput, Unit
 import type { CallRecord } from './CallRecord';
 import { newCaptureId } from '../capture/ids';
 import { resolveOrigin } from './origin';
+import { entryOrigin } from './entry';
 
 /** A unit of work in progress: the root of one future capture. */
 export class Unit {
@@ -79,8 +80,9 @@ export class Unit {
       request: this.request,
       spans: this.spans,
       calls: this.calls.map((call) => {
-        if (originEnabled && !call.origin) call.origin = resolveOrigin(call.stack, root);
+        if (originEnabled && !call.origin) call.origin = resolveOrigin(call.stack, root) ?? entryOrigin(call.entry, root);
         call.stack = null;
+        call.entry = null;
         return call.toInput();
       }),
       pools: this.pools,

@@ -28,9 +28,10 @@ export function setStackCapture(enabled: boolean): void {
 
 /**
  * The raw call sites of the current stack. Structured call sites skip V8's string formatting (the costly
- * part); turning them into file:line happens after the unit of work ends.
+ * part); turning them into file:line happens after the unit of work ends. `below`: frames down to that
+ * function's are left out.
  */
-export function captureStack(limit = STACK_LIMIT): NodeJS.CallSite[] | null {
+export function captureStack(limit = STACK_LIMIT, below: Function = captureStack): NodeJS.CallSite[] | null {
   if (!capturing) return null;
   const previousPrepare = Error.prepareStackTrace;
   const previousLimit = Error.stackTraceLimit;
@@ -38,7 +39,7 @@ export function captureStack(limit = STACK_LIMIT): NodeJS.CallSite[] | null {
     Error.prepareStackTrace = asCallSites;
     Error.stackTraceLimit = limit;
     const holder: { stack?: NodeJS.CallSite[] } = {};
-    Error.captureStackTrace(holder, captureStack);
+    Error.captureStackTrace(holder, below);
     return Array.isArray(holder.stack) ? holder.stack : null;
   } catch {
     return null;

@@ -22,6 +22,7 @@ import { UndiciLens } from '../lens/undici';
 import { HttpLens } from '../lens/http';
 import { wrapFetch } from '../lens/fetch';
 import { UndiciFetchInstrumentation } from '../lens/undici-fetch';
+import { LibraryEntryInstrumentation } from '../lens/libraryEntries';
 import { Joiner, type JoinLens } from './join/Joiner';
 import { hasContextManager, watchTracerProvider } from './join/globals';
 import { yieldContextManagerTo } from './join/context';
@@ -104,6 +105,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       new NodeTestInstrumentation(logger),
       new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
+      new LibraryEntryInstrumentation(logger),
     ];
     let http: HttpInstrumentation | undefined;
     if (!appHttp) {
