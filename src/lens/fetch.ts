@@ -76,6 +76,9 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. canParse makes no URL object.
   if (!URL.canParse(url)) return null;
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
+  const unit = recorder.activeUnit();
+  // A unit left out by sampling records nothing: no record, no stack, no body held.
+  if (!unit.sampled) return null;
   const record = new CallRecord(maxBodyBytes);
   record.stack = captureStack(callStackLimit(FETCH_STACK_LIMIT));
   record.entry = currentEntry();
@@ -83,7 +86,6 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   record.clientDecodes = true;
   record.followsRedirects = true;
-  const unit = recorder.activeUnit();
   record.pool = currentPool(unit);
   recorder.addCall(unit, record);
   return record;

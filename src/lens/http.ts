@@ -72,9 +72,12 @@ export class HttpLens {
     const url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
     const { spanId } = span.spanContext();
-    const record = new CallRecord(this.maxBodyBytes);
     // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
     const entry = takeEntryStack();
+    const unit = this.recorder.unitOfSpan(spanId);
+    // A unit left out by sampling records nothing: no record, no stack, no taps.
+    if (!unit.sampled) return;
+    const record = new CallRecord(this.maxBodyBytes);
     record.stack = entry !== undefined ? entry : captureStack(callStackLimit());
     record.entry = currentEntry();
     // Now: the call sites are let go soon after the call starts, long before a response arrives.
@@ -85,7 +88,6 @@ export class HttpLens {
     record.url = url;
     // Headers can still change until they are sent; read them when the row is built.
     record.requestHeaders = () => request.getHeaders() as Record<string, string | string[] | number | undefined>;
-    const unit = this.recorder.unitOfSpan(spanId);
     record.pool = currentPool(unit);
     this.recorder.addCall(unit, record);
 

@@ -65,6 +65,9 @@ export class UndiciLens {
         record.beginHop();
       }
     } else {
+      const unit = this.recorder.unitOfSpan(spanId);
+      // A unit left out by sampling records nothing: no record, no stack, no taps.
+      if (!unit.sampled) return;
       record = new CallRecord(this.maxBodyBytes);
       record.stack = captureStack(callStackLimit());
       record.entry = currentEntry();
@@ -73,7 +76,6 @@ export class UndiciLens {
       record.method = request.method;
       record.url = `${request.origin}${request.path}`;
       record.requestHeaders = headers;
-      const unit = this.recorder.unitOfSpan(spanId);
       record.pool = currentPool(unit);
       this.recorder.addCall(unit, record);
     }

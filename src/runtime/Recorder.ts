@@ -54,8 +54,8 @@ export class Recorder {
     readonly logger: Logger,
   ) {
     this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
-    setStackCapture(config.origin.enabled);
     this.sampler = new Sampler(config.sampling);
+    setStackCapture(config.origin.enabled, this.sampler.active ? () => this.activeUnit().sampled : undefined);
     this.processUnit = new Unit('command', commandName(config.root), now() - process.uptime() * 1000, randomTraceId(), null, null);
     this.processUnit.sampled = this.sampler.decide(this.processUnit.traceId);
   }
