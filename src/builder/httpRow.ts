@@ -5,7 +5,7 @@ import type { ResponseCaptureClass } from '../response/ResponseCapture';
 import { urlFacts } from './urlFacts';
 import { JsonCapture } from '../response/JsonCapture';
 import { bodyKind } from '../mask/Masker';
-import { bodyBytes, bytesToText, decodeContent, headerValue } from './body';
+import { bodyBytes, bytesToText, decodeContent, gzipStatedSize, headerValue } from './body';
 import { payloadOf } from './payload';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
@@ -27,28 +27,34 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const responseHeaders = hasResponse ? masker.headers(call.responseHeaders) : {};
   const responseType = headerValue(call.responseHeaders, 'content-type') ?? null;
   const encoding = headerValue(call.responseHeaders, 'content-encoding');
-  const responseTruncated = Boolean(call.responseBody?.truncated);
-  let decoded: Buffer | null = null;
-  if (hasResponse && call.responseBody && !responseTruncated) {
-    decoded = decodeContent(bodyBytes(call.responseBody), encoding, lens.max_body_bytes * 8);
-  }
+  const wireCut = Boolean(call.responseBody?.truncated);
+  const wireBytes = hasResponse && call.responseBody ? bodyBytes(call.responseBody) : null;
+  // Decoded up to the cap, never further: the cap holds for the body as the app reads it (SPEC 2.1).
+  // The start of a longer body is shown only as response_body (its capture is skipped), so only decoded for it.
+  const decoded = wireBytes ? decodeContent(wireBytes, encoding, lens.max_body_bytes, wireCut, lens.bodies) : null;
+  const whole = decoded?.whole === true ? decoded.bytes : null;
+  const responseTruncated = wireCut || decoded?.whole === false;
   let responseBytes: number | null = null;
   if (hasResponse) {
     responseBytes = call.responseBody?.size ?? 0;
     // Clients that decode (fetch, axios, got, node-fetch) hand the app decoded bytes: the size the app saw.
-    // A body too long to keep whole was counted while it streamed; one that cannot be decoded keeps its wire size.
-    if (call.clientDecodes && encoding) responseBytes = decoded?.length ?? call.responseBody?.decodedSize ?? responseBytes;
+    // A body too long to decode here was counted while it streamed (or, kept whole, states it: gzip);
+    // one that cannot be decoded keeps its wire size.
+    if (call.clientDecodes && encoding) {
+      const stated = wireBytes && !wireCut && decoded?.whole === false ? gzipStatedSize(wireBytes, encoding) : null;
+      responseBytes = whole?.length ?? call.responseBody?.decodedSize ?? stated ?? responseBytes;
+    }
   }
 
   let responseCapture: ResponseCaptureResult | null = null;
   let formats: Record<string, FormattedField> | undefined;
   const captureClass = hasResponse ? findCapture(lens, responseType) : null;
-  if (captureClass === JSON_CAPTURE && decoded) {
+  if (captureClass === JSON_CAPTURE && whole) {
     // The built-in JSON capture: one parse and one mask give both the cards and the raw body (what
     // JsonCapture and masker.body would each compute again from the text).
-    responseCapture = jsonCapture(bytesToText(decoded), responseType, masker);
-  } else if (captureClass && decoded) {
-    const text = bytesToText(decoded);
+    responseCapture = jsonCapture(bytesToText(whole), responseType, masker);
+  } else if (captureClass && whole) {
+    const text = bytesToText(whole);
     const result = runCapture(captureClass, {
       request: { method, url, headers: requestHeaders, payload },
       response: { status: call.status, headers: responseHeaders },
@@ -83,7 +89,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     response_capture: responseCapture,
     response_body:
       lens.bodies && hasResponse && !responseCapture && call.responseBody
-        ? masker.body(bytesToText(decoded ?? bodyBytes(call.responseBody)), responseType)
+        ? masker.body(bytesToText(decoded?.bytes ?? wireBytes ?? Buffer.alloc(0)), responseType)
         : null,
     duration: round(Math.max(0, end - call.start)),
     timing,
