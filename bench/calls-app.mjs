@@ -51,5 +51,8 @@ const result = {};
 for (const name of process.env.BENCH_ORDER === 'http' ? ['http', 'fetch'] : ['fetch', 'http']) {
   result[name] = await measure(name === 'fetch' ? viaFetch : viaHttp);
 }
+// What the OTel baseline's exporter counted: proof that it instrumented these calls (null elsewhere).
+await globalThis.__benchFlush?.();
+result.spans = globalThis.__benchSpans ?? null;
 process.stdout.write(`result ${JSON.stringify(result)}\n`);
 agent.destroy();

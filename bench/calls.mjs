@@ -27,6 +27,8 @@ try {
       const [, json] = await run.match;
       await run.done;
       const r = JSON.parse(json);
+      // A baseline that made no span measures nothing (an ESM import that bypassed the instrumentation).
+      if (variant.id === 'otel' && !(r.spans > 0)) throw new Error(`the plain OTel baseline exported no span (${r.spans}): it did not instrument the calls`);
       for (const client of ['fetch', 'http']) {
         results[variant.id][client].push(r[client].wall);
         results[variant.id][`${client}Cpu`].push(r[client].cpu);

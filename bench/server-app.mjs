@@ -47,6 +47,11 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${server.add
 
 process.on('message', async (msg) => {
   if (msg === 'cpu') process.send({ cpu: process.cpuUsage() });
+  if (msg === 'spans') {
+    // What the OTel baseline's exporter counted (null elsewhere): proof that it instrumented the calls.
+    await globalThis.__benchFlush?.();
+    process.send({ spans: globalThis.__benchSpans ?? null });
+  }
   if (msg === 'heap') {
     for (let i = 0; i < 4; i++) {
       globalThis.gc?.();

@@ -32,6 +32,10 @@ try {
       const before = (await ask(run.child, 'cpu')).cpu;
       const r = await load(url, Number(values.seconds));
       const after = (await ask(run.child, 'cpu')).cpu;
+      if (variant.id === 'otel') {
+        const { spans } = await ask(run.child, 'spans');
+        if (!(spans > 0)) throw new Error(`the plain OTel baseline exported no span (${spans}): it did not instrument the server`);
+      }
       run.child.kill('SIGTERM');
       await run.done;
       const cpu = (after.user - before.user + after.system - before.system) / Math.max(1, r.requests.total);

@@ -36,7 +36,7 @@ const DROPPING_STORE_CONFIG = `module.exports = {
 };
 `;
 
-export const isProbe = (variant) => ['probe', 'bodies', 'nostore', 'noorigin', 'try'].includes(variant.id);
+export const isProbe = (variant) => variant.probe === true || ['probe', 'bodies', 'nostore', 'noorigin', 'try'].includes(variant.id);
 
 /**
  * With `--try DIR`: Probe (defaults) built into another folder, e.g. a candidate fix, side by side. The
@@ -67,8 +67,10 @@ export function prepareVariant(variant, appScript, extraConfig = {}) {
   const script = path.join(root, path.basename(appScript));
   copyFileSync(appScript, script);
   const dist = variant.dist ?? path.join(REPO, 'dist');
-  const preload = variant.id === 'none' ? [] : ['--require', variant.id === 'otel' ? OTEL : path.join(dist, 'register.js')];
-  const env = { ...process.env, PROBE_ROOT: root, BENCH_VARIANT: variant.id, BENCH_IS_PROBE: isProbe(variant) ? '1' : '', BENCH_PROBE: path.join(dist, 'index.js') };
+  // A variant may bring its own preload (a peer's SDK set-up) and environment.
+  const preloadFile = variant.preloadFile ?? (variant.id === 'otel' ? OTEL : path.join(dist, 'register.js'));
+  const preload = variant.id === 'none' ? [] : ['--require', preloadFile];
+  const env = { ...process.env, PROBE_ROOT: root, BENCH_VARIANT: variant.id, BENCH_IS_PROBE: isProbe(variant) ? '1' : '', BENCH_PROBE: path.join(dist, 'index.js'), ...variant.env };
   delete env.NODE_OPTIONS;
   return { ...variant, root, script, preload, env };
 }

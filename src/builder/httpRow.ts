@@ -4,6 +4,7 @@ import type { CallInput } from './input';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
 import { urlFacts } from './urlFacts';
 import { JsonCapture } from '../response/JsonCapture';
+import { EventStreamCapture } from '../response/EventStreamCapture';
 import { bodyKind } from '../mask/Masker';
 import { bodyBytes, bytesToText, decodeContent, gzipStatedSize, headerValue } from './body';
 import { payloadOf } from './payload';
@@ -29,11 +30,15 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const encoding = headerValue(call.responseHeaders, 'content-encoding');
   const wireCut = Boolean(call.responseBody?.truncated);
   const wireBytes = hasResponse && call.responseBody ? bodyBytes(call.responseBody) : null;
-  // Decoded up to the cap, never further: the cap holds for the body as the app reads it (SPEC 2.1).
-  // The start of a longer body is shown only as response_body (its capture is skipped), so only decoded for it.
-  const decoded = wireBytes ? decodeContent(wireBytes, encoding, lens.max_body_bytes, wireCut, lens.bodies) : null;
+  const captureClass = hasResponse ? findCapture(lens, responseType) : null;
+  // An event stream is read event by event: the kept part of a cut one still shows the events before the cut.
+  const readsCutBody = captureClass === EVENT_STREAM_CAPTURE;
+  // Decoded up to the cap, never further: the cap holds for the body as the app reads it (SPEC 2.1). The
+  // start of a longer body is decoded only for what reads it: response_body, or an event stream's capture.
+  const decoded = wireBytes ? decodeContent(wireBytes, encoding, lens.max_body_bytes, wireCut, lens.bodies || readsCutBody) : null;
   const whole = decoded?.whole === true ? decoded.bytes : null;
   const responseTruncated = wireCut || decoded?.whole === false;
+  const captured = whole ?? (readsCutBody ? (decoded?.bytes ?? null) : null);
   let responseBytes: number | null = null;
   if (hasResponse) {
     responseBytes = call.responseBody?.size ?? 0;
@@ -48,17 +53,17 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
 
   let responseCapture: ResponseCaptureResult | null = null;
   let formats: Record<string, FormattedField> | undefined;
-  const captureClass = hasResponse ? findCapture(lens, responseType) : null;
   if (captureClass === JSON_CAPTURE && whole) {
     // The built-in JSON capture: one parse and one mask give both the cards and the raw body (what
     // JsonCapture and masker.body would each compute again from the text).
     responseCapture = jsonCapture(bytesToText(whole), responseType, masker);
-  } else if (captureClass && whole) {
-    const text = bytesToText(whole);
+  } else if (captureClass && captured) {
+    const text = bytesToText(captured);
     const result = runCapture(captureClass, {
       request: { method, url, headers: requestHeaders, payload },
       response: { status: call.status, headers: responseHeaders },
       body: text,
+      ...(responseTruncated ? { truncated: true } : {}),
       config: { masker },
     });
     if (result) {
@@ -114,6 +119,7 @@ function withFormattedFields(payload: HttpRow['request_payload'], formats: Recor
 }
 
 const JSON_CAPTURE = JsonCapture as unknown as ResponseCaptureClass;
+const EVENT_STREAM_CAPTURE = EventStreamCapture as unknown as ResponseCaptureClass;
 
 function jsonCapture(text: string, contentType: string | null, masker: ResolvedHttpLens['masker']): ResponseCaptureResult {
   let parsed: unknown;

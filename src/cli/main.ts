@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 import type { CliCommand } from './io';
 import { processIo } from './io';
+import { commandHelp, wantsHelp } from './help';
+import { storeFailure } from './store-failure';
 
 /** Each command lives in its own file and is loaded only when run, so `probe list` never loads the dashboard. */
 const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
   install: { summary: 'write probe.config.mjs and ignore .probe/ (--mcp: register the MCP server)', load: () => require('./commands/install').install },
-  list: { summary: 'recent captures (--json, --type, --errors, --since, --limit)', load: () => require('./commands/list').list },
-  show: { summary: 'one capture: header, summary and first rows (--json)', load: () => require('./commands/show').show },
-  rows: { summary: 'rows of a section, filtered and sorted (--json)', load: () => require('./commands/rows').rows },
+  list: { summary: 'recent captures (--json, --type, --errors, --since, --has, --route, --group-by route, --limit)', load: () => require('./commands/list').list },
+  show: { summary: 'one capture: header, summary and first rows, or one row whole (--row; --json)', load: () => require('./commands/show').show },
+  rows: { summary: 'rows of a section of one capture or, with --since, of many; filtered and sorted (--json)', load: () => require('./commands/rows').rows },
+  export: { summary: "a capture's calls as HAR 1.2 (probe export <id> --har [--out FILE])", load: () => require('./commands/export').exportCapture },
   clear: { summary: 'remove every capture', load: () => require('./commands/clear').clear },
   dashboard: { summary: 'serve the dashboard (--host 127.0.0.1 --port N --token T)', load: () => require('./commands/dashboard').dashboard },
   mcp: { summary: 'MCP server on stdio for coding agents', load: () => require('./commands/mcp').mcp },
@@ -16,16 +19,31 @@ const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
-  return ['usage: probe <command> [options]', '', ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)].join('\n');
+  return [
+    'usage: probe <command> [options]',
+    '',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'probe <command> --help shows its options and an example. Run from the app root: every command uses the config the app uses.',
+  ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  const helpOf = name === 'help' ? rest[0] : undefined;
+  if (helpOf !== undefined && COMMANDS[helpOf]) {
+    processIo.out(commandHelp(helpOf, COMMANDS[helpOf]!.summary));
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     processIo.out(usage());
     return name ? 0 : 1;
   }
   const command = COMMANDS[name];
+  if (command && wantsHelp(rest)) {
+    processIo.out(commandHelp(name, command.summary));
+    return 0;
+  }
   if (!command) {
     processIo.err(`probe: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
     return 1;
@@ -38,6 +56,12 @@ export async function main(argv: string[]): Promise<number> {
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
       processIo.err(`probe ${name}: ${(error as Error).message}`);
       return 2;
+    }
+    // A store that cannot be reached is the user's setup, not a bug: one line naming it, no stack.
+    const failure = storeFailure(error);
+    if (failure) {
+      processIo.err(`probe ${name}: ${failure}`);
+      return 1;
     }
     processIo.err(`probe ${name}: ${(error as Error).stack ?? error}`);
     return 1;

@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import type { ProbeConfig, ResolvedConfig } from './types';
 import { ProbeConfigError } from './errors';
 import { resolveConfig } from './resolve';
+import { mergeConfig } from './merge';
 
 const CONFIG_NAMES = ['probe.config.mjs', 'probe.config.js', 'probe.config.cjs', 'probe.config.json'];
 
@@ -42,7 +44,7 @@ export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv; ove
   const root = findRoot(cwd, env);
   const configFile = findConfigFile(root, cwd, env);
   const file = configFile ? readConfigFile(configFile) : {};
-  return resolveConfig({ root, configFile, file: { ...file, ...options.overrides }, env });
+  return resolveConfig({ root, configFile, file: mergeConfig(file, options.overrides), env });
 }
 
 function readConfigFile(file: string): ProbeConfig {
@@ -57,7 +59,9 @@ function readConfigFile(file: string): ProbeConfig {
     try {
       return JSON.parse(text) as ProbeConfig;
     } catch (error) {
-      throw new ProbeConfigError(setting, `invalid JSON: ${(error as Error).message}`, { cause: error });
+      const at = /position (\d+)/.exec((error as Error).message);
+      const line = at ? ` on line ${text.slice(0, Number(at[1])).split('\n').length}` : '';
+      throw new ProbeConfigError(setting, `invalid JSON${line}: ${(error as Error).message}`, { cause: error });
     }
   }
   let loaded: Record<string, unknown>;
@@ -65,6 +69,10 @@ function readConfigFile(file: string): ProbeConfig {
     loaded = require(file) as Record<string, unknown>;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof SyntaxError) {
+      const line = syntaxErrorLine(file, error);
+      throw new ProbeConfigError(setting, `syntax error${line ? ` on line ${line}` : ''}: ${error.message}`, { cause: error });
+    }
     const why = code === 'ERR_REQUIRE_ASYNC_MODULE' ? 'uses top-level await, which a preload cannot wait for' : (error as Error).message;
     throw new ProbeConfigError(setting, `could not be loaded: ${why}`, { cause: error });
   }
@@ -73,4 +81,25 @@ function readConfigFile(file: string): ProbeConfig {
   const register = loaded.register ?? config.register;
   const { default: _ignored, ...rest } = config as ProbeConfig & { default?: unknown };
   return typeof register === 'function' ? { ...rest, register: register as ProbeConfig['register'] } : rest;
+}
+
+/**
+ * The line of a syntax error in a config file. CommonJS puts `file:line` atop the stack; an ES module loaded
+ * through require(esm) does not (Node 20), so the file is checked once more with `node --check`, which
+ * does. Only on this error path.
+ */
+function syntaxErrorLine(file: string, error: SyntaxError): number | null {
+  const fromStack = new RegExp(`^${escapeRegExp(file)}:(\\d+)`).exec(error.stack ?? '');
+  if (fromStack) return Number(fromStack[1]);
+  try {
+    const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' }, timeout: 10_000 });
+    const match = /:(\d+)\s*$/m.exec(String(check.stderr).split('\n')[0] ?? '');
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

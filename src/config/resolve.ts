@@ -19,10 +19,12 @@ import {
 import { FullMask } from '../mask/FullMask';
 import { PartialMask } from '../mask/PartialMask';
 import { Masker } from '../mask/Masker';
+import { SecretNames } from '../mask/SecretNames';
 import { globToRegExp } from '../util/glob';
+import { describe, isPlainObject } from './describe';
+import type * as Schema from './schema';
 
 const LENS = 'HttpClientLens';
-const KNOWN_TOP = new Set(['enabled', 'service', 'storage', 'lenses', 'mask', 'origin', 'except', 'register', 'default']);
 
 export interface ResolveInput {
   root: string;
@@ -36,9 +38,8 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
   if (file === null || typeof file !== 'object' || Array.isArray(file)) {
     throw new ProbeConfigError('config', `expected an object, got ${describe(file)}`);
   }
-  for (const key of Object.keys(file)) {
-    if (!KNOWN_TOP.has(key)) throw new ProbeConfigError(key, `unknown setting (known: ${[...KNOWN_TOP].filter((k) => k !== 'default').join(', ')})`);
-  }
+  // The shape (unknown keys at any depth, types, ranges) is checked here once; what follows only fills defaults.
+  if (hasSettings(file)) (require('./schema') as typeof Schema).validateConfig(file);
 
   const enabled = env.PROBE_ENABLED !== undefined ? parseBool('PROBE_ENABLED', env.PROBE_ENABLED) : optBool('enabled', file.enabled, true);
   const storageIn = optObject('storage', file.storage) as NonNullable<ProbeConfig['storage']>;
@@ -82,27 +83,20 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
   }
 
   const { global: inputsGlobal, lens: inputsLens } = splitInputs(file.mask?.inputs);
-  const globalPatterns = [...DEFAULT_INPUTS, ...inputsGlobal].map((p, i) => toRegExp(`mask.inputs[${i}]`, p));
-  const lensPatterns = [...globalPatterns, ...inputsLens.map((p, i) => toRegExp(`mask.inputs.${LENS}[${i}]`, p))];
-  const masker = new Masker(headerGlobal, globalPatterns);
+  const globalInputs = compileInputs(inputsGlobal, { names: [...DEFAULT_INPUTS], patterns: [] });
+  const lensInputs = compileInputs(inputsLens, { names: [...globalInputs.names], patterns: [...globalInputs.patterns] });
+  const masker = new Masker(headerGlobal, new SecretNames(globalInputs.names, globalInputs.patterns));
 
   const lensesIn = optObject('lenses', file.lenses);
-  for (const key of Object.keys(lensesIn)) {
-    if (key !== LENS) throw new ProbeConfigError(`lenses.${key}`, `unknown lens (known: ${LENS})`);
-  }
-  const http = resolveHttpLens(lensesIn[LENS] as boolean | HttpClientLensOptions | undefined, new Masker(headerForLens, lensPatterns));
+  const http = resolveHttpLens(lensesIn[LENS] as boolean | HttpClientLensOptions | undefined, new Masker(headerForLens, new SecretNames(lensInputs.names, lensInputs.patterns)));
 
   const originIn = optObject('origin', file.origin) as { enabled?: unknown };
-  const exceptIn = file.except ?? [];
-  if (!Array.isArray(exceptIn)) throw new ProbeConfigError('except', `expected an array of globs or RegExps, got ${describe(exceptIn)}`);
-  const except = exceptIn.map((item, i) => {
-    if (item instanceof RegExp) return item;
-    if (typeof item === 'string') return globToRegExp(item);
-    throw new ProbeConfigError(`except[${i}]`, `expected a glob string or RegExp, got ${describe(item)}`);
-  });
-  if (file.register !== undefined && typeof file.register !== 'function') {
-    throw new ProbeConfigError('register', `expected a function, got ${describe(file.register)}`);
-  }
+  const except = (file.except ?? []).map((item) => (item instanceof RegExp ? item : globToRegExp(item)));
+  const samplingIn = optObject('sampling', file.sampling) as { rate?: number; max_per_second?: number };
+  const sampling = {
+    rate: env.PROBE_SAMPLE_RATE !== undefined ? parseRate(env.PROBE_SAMPLE_RATE) : (samplingIn.rate ?? 1),
+    maxPerSecond: samplingIn.max_per_second ?? null,
+  };
 
   const customStorage: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(storageIn)) {
@@ -118,6 +112,7 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
     http,
     masker,
     origin: { enabled: optBool('origin.enabled', originIn.enabled, true) },
+    sampling,
     except,
     register: file.register ?? null,
   }) as ResolvedConfig;
@@ -127,10 +122,6 @@ function resolveHttpLens(input: boolean | HttpClientLensOptions | undefined, mas
   const setting = `lenses.${LENS}`;
   if (input === false) return null;
   const options = input === undefined || input === true ? {} : (optObject(setting, input) as HttpClientLensOptions);
-  const known = new Set(['bodies', 'max_body_bytes', 'max_rows', 'capture']);
-  for (const key of Object.keys(options)) {
-    if (!known.has(key)) throw new ProbeConfigError(`${setting}.${key}`, `unknown option (known: ${[...known].join(', ')})`);
-  }
   const typesIn = optObject(`${setting}.capture`, options.capture).response_types;
   const types = typesIn === undefined ? defaultResponseTypes() : (optObject(`${setting}.capture.response_types`, typesIn) as Record<string, ResponseCaptureClass>);
   const response_types: ResolvedResponseType[] = Object.entries(types).map(([pattern, capture]) => {
@@ -150,41 +141,48 @@ function resolveHttpLens(input: boolean | HttpClientLensOptions | undefined, mas
   };
 }
 
-function splitInputs(input: unknown): { global: InputPattern[]; lens: InputPattern[] } {
-  const global: InputPattern[] = [];
-  const lens: InputPattern[] = [];
-  if (input === undefined) return { global, lens };
-  const addLens = (value: unknown) => {
-    if (!Array.isArray(value)) throw new ProbeConfigError(`mask.inputs.${LENS}`, `expected an array, got ${describe(value)}`);
-    lens.push(...(value as InputPattern[]));
+/** The user's patterns, each with its place in the user's own list (`mask.inputs[2]`), global or for the lens. */
+function splitInputs(input: unknown): { global: Array<[string, InputPattern]>; lens: Array<[string, InputPattern]> } {
+  const global: Array<[string, InputPattern]> = [];
+  const lens: Array<[string, InputPattern]> = [];
+  const add = (into: Array<[string, InputPattern]>, setting: string, value: unknown) => {
+    if (Array.isArray(value)) value.forEach((p, i) => into.push([`${setting}[${i}]`, p as InputPattern]));
+    else if (value !== undefined) into.push([setting, value as InputPattern]);
   };
   if (Array.isArray(input)) {
-    for (const item of input) {
-      if (item && typeof item === 'object' && !(item instanceof RegExp)) {
-        for (const [key, value] of Object.entries(item)) {
-          if (key !== LENS) throw new ProbeConfigError(`mask.inputs.${key}`, `unknown lens (known: ${LENS})`);
-          addLens(value);
-        }
-      } else global.push(item as InputPattern);
-    }
+    input.forEach((item, i) => {
+      if (item && typeof item === 'object' && !(item instanceof RegExp)) add(lens, `mask.inputs[${i}].${LENS}`, (item as Record<string, unknown>)[LENS]);
+      else global.push([`mask.inputs[${i}]`, item as InputPattern]);
+    });
   } else if (input && typeof input === 'object') {
-    for (const [key, value] of Object.entries(input)) {
-      if (key === LENS) addLens(value);
-      else if (key === '*') global.push(...(Array.isArray(value) ? value : [value]));
-      else throw new ProbeConfigError(`mask.inputs.${key}`, `unknown key (use an array, '*' or ${LENS})`);
-    }
-  } else throw new ProbeConfigError('mask.inputs', `expected an array of patterns, got ${describe(input)}`);
+    add(global, "mask.inputs['*']", (input as Record<string, unknown>)['*']);
+    add(lens, `mask.inputs.${LENS}`, (input as Record<string, unknown>)[LENS]);
+  }
   return { global, lens };
 }
 
-function toRegExp(setting: string, pattern: unknown): RegExp {
-  if (pattern instanceof RegExp) return new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
-  if (typeof pattern !== 'string' || pattern === '') throw new ProbeConfigError(setting, `expected a regex string or RegExp, got ${describe(pattern)}`);
-  try {
-    return new RegExp(pattern, 'i');
-  } catch (error) {
-    throw new ProbeConfigError(setting, `malformed regex ${JSON.stringify(pattern)}: ${(error as Error).message}`, { cause: error });
-  }
+/** A name made of these is a plain name (whole-name rule); any other string is a regular expression. */
+const PLAIN_NAME = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Adds a config's `mask.inputs` entries to `into`: a plain-name string is a name, normalised like the
+ * defaults (SecretNames); a RegExp, or a string with any other character (`^pin$`, the form a JSON config
+ * can hold), is the user's own pattern, tested against the name as given (a string case-insensitively).
+ */
+function compileInputs(inputs: Array<[string, InputPattern]>, into: { names: string[]; patterns: RegExp[] }): { names: string[]; patterns: RegExp[] } {
+  inputs.forEach(([at, input]) => {
+    if (input instanceof RegExp) into.patterns.push(new RegExp(input.source, input.flags.replace(/[gy]/g, '')));
+    else if (typeof input !== 'string' || input === '') throw new ProbeConfigError(at, `expected a name, a regex string or a RegExp, got ${describe(input)}`);
+    else if (PLAIN_NAME.test(input)) into.names.push(input);
+    else {
+      try {
+        into.patterns.push(new RegExp(input, 'i'));
+      } catch (error) {
+        throw new ProbeConfigError(at, `malformed regex ${JSON.stringify(input)}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+  });
+  return into;
 }
 
 const BUILTIN_MASKS: Record<string, new () => Mask> = { FullMask, PartialMask };
@@ -237,11 +235,20 @@ function optInt(setting: string, value: unknown, fallback: number, min: number):
   return value;
 }
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  return typeof value === 'object' ? 'an object' : String(value);
+const SECTIONS = new Set(['storage', 'lenses', 'mask', 'origin', 'sampling']);
+
+/**
+ * False for a config with nothing set: no key, or only empty sections (the file `probe install` writes).
+ * Then the schema is not loaded: zod costs every process start tens of milliseconds, launchers included.
+ */
+function hasSettings(file: object): boolean {
+  return Object.entries(file).some(([key, value]) => value !== undefined && !(SECTIONS.has(key) && isPlainObject(value) && Object.keys(value).length === 0));
+}
+
+function parseRate(value: string): number {
+  const rate = value.trim() === '' ? NaN : Number(value);
+  if (!(rate >= 0 && rate <= 1)) throw new ProbeConfigError('PROBE_SAMPLE_RATE', `expected a number from 0 to 1, got ${JSON.stringify(value)}`);
+  return rate;
 }
 
 function packageName(root: string): string {

@@ -37,10 +37,16 @@ export interface ProbeConfig {
   mask?: {
     /** Header name → mask; key `HttpClientLens` holds entries for that lens only. `false` unmasks a default. */
     headers?: Record<string, MaskSpec | false | Record<string, MaskSpec | false>>;
-    /** Field/query name patterns; an `{HttpClientLens: [...]}` element (or object form) is for that lens only. */
+    /** Field/query names (whole names, any case style) or patterns (RegExp); an `{HttpClientLens: [...]}` element (or object form) is for that lens only. */
     inputs?: Array<InputPattern | { HttpClientLens?: InputPattern[] }> | { '*'?: InputPattern[]; HttpClientLens?: InputPattern[] };
   };
   origin?: { enabled?: boolean };
+  sampling?: {
+    /** Share of root units recorded, 0 to 1 (`PROBE_SAMPLE_RATE`); default 1. */
+    rate?: number;
+    /** Ceiling on captures started per second per process; default none. */
+    max_per_second?: number;
+  };
   /** Capture names kept out of recording: globs (`GET /health`, `scripts/seed.js*`) or RegExps. */
   except?: Array<string | RegExp>;
   /** Called before any store is made: the place for `probe.extendStore(...)`. */
@@ -84,6 +90,8 @@ export interface ResolvedConfig {
   /** Global masks (used for the incoming request section). */
   readonly masker: Masker;
   readonly origin: { readonly enabled: boolean };
+  /** `maxPerSecond` is null when there is no ceiling. */
+  readonly sampling: { readonly rate: number; readonly maxPerSecond: number | null };
   readonly except: readonly RegExp[];
   readonly register: ((probe: RegisterApi) => void) | null;
 }

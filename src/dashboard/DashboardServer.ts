@@ -8,6 +8,8 @@ import { isAllowedHost, TOKEN_COOKIE, tokenMatches, tokenOf } from './guard';
 import { sendJson, sendText, setSecurityHeaders } from './headers';
 import { IndexWatcher } from './IndexWatcher';
 import { pageHtml } from './page';
+import { harOf } from '../export/har';
+import { packageVersion } from '../util/packageVersion';
 
 export interface DashboardOptions {
   store: Store;
@@ -34,6 +36,7 @@ export interface RunningDashboard {
 }
 
 const SSE_KEEPALIVE_MS = 15_000;
+const HAR_SUFFIX = '/har';
 
 /** Starts the local dashboard server: the page, its built assets, and a read-only JSON API over the store. */
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
@@ -77,6 +80,15 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     }
     if (pathname === '/api/info') return sendJson(response, 200, options.info ?? null);
     if (pathname === '/api/captures') return sendJson(response, 200, await options.store.index());
+    if (pathname.startsWith('/api/captures/') && pathname.endsWith(HAR_SUFFIX)) {
+      const id = decodeURIComponentSafe(pathname.slice('/api/captures/'.length, -HAR_SUFFIX.length));
+      if (!isValidCaptureId(id)) return sendJson(response, 400, { error: 'invalid capture id' });
+      const capture = await options.store.find(id);
+      if (!capture) return sendJson(response, 404, { error: 'capture not found' });
+      // A download, whatever the page's own type: the browser saves it as <id>.har.
+      response.setHeader('Content-Disposition', `attachment; filename="probe-${id}.har"`);
+      return sendJson(response, 200, harOf([capture], packageVersion()));
+    }
     if (pathname.startsWith('/api/captures/')) {
       const id = decodeURIComponentSafe(pathname.slice('/api/captures/'.length));
       if (!isValidCaptureId(id)) return sendJson(response, 400, { error: 'invalid capture id' });

@@ -6,6 +6,12 @@ import { isMainThread } from 'node:worker_threads';
 import type { Logger } from '../util/logger';
 
 let registered = false;
+const alsoHooked: string[] = [];
+
+/** Adds a module to the loader's list (before the loader starts: its first hookEsmImports call). */
+export function alsoHookEsm(name: string): void {
+  alsoHooked.push(name);
+}
 
 /**
  * Set in the environment only while the loader starts: Node starts its hooks thread with the app's
@@ -28,7 +34,7 @@ export function hookEsmImports(modules: string[], logger: Logger): void {
   if (typeof register !== 'function') return;
   // The loader thread costs a CommonJS app startup time and memory for nothing its `require`s need.
   if (!entryMayBeEsm()) return;
-  const include = modules.filter(appCanLoad);
+  const include = [...modules, ...alsoHooked].filter(appCanLoad);
   if (include.length === 0) return;
   const previous = process.env[LOADER_THREAD_MARK];
   process.env[LOADER_THREAD_MARK] = '1';

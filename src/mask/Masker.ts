@@ -1,29 +1,22 @@
 import type { Mask } from './Mask';
+import type { SecretNames } from './SecretNames';
 import { MASKED } from './FullMask';
+import { maskEventStream } from '../response/eventStream';
 
 /**
  * Masking rules compiled once from the resolved config and applied when a capture is built. Values are
  * only ever read from recorded data, never from the app's live objects.
  */
 export class Masker {
-  private readonly secretNames = new Map<string, boolean>();
-
   constructor(
     /** Lower-case header name → mask. */
     readonly headerMasks: ReadonlyMap<string, Mask>,
-    readonly inputPatterns: readonly RegExp[],
+    /** Field, query and form names whose values are masked (`mask.inputs`). */
+    readonly secretNames: SecretNames,
   ) {}
 
   isSecretName(name: string): boolean {
-    let secret = this.secretNames.get(name);
-    if (secret === undefined) {
-      secret = this.inputPatterns.some((pattern) => {
-        pattern.lastIndex = 0;
-        return pattern.test(name);
-      });
-      if (this.secretNames.size < 10_000) this.secretNames.set(name, secret);
-    }
-    return secret;
+    return this.secretNames.has(name);
   }
 
   headers(headers: Record<string, unknown> | null | undefined): Record<string, string> {
@@ -41,7 +34,10 @@ export class Masker {
     return out;
   }
 
-  /** Masks query values with secret names and any userinfo password. Unparseable input is returned as is. */
+  /**
+   * Masks query (and fragment) values with secret names and any userinfo password. Input the URL parser
+   * rejects is masked by its text: the userinfo, and secret-named values after `?` or `#`.
+   */
   url(raw: string): string {
     // Most URLs have nothing to mask: a scan answers without the URL parser (a few µs per URL).
     return this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw;
@@ -53,23 +49,53 @@ export class Masker {
     try {
       url = new URL(raw);
     } catch {
-      return raw;
+      return this.maskText(raw);
     }
     let changed = false;
     if (url.password) {
       url.password = MASKED;
       changed = true;
     }
-    if (url.search) {
-      const params = new URLSearchParams(url.search);
-      const entries = [...params.entries()];
-      if (entries.some(([name]) => this.isSecretName(name))) {
-        url.search = new URLSearchParams(entries.map(([n, v]): [string, string] => [n, this.isSecretName(n) ? MASKED : v])).toString();
-        changed = true;
-      }
+    const search = url.search ? this.maskParams(url.search.slice(1)) : null;
+    if (search !== null) {
+      url.search = search;
+      changed = true;
+    }
+    // OAuth's implicit flow returns tokens in the fragment (`#access_token=…`).
+    const hash = url.hash.includes('=') ? this.maskParams(url.hash.slice(1)) : null;
+    if (hash !== null) {
+      url.hash = hash;
+      changed = true;
     }
     // Keep the app's own spelling (encoding, trailing '?') unless something had to be masked.
     return changed ? url.toString() : raw;
+  }
+
+  /** `a=1&token=x` with secret-named values masked, or null when none is secret. */
+  private maskParams(text: string): string | null {
+    const entries = [...new URLSearchParams(text)];
+    if (!entries.some(([name]) => this.isSecretName(name))) return null;
+    return new URLSearchParams(entries.map(([n, v]): [string, string] => [n, this.isSecretName(n) ? MASKED : v])).toString();
+  }
+
+  /** A URL the parser rejects (a bad port, a relative path): its userinfo and secret-named values, by text. */
+  private maskText(raw: string): string {
+    let out = raw.replace(USERINFO, (_all, scheme: string, user: string) => `${scheme}${user}${MASKED}@`);
+    const at = out.search(/[?#]/);
+    if (at < 0) return out;
+    const head = out.slice(0, at + 1);
+    out = head + out.slice(at + 1).replace(/[^&#?]+/g, (part) => {
+      const eq = part.indexOf('=');
+      if (eq < 0) return part;
+      let name = part.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // Malformed escapes: judge the name as written.
+      }
+      return this.isSecretName(name) ? `${part.slice(0, eq + 1)}${MASKED}` : part;
+    });
+    return out;
   }
 
   /**
@@ -83,6 +109,8 @@ export class Masker {
     const afterAuthority = raw.slice(scheme + 3).search(AUTHORITY_END);
     const authorityEnd = afterAuthority < 0 ? raw.length : scheme + 3 + afterAuthority;
     if (raw.lastIndexOf('@', authorityEnd) > scheme) return true;
+    const firstHash = raw.indexOf('#');
+    if (firstHash >= 0 && raw.includes('=', firstHash)) return true;
     const query = raw.indexOf('?');
     if (query < 0) return false;
     const hash = raw.indexOf('#', query);
@@ -105,7 +133,7 @@ export class Masker {
     return out;
   }
 
-  /** Masks a JSON or form body; any other body is returned unchanged. */
+  /** Masks a JSON or form body, and the JSON data of an event stream; any other body is returned unchanged. */
   body(text: string, contentType: string | null): string {
     const kind = bodyKind(contentType, text);
     if (kind === 'json') {
@@ -116,6 +144,7 @@ export class Masker {
       }
     }
     if (kind === 'form') return this.form(text);
+    if (kind === 'event-stream') return maskEventStream(text, (value) => this.maskValue(value));
     return text;
   }
 
@@ -128,14 +157,17 @@ export class Masker {
 /** Characters the URL parser strips or reads as a slash: a URL holding one is left to the parser. */
 const UNUSUAL = /[\\\t\n\r]/;
 const AUTHORITY_END = /[/?#]/;
+/** `scheme://user:password@`, as text, for URLs the parser rejects. */
+const USERINFO = /^(\s*[a-z][a-z0-9+.-]*:\/\/)([^/?#@:]*:)[^/?#]*@/i;
 
-export type BodyKind = 'json' | 'form' | 'other';
+export type BodyKind = 'json' | 'form' | 'event-stream' | 'other';
 
 /** JSON by content type (`application/json`, `+json`), or by shape when no type was sent. */
 export function bodyKind(contentType: string | null, text: string): BodyKind {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
   if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'text/event-stream') return 'event-stream';
   if (!type) {
     const first = text.trimStart()[0];
     if (first === '{' || first === '[') return 'json';

@@ -40,8 +40,18 @@ const count = (min: number, max: number, fallback: number, what: string) =>
 
 const captureId = z.string().describe('Capture id, as returned by probe-list or probe-show. Default: the newest capture.');
 
+const since = z.string().optional().describe('Only captures started within this duration: "30s", "15m", "2h", "1d"');
+const captureType = z
+  .enum(CAPTURE_TYPES as ['request', 'job', 'command', 'test'], { error: `type must be one of ${CAPTURE_TYPES.join(', ')}` })
+  .optional()
+  .describe(`Capture type: ${CAPTURE_TYPES.join(', ')}`);
+
 export const rowsInput = {
-  section: z.string({ error: 'section is required: a section name such as "http" (outgoing HTTP calls) or "request" (the incoming request)' }).min(1).describe('Section to read: "http" for outgoing HTTP calls, "request" for the incoming request, or any section probe-show lists'),
+  section: z
+    .string({ error: 'section must be a section name such as "http" (outgoing HTTP calls) or "request" (the incoming request)' })
+    .min(1, { error: 'section must not be empty: "http" (outgoing HTTP calls) or "request" (the incoming request)' })
+    .optional()
+    .describe('Section to read (default "http"): "http" for outgoing HTTP calls, "request" for the incoming request, or any section probe-show lists'),
   where: z
     .array(
       z.object({
@@ -58,8 +68,11 @@ export const rowsInput = {
   sort: z.string().optional().describe('Field to sort by, dotted allowed ("duration", "timing.wait"); rows without a value come last'),
   dir: z.enum(['asc', 'desc'], { error: 'dir must be "asc" or "desc"' }).optional().describe('Sort direction (default asc)'),
   limit: count(1, ROWS_MAX_LIMIT, ROWS_DEFAULT_LIMIT, 'Rows returned'),
-  fields: names('Fields to return, dotted allowed: ["url", "status", "duration", "exception.message"]. Default: every field, long values clipped').optional(),
-  id: captureId.optional().describe('Capture id. Default: the newest capture that has rows in the section'),
+  fields: names('Fields each row holds, exactly, dotted allowed: ["row", "url", "status", "duration", "exception.message"]; "row" is the row index (for probe-show). Default: every field plus "row", long values clipped').optional(),
+  id: captureId.optional().describe('Capture id, or "*" for every capture (newest first). Default: the newest capture that has rows in the section'),
+  since: since.describe('Read every capture started within this duration, newest first: "30s", "15m", "2h", "1d"; rows then carry capture_id and capture_name'),
+  type: captureType.describe(`Only captures of this type: ${CAPTURE_TYPES.join(', ')}`),
+  name: z.string().min(1).optional().describe('Only captures whose name matches this glob, case ignored: "GET /orders/*", "*sync*"'),
 };
 
 export const listInput = {
@@ -68,9 +81,11 @@ export const listInput = {
     .union([z.boolean(), z.enum(['true', 'false'])])
     .transform((value) => value === true || value === 'true')
     .optional()
-    .describe('true: only captures with a failed call or an error; false: only those without'),
-  since: z.string().optional().describe('Only captures started within this duration: "30s", "15m", "2h", "1d"'),
-  type: z.enum(CAPTURE_TYPES as ['request', 'job', 'command'], { error: `type must be one of ${CAPTURE_TYPES.join(', ')}` }).optional().describe('request (incoming HTTP request), job, or command (a script run)'),
+    .describe('true: only captures with a failed call or an error, and failed tests; false: only those without'),
+  since,
+  type: captureType.describe('request (incoming HTTP request), job, command (a script run), or test (one test case: status passed or failed)'),
+  route: z.string().optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
+  group_by: z.enum(['route'], { error: 'group_by must be "route"' }).optional().describe('"route": also count every matching capture per route template (captures, with_errors, avg/max duration, latest id)'),
   limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
 };
 
@@ -78,4 +93,11 @@ export const showInput = {
   id: captureId.optional(),
   sections: names('Sections to include, e.g. ["http"]. Default: every section of the capture').optional(),
   limit: count(0, SHOW_MAX_LIMIT, SHOW_DEFAULT_LIMIT, 'Rows shown per section'),
+  section: z.string().min(1).optional().describe('With row: the section of that row (default "http")'),
+  row: z.coerce
+    .number({ error: 'row must be a whole number: the "row" index probe-rows returns (0 is the first row)' })
+    .int({ error: 'row must be a whole number: the "row" index probe-rows returns (0 is the first row)' })
+    .min(0, { error: 'row must be 0 or more (0 is the first row)' })
+    .optional()
+    .describe('Index of one row to return whole (as "row" in probe-rows and the dashboard; 0 is the first)'),
 };

@@ -1,9 +1,9 @@
 import type { Capture } from '../capture/types';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
-import { SHOW_LIMITS, clip } from './clip';
+import { FIELD_LIMITS, SHOW_LIMITS, clip } from './clip';
 import { findCapture, newestCapture, sectionsOf } from './locate';
-import { rowsOfSection } from './rows';
+import { DEFAULT_SECTION, captureRef, rowsOfSection, type CaptureRef } from './rows';
 
 export const SHOW_DEFAULT_LIMIT = 5;
 export const SHOW_MAX_LIMIT = 100;
@@ -15,6 +15,22 @@ export interface ShowInput {
   sections?: string[];
   /** Rows shown per section. */
   limit?: number;
+  /** With `row`: the section of that one row (default `http`). */
+  section?: string;
+  /** Index of one row (as `row` in probe-rows and the dashboard), returned whole. */
+  row?: number;
+}
+
+/** One row whole: `data` is the row, long strings and bodies clipped with a marker. */
+export interface ShownRow {
+  id: string | null;
+  capture: CaptureRef | null;
+  section: string;
+  /** Rows in the section. */
+  total: number;
+  row: number;
+  data: unknown;
+  note?: string;
 }
 
 /** An array section as shown: how many rows it has and the first ones, each with its `row` index. */
@@ -48,7 +64,10 @@ export interface ShowResult {
 }
 
 /** A capture's header and summary next to the first rows of the listed sections. */
-export async function queryShow(store: Store, input: ShowInput = {}): Promise<ShowResult> {
+export function queryShow(store: Store, input?: Omit<ShowInput, 'section' | 'row'>): Promise<ShowResult>;
+export function queryShow(store: Store, input: ShowInput): Promise<ShowResult | ShownRow>;
+export async function queryShow(store: Store, input: ShowInput = {}): Promise<ShowResult | ShownRow> {
+  if (input.row !== undefined || input.section !== undefined) return showRow(store, input);
   const limit = input.limit ?? SHOW_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 0 || limit > SHOW_MAX_LIMIT) throw new QueryError(`limit must be a whole number from 0 to ${SHOW_MAX_LIMIT}, got ${limit}`);
   let capture: Capture | null;
@@ -98,5 +117,42 @@ export async function queryShow(store: Store, input: ShowInput = {}): Promise<Sh
     counts,
     sections,
     note: `Long values are clipped.${more ? ` More rows: probe-rows with id ${capture.id} and a section, filtered and sorted.` : ''}`,
+  };
+}
+
+const EMPTY_STORE = 'The store holds no captures yet: run the app and make it do something, then ask again.';
+
+/** `section` + `row`: that one row of the capture (default: the newest capture that has the section). */
+async function showRow(store: Store, input: ShowInput): Promise<ShownRow> {
+  const section = input.section ?? DEFAULT_SECTION;
+  if (input.sections?.length) throw new QueryError('give either sections (the first rows of each) or section and row (one row whole), not both');
+  if (input.row === undefined) {
+    throw new QueryError(`section goes with row, the index of one row to return whole (e.g. {"section": ${JSON.stringify(section)}, "row": 0}); for the first rows of a section give sections`);
+  }
+  let capture: Capture | null;
+  if (input.id !== undefined) capture = await findCapture(store, input.id);
+  else {
+    const index = await store.index();
+    capture = await newestCapture(store, index, (row) => (row.counts?.[section] ?? 0) > 0);
+    if (!capture) {
+      const note = index.length === 0 ? EMPTY_STORE : `None of the ${index.length} stored captures has ${section} rows.`;
+      return { id: null, capture: null, section, total: 0, row: input.row, data: null, note };
+    }
+  }
+  if (!(section in capture.sections)) throw new QueryError(`capture ${capture.id} has no section ${JSON.stringify(section)}`, sectionsOf(capture));
+  const rows = rowsOfSection(capture.sections[section]);
+  const index = input.row;
+  if (!Number.isInteger(index) || index < 0 || index >= rows.length) {
+    const range = rows.length === 0 ? 'it has no rows' : `rows are numbered 0 to ${rows.length - 1}`;
+    throw new QueryError(`row ${JSON.stringify(index)} is not in section ${section} of capture ${capture.id}: ${range}`);
+  }
+  return {
+    id: capture.id,
+    capture: captureRef(capture),
+    section,
+    total: rows.length,
+    row: index,
+    data: clip(rows[index], FIELD_LIMITS),
+    note: 'Strings over 4000 characters and bodies over 8000 are clipped with a marker saying how much was left out.',
   };
 }

@@ -1,7 +1,7 @@
 import type { IndexRow } from '../capture/types';
 import type { ListResult } from './list';
 import type { RowsResult } from './rows';
-import type { ShowResult, ShownRows } from './show';
+import type { ShowResult, ShownRow, ShownRows } from './show';
 import { clipString } from './clip';
 import { getPath } from './paths';
 
@@ -47,6 +47,10 @@ export function renderList(result: ListResult): string {
     cell(row.name),
   ]);
   const out = rows.length ? [renderTable(['id', 'type', 'status', 'duration', 'http', 'errors', 'started (utc)', 'name'], rows)] : [];
+  if (result.groups?.length) {
+    const groups = result.groups.map((group) => [cell(group.route ?? '(no route)'), String(group.captures), group.with_errors ? String(group.with_errors) : '', ms(group.avg_duration), ms(group.max_duration), group.latest_id]);
+    out.unshift(renderTable(['route', 'captures', 'errors', 'avg', 'max', 'latest'], groups), '');
+  }
   out.push(`${result.returned} of ${result.matched} matching captures (${result.total} stored)`);
   if (result.note) out.push(result.note);
   return out.join('\n');
@@ -58,10 +62,10 @@ const DEFAULT_COLUMNS: Record<string, string[]> = {
 };
 
 function columnsOf(section: string, rows: ReadonlyArray<Record<string, unknown>>, fields: readonly string[] | undefined): string[] {
-  if (fields?.length) return [...fields];
+  if (fields?.length) return fields.filter((field) => !LEADING.includes(field));
   if (DEFAULT_COLUMNS[section]) return DEFAULT_COLUMNS[section]!;
   const first = rows[0] ?? {};
-  return Object.keys(first).filter((key) => key !== 'row' && (first[key] === null || typeof first[key] !== 'object'));
+  return Object.keys(first).filter((key) => !LEADING.includes(key) && (first[key] === null || typeof first[key] !== 'object'));
 }
 
 /** Picked fields are stored under their dotted names; whole rows hold nested objects. */
@@ -69,22 +73,32 @@ function valueOf(row: Record<string, unknown>, field: string): unknown {
   return field in row ? row[field] : getPath(row, field);
 }
 
+/** Where a row is: shown first, whatever the fields (across captures, which capture it belongs to). */
+const LEADING = ['capture_id', 'capture_name', 'row'];
+
 function rowsTable(section: string, rows: ReadonlyArray<Record<string, unknown>>, fields?: readonly string[]): string {
   const columns = columnsOf(section, rows, fields);
-  return renderTable(['row', ...columns], rows.map((row) => [String(row.row), ...columns.map((column) => cell(valueOf(row, column)))]));
+  const across = rows.some((row) => 'capture_id' in row);
+  const leading = across ? ['capture_id', 'capture_name', 'row'] : ['row'];
+  return renderTable(
+    [...leading.map((column) => (column === 'capture_id' ? 'capture' : column === 'capture_name' ? 'name' : column)), ...columns],
+    rows.map((row) => [...leading.map((column) => cell(row[column])), ...columns.map((column) => cell(valueOf(row, column)))]),
+  );
 }
 
 export function renderRows(result: RowsResult, fields?: readonly string[]): string {
   const out: string[] = [];
   if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${result.capture.name}  (${result.capture.status})`);
   if (result.rows.length) out.push(rowsTable(result.section, result.rows, fields));
-  out.push(`${result.returned} of ${result.matched} matching ${result.section} rows (${result.total} in the section)`);
+  const where = result.captures !== undefined ? `in ${result.captures} captures, newest first` : 'in the section';
+  out.push(`${result.returned} of ${result.matched} matching ${result.section} rows (${result.total} ${where})`);
   if (result.note) out.push(result.note);
   return out.join('\n');
 }
 
-export function renderShow(result: ShowResult): string {
+export function renderShow(result: ShowResult | ShownRow): string {
   if (!result.id) return result.note ?? 'no capture';
+  if ('data' in result) return renderRow(result);
   const out: string[] = [];
   out.push(`${result.id}  ${result.type}  ${result.name}  status ${result.status}  ${ms(result.duration)}`);
   const details = [`started ${timeText(result.started_at)} utc`, `ended by ${result.ended_by}`];
@@ -123,4 +137,13 @@ function indent(text: string): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
+}
+
+/** One row whole: where it is, then the row as indented JSON (bodies clipped with their marker). */
+function renderRow(result: ShownRow): string {
+  const out: string[] = [];
+  if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${result.capture.name}  (${result.capture.status})`);
+  out.push(`${result.section} row ${result.row} of ${result.total} (numbered from 0)`);
+  out.push(JSON.stringify(result.data, null, 2));
+  return out.join('\n');
 }

@@ -15,6 +15,8 @@ export interface ResponseCaptureInput {
   };
   /** Decoded body as text (UTF-8, invalid sequences replaced). */
   body: string;
+  /** True when the body was cut at `max_body_bytes` (only EventStreamCapture is given a cut body). */
+  truncated?: boolean;
   config: { masker: Masker };
 }
 

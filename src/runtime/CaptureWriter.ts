@@ -6,14 +6,19 @@ import type { Store } from '../store/Store';
 import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
 import { buildCapture } from '../builder/buildCapture';
+import { withDeadline } from '../util/deadline';
 
 const MAX_QUEUE = 500;
 const DRAIN_BATCH = 20;
+/** A put that has not settled by then counts as failed (a custom store may never answer). */
+export const PUT_TIMEOUT_MS = 10_000;
 
 /**
  * Builds and stores captures after their unit of work has ended, off the response path: units queue up and
  * are drained on a later turn of the event loop, one batch at a time. Store I/O runs with tracing
- * suppressed so a driver's own traffic is never recorded.
+ * suppressed so a driver's own traffic is never recorded. Like OTel's BatchSpanProcessorBase: a bounded
+ * queue that says when it drops, and again how many once the store has caught up; a deadline on every put;
+ * `shutdown()` runs once and stops accepting.
  */
 export class CaptureWriter {
   private queue: UnitInput[] = [];
@@ -21,17 +26,23 @@ export class CaptureWriter {
   private readonly writing = new Set<Capture>();
   /** flush() callers waiting for the writes in progress to settle. */
   private waiting: Array<() => void> = [];
+  /** Captures lost (queue full, put failed or timed out) since the process started. */
   dropped = 0;
+  /** Of those, the ones not yet reported as a total. */
+  private unreported = 0;
+  private stopping: Promise<void> | null = null;
 
   constructor(
     private readonly config: ResolvedConfig,
     private readonly store: Store,
     private readonly logger: Logger,
+    private readonly putTimeoutMs = PUT_TIMEOUT_MS,
   ) {}
 
   enqueue(unit: UnitInput): void {
+    if (this.stopping) return;
     if (this.queue.length >= MAX_QUEUE) {
-      this.dropped++;
+      this.lose();
       this.logger.warnOnce('writer-queue-full', `capture queue full (${MAX_QUEUE}); dropping captures until the store catches up`);
       return;
     }
@@ -79,18 +90,34 @@ export class CaptureWriter {
     this.writing.add(capture);
     let write: Promise<void>;
     try {
-      write = context.with(suppressTracing(context.active()), () => this.store.put(capture));
+      write = withDeadline(
+        context.with(suppressTracing(context.active()), () => this.store.put(capture)),
+        this.putTimeoutMs,
+        `the ${this.config.storage.driver} store's put`,
+      );
     } catch (error) {
       write = Promise.reject(error);
     }
     // One reaction per put, no promise chain across puts: this runs for every capture of a busy server.
     write.then(
-      () => this.written(capture),
+      () => {
+        this.written(capture);
+        if (this.unreported) {
+          this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
+          this.unreported = 0;
+        }
+      },
       (error: unknown) => {
+        this.lose();
         this.logger.warnOnce('store-put-failed', 'could not store a capture', error);
         this.written(capture);
       },
     );
+  }
+
+  private lose(): void {
+    this.dropped++;
+    this.unreported++;
   }
 
   private written(capture: Capture): void {
@@ -125,5 +152,14 @@ export class CaptureWriter {
       if (this.queue.length) this.drain();
       if (this.writing.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
+  }
+
+  /** Stores what is queued, then accepts nothing more. Runs once; later calls get the same promise. */
+  shutdown(): Promise<void> {
+    if (!this.stopping) {
+      const flushing = this.flush();
+      this.stopping = flushing;
+    }
+    return this.stopping;
   }
 }

@@ -8,6 +8,7 @@ import type { UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
+import { Sampler } from './Sampler';
 import { resolveOrigin, setStackCapture } from './origin';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
@@ -32,12 +33,19 @@ export class Recorder {
   private readonly units = new Map<string, Unit>();
   readonly processUnit: Unit;
   servedRequest = false;
+  /** Set once the process starts a child process (see start.ts): then it may be a launcher (npm, npx, tsx). */
+  startedChild = false;
   /** The incoming request whose 'request' event is being emitted now (see noteIncoming), and its unit. */
   private incoming: object | undefined;
   private readonly requestUnits = new WeakMap<object, Unit>();
   private readonly meta: UnitInput['meta'];
   private pendingOrigins: CallRecord[] = [];
+  /** Test units running now, innermost last (see src/testrunner/). */
+  private readonly tests: Unit[] = [];
+  /** Set once a test ran here: the process's own command capture is then kept only when it holds calls. */
+  ranTests = false;
   private originsScheduled = false;
+  readonly sampler: Sampler;
 
   constructor(
     readonly config: ResolvedConfig,
@@ -46,17 +54,46 @@ export class Recorder {
   ) {
     this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
     setStackCapture(config.origin.enabled);
+    this.sampler = new Sampler(config.sampling);
     this.processUnit = new Unit('command', commandName(config.root), now() - process.uptime() * 1000, randomTraceId(), null, null);
+    this.processUnit.sampled = this.sampler.decide(this.processUnit.traceId);
   }
 
-  /** The unit the active context belongs to (the process's command unit outside any). */
+  /** The unit the active context belongs to (outside any: the running test, else the process's command unit). */
   activeUnit(): Unit {
     const span = trace.getActiveSpan();
     if (span) {
       const unit = this.units.get(span.spanContext().spanId);
       if (unit && !unit.closed) return unit;
     }
-    return this.processUnit;
+    return this.outside();
+  }
+
+  /**
+   * Where work outside any unit goes. Test runners run a test's body and hooks in contexts of their own (node:test
+   * in the AsyncResource of the test's declaration, Vitest in its runner's), so no span can delimit a test: while
+   * one runs, what no request or job claims is that test's.
+   */
+  private outside(): Unit {
+    return this.tests[this.tests.length - 1] ?? this.processUnit;
+  }
+
+  /** A test case starts: its own unit of type `test` until endTest. Tests nest (node:test subtests). */
+  beginTest(name: string): Unit {
+    this.ranTests = true;
+    const unit = new Unit('test', name, now(), randomTraceId(), null, null);
+    unit.sampled = this.sampler.decide(unit.traceId);
+    this.tests.push(unit);
+    return unit;
+  }
+
+  /** A test case ended, after its hooks: `passed` or `failed`. */
+  endTest(unit: Unit, passed: boolean): void {
+    const at = this.tests.lastIndexOf(unit);
+    if (at >= 0) this.tests.splice(at, 1);
+    unit.status = passed ? 'passed' : 'failed';
+    unit.endedBy = passed ? 'return' : 'error';
+    this.close(unit);
   }
 
   /** How many spans the recorder still maps to units (bounded: see onEnd). */
@@ -66,10 +103,11 @@ export class Recorder {
 
   unitOfSpan(spanId: string): Unit {
     const unit = this.units.get(spanId);
-    return unit && !unit.closed ? unit : this.processUnit;
+    return unit && !unit.closed ? unit : this.outside();
   }
 
   addCall(unit: Unit, call: CallRecord): void {
+    if (!unit.sampled) return;
     unit.calls.push(call);
     if (call.stack) this.resolveOriginSoon(call);
     const lens = this.config.http;
@@ -138,6 +176,17 @@ export class Recorder {
     });
   }
 
+  /**
+   * A web framework's route template for an incoming request (its node:http `IncomingMessage`), or a reader
+   * of it called when the request ends (Koa and Hono settle it while the request runs). The request's unit is
+   * found from the message, else from the active context; outside a request it is ignored.
+   */
+  noteRoute(request: object | undefined, route: string | (() => unknown)): void {
+    const unit = (request && this.requestUnits.get(request)) || this.activeUnit();
+    if (unit.type !== 'request' || unit.closed) return;
+    unit.routeFrom = route;
+  }
+
   onStart(span: Span, parentContext: Context): void {
     const { spanId, traceId } = span.spanContext();
     const parent = trace.getSpan(parentContext);
@@ -147,6 +196,7 @@ export class Recorder {
     const marker = span.attributes[ATTR_UNIT];
     const start = hrToMs(span.startTime);
     let unit: Unit | undefined;
+    let decideBy = traceId;
     const parentId = liveParent && liveParent !== this.processUnit ? liveParent.id : null;
     if (marker === 'job' || marker === 'command') {
       unit = new Unit(marker, span.name, start, traceId, spanId, parentId);
@@ -161,15 +211,18 @@ export class Recorder {
       }
       unit = new Unit('request', span.name, start, traceId, spanId, parentId);
       if (incoming) this.requestUnits.set(incoming, unit);
+      decideBy = incomingTraceId(incoming) ?? traceId;
       this.servedRequest = true;
     } else if (span.kind === SpanKind.CONSUMER && !liveParent) {
       unit = new Unit('job', span.name, start, traceId, spanId, null);
     }
     if (unit) {
+      // Once per root unit, from its trace id; a unit started inside another follows it.
+      unit.sampled = liveParent && liveParent !== this.processUnit ? liveParent.sampled : this.sampler.decide(decideBy);
       this.register(unit, spanId);
       return;
     }
-    const owner = liveParent ?? this.processUnit;
+    const owner = liveParent ?? this.outside();
     this.register(owner, spanId);
   }
 
@@ -210,7 +263,8 @@ export class Recorder {
       unit.status = status === undefined || status === null ? '' : String(status);
       if (unit.request) {
         unit.request.status = unit.status ? Number(unit.status) : null;
-        const route = attrs['http.route'];
+        // The framework's own report first: the same whether or not the app's OTel setup sets http.route.
+        const route = unit.frameworkRoute() ?? attrs['http.route'];
         if (typeof route === 'string' && route) unit.request.route = route;
       }
       unit.endedBy = 'response';
@@ -235,12 +289,19 @@ export class Recorder {
       if (this.units.get(id) === unit) this.units.delete(id);
     }
     unit.openSpans.clear();
-    if (this.excluded(unit.name)) return;
+    if (!unit.sampled || this.excluded(unit.name)) return;
     try {
-      this.writer.enqueue(unit.toInput(this.config.root, this.meta, this.config.origin.enabled));
+      this.writer.enqueue(unit.toInput(this.config.root, this.metaNow(), this.config.origin.enabled));
     } catch (error) {
       this.logger.warnOnce('unit-input', 'could not record a capture', error);
     }
+  }
+
+  /** The meta of a capture written now: with sampling in effect, what was left out since the previous one. */
+  private metaNow(): UnitInput['meta'] {
+    if (!this.sampler.active) return this.meta;
+    const { rate, maxPerSecond } = this.sampler.settings;
+    return { ...this.meta, sampling: { rate, max_per_second: maxPerSecond, skipped: this.sampler.takeSkipped() } };
   }
 
   excluded(name: string): boolean {
@@ -250,8 +311,18 @@ export class Recorder {
     });
   }
 
-  /** At exit: every open unit ends, and the process's own command unit is kept when it holds calls. */
+  /**
+   * At exit: every open unit ends, and the process's own command unit is kept when it holds calls, or when it
+   * has none but neither served requests (a server's own capture) nor started a child process (a launcher:
+   * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself).
+   */
   closeAll(exitCode: number, endedBy: 'exit' | 'error'): void {
+    // A test still running at exit did not pass (the process exited or crashed inside it).
+    for (const unit of this.tests.splice(0).reverse()) {
+      unit.status = 'failed';
+      unit.endedBy = endedBy;
+      this.close(unit);
+    }
     const open = new Set(this.units.values());
     for (const unit of open) {
       if (unit === this.processUnit || unit.closed) continue;
@@ -263,8 +334,9 @@ export class Recorder {
     if (main.closed) return;
     main.status = String(exitCode);
     main.endedBy = endedBy;
-    // A server's own command capture matters only when something outside its requests called out.
-    if (main.calls.length > 0 || main.folded || !this.servedRequest) this.close(main);
+    // A server's (or a test file's) own command capture matters only when something outside its requests
+    // (tests) called out; a launcher's, only when it called out itself.
+    if (main.calls.length > 0 || main.folded || (!this.servedRequest && !this.ranTests && !this.startedChild)) this.close(main);
     else main.closed = true;
   }
 }
@@ -276,6 +348,19 @@ function commandName(root: string): string {
   const relative = path.relative(root, script);
   const shown = relative && !relative.startsWith('..') ? relative : script;
   return [shown, ...args].join(' ');
+}
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;
+
+/**
+ * The trace an incoming request says it belongs to (W3C `traceparent`), read for the sampling decision only:
+ * with no propagator of the app's (Probe registers none), the request's span starts a trace of its own, yet
+ * every service of the caller's trace must decide alike.
+ */
+function incomingTraceId(request: object | undefined): string | undefined {
+  const header = (request as { headers?: Record<string, unknown> } | undefined)?.headers?.traceparent;
+  const match = typeof header === 'string' ? TRACEPARENT.exec(header) : null;
+  return match && match[1] !== '0'.repeat(32) ? match[1] : undefined;
 }
 
 function randomTraceId(): string {

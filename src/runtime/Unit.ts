@@ -13,6 +13,8 @@ export class Unit {
   tags: string[] = [];
   jobId: string | null = null;
   request: IncomingRequestInput | null = null;
+  /** The framework's route template, or a reader of it called when the request ends (see Recorder.noteRoute). */
+  routeFrom: string | (() => unknown) | null = null;
   readonly spans: SpanInput[] = [];
   readonly calls: CallRecord[] = [];
   readonly pools: PoolInput[] = [];
@@ -23,6 +25,8 @@ export class Unit {
   endedAt: number | null = null;
   endedBy: EndedBy = 'return';
   closed = false;
+  /** Decided when the unit starts (see Sampler): a unit not sampled records nothing and is never written. */
+  sampled = true;
 
   constructor(
     readonly type: CaptureType,
@@ -33,6 +37,19 @@ export class Unit {
     readonly parentId: string | null,
   ) {
     this.name = name;
+  }
+
+  /** The framework's route template, when it reported a non-empty one. Never throws. */
+  frameworkRoute(): string | null {
+    let route = this.routeFrom;
+    if (typeof route === 'function') {
+      try {
+        route = route() as string | null;
+      } catch {
+        route = null; // a reader on a request the framework never routed (Hono's 404)
+      }
+    }
+    return typeof route === 'string' && route ? route : null;
   }
 
   openPool(parentSpanId: string | null): number {

@@ -15,10 +15,21 @@ export function errorInput(error: unknown): ErrorInput {
 }
 
 function link(error: unknown): ErrorInput['causes'][number] {
+  if (isDomException(error)) {
+    // An aborted fetch rejects with a DOMException: its name (AbortError, TimeoutError) says what happened;
+    // its numeric code (20, 23) is a legacy constant nobody matches on.
+    return { class: error.name || 'DOMException', message: String(error.message ?? ''), code: null };
+  }
   if (error instanceof Error || (error && typeof error === 'object' && 'message' in error)) {
     const e = error as Error & { code?: unknown };
     const name = e.constructor?.name && e.constructor.name !== 'Object' ? e.constructor.name : e.name || 'Error';
     return { class: name, message: String(e.message ?? ''), code: e.code === undefined || e.code === null ? null : String(e.code) };
   }
   return { class: typeof error, message: String(error), code: null };
+}
+
+function isDomException(error: unknown): error is DOMException {
+  if (typeof DOMException === 'function' && error instanceof DOMException) return true;
+  // A DOMException from another realm (a vm context, a second copy of undici's) fails instanceof.
+  return !!error && typeof error === 'object' && (error as object).constructor?.name === 'DOMException';
 }

@@ -3,6 +3,10 @@ import type { Capture } from '../capture/types';
 import { loadConfig } from '../config/load';
 import { createStore, extendStore } from '../store/registry';
 import { createLogger } from '../util/logger';
+import { withDeadline } from '../util/deadline';
+
+/** The app's exit waits for this process: a store that never answers must not hold it (see exit.ts). */
+const PUT_TIMEOUT_MS = 5_000;
 
 async function main(): Promise<void> {
   const chunks: Buffer[] = [];
@@ -12,7 +16,7 @@ async function main(): Promise<void> {
   config.register?.({ extendStore });
   const store = createStore({ root: config.root, config, logger: createLogger() });
   try {
-    for (const capture of captures) await store.put(capture);
+    for (const capture of captures) await withDeadline(store.put(capture), PUT_TIMEOUT_MS, 'the store\'s put');
   } finally {
     await store.close?.();
   }

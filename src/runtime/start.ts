@@ -28,6 +28,10 @@ import { yieldContextManagerTo } from './join/context';
 import { adoptAppHttpInstrumentation } from './join/adopt';
 import { appInstrumentsHttp, neverUnwrapOthers } from './join/appHttp';
 import { wrapHttpEntries } from '../lens/httpEntry';
+import { alsoHookEsm } from '../lens/esmHook';
+import { NodeTestInstrumentation, nodeTestMayRun } from '../testrunner/nodeTest';
+import { isTestRunnerProcess } from '../testrunner/runnerProcess';
+import { watchRoutes } from '../lens/routes/watchRoutes';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
 function subscribe(name: string, handler: (message: unknown) => void): () => void {
@@ -64,6 +68,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   const store = createStore({ root: config.root, config, logger }, { writeThread: true });
   const writer = new CaptureWriter(config, store, logger);
   const recorder = new Recorder(config, writer, logger);
+  if (isTestRunnerProcess()) recorder.ranTests = true;
 
   // Undone last: every patch of someone else's code, from the one ledger (see patches.ts).
   const cleanups: Array<() => void> = [undoPatches];
@@ -93,7 +98,10 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     const appHttp = appInstrumentsHttp();
     // With an app setup present, the app's instrumentations make the client spans and headers (see Joiner).
     const httpHooks = { requestHook: joiner.once(httpLens.requestHook as never) as never, responseHook: httpLens.responseHook as never };
+    // node:test files are ESM often: their `import 'node:test'` goes through the loader only if it is listed.
+    if (nodeTestMayRun()) alsoHookEsm('node:test');
     const instrumentations: Instrumentation[] = [
+      new NodeTestInstrumentation(logger),
       new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
     ];
@@ -115,9 +123,16 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     cleanups.push(wrapHttpEntries([require('node:http'), require('node:https')], joiner.clientRequest));
     syncBuiltinESMExports();
   }
+  // Web frameworks' route templates (Express, Fastify, Koa, Hono; NestJS through its adapter).
+  cleanups.push(watchRoutes(recorder, provider, subscribe, logger));
   cleanups.push(subscribe('http.server.request.start', (message) => {
     const request = (message as { request?: object } | undefined)?.request;
     if (request) recorder.noteIncoming(request);
+  }));
+  // Node publishes every ChildProcess it creates (spawn, exec, execFile, fork) on 'child_process'
+  // (nodejs/node#44045): a process that started one and made no call is a launcher, not a command to keep.
+  cleanups.push(subscribe('child_process', () => {
+    recorder.startedChild = true;
   }));
   // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.
   watchTracerProvider(joiner.onProvider);
@@ -140,7 +155,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
           // best effort
         }
       }
-      await writer.flush();
+      await writer.shutdown();
       await store.close?.();
       await provider.shutdown();
       setRuntime(undefined);

@@ -6,7 +6,7 @@ import type { Store } from './Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
 import { indexRowOf, isValidCaptureId } from '../capture/index-row';
-import { captureNameOf, isLegacyName, orderKeyOf, parseCaptureName } from './order-key';
+import { captureNameOf, orderKeyOf, parseCaptureName } from './order-key';
 import { captureFileText, captureOfText, rowOfHead } from './captureFile';
 import { StoreError } from './StoreError';
 import { SpareFiles } from './SpareFiles';
@@ -186,7 +186,7 @@ export class FileStore implements Store {
     const names = this.list();
     // A put in progress in another process is a temp file: it stays, and its rename commits it after.
     for (const name of names) {
-      if (parseCaptureName(name) || isLegacyName(name)) this.remove(name);
+      if (parseCaptureName(name)) this.remove(name);
     }
     this.spares.removeAll(names);
   }
@@ -198,7 +198,7 @@ export class FileStore implements Store {
     return captureFilesOf(this.list());
   }
 
-  /** Removes the oldest captures beyond the limit, stale temp files and files of the earlier layout. */
+  /** Removes the oldest captures beyond the limit and stale temp files. */
   private trim(): void {
     const names = this.list();
     const kept = new Set<string>();
@@ -211,12 +211,10 @@ export class FileStore implements Store {
     }
     for (const name of dropped) this.retire(name);
     for (const name of this.spares.learn(names)) if (this.isStale(name)) this.remove(name);
-    // Every trim, not only one that drops: a store below its limit must shed an upgrade's old files too.
+    // Every trim, not only one that drops: a crashed writer's temp file is shed below the limit too.
     // Cheap: names are tested in memory, and only a leftover's name leads to a stat.
     for (const name of names) {
       if (name.startsWith('.') && name.endsWith('.tmp') && this.isStale(name)) this.remove(name);
-      // By mtime: a writer of that layout wrote its files just before renaming them.
-      else if (isLegacyName(name) && this.isStale(name, false)) this.remove(name);
     }
   }
 
@@ -301,11 +299,11 @@ export class FileStore implements Store {
     }
   }
 
-  private isStale(name: string, renamesCount = true): boolean {
+  private isStale(name: string): boolean {
     try {
       const info = statSync(path.join(this.path, name), { throwIfNoEntry: false });
       // ctime too: a spare claimed as a temp file keeps the mtime of the capture it held (a rename sets ctime).
-      return info !== undefined && Date.now() - (renamesCount ? Math.max(info.mtimeMs, info.ctimeMs) : info.mtimeMs) > STALE_TEMP_MS;
+      return info !== undefined && Date.now() - Math.max(info.mtimeMs, info.ctimeMs) > STALE_TEMP_MS;
     } catch {
       return false;
     }

@@ -336,11 +336,10 @@ export class RedisStore implements Store {
     this.failures++;
     this.status = 'backoff';
     this.retryAt = Date.now() + delay + Math.floor(Math.random() * 100);
-    this.logger?.warnOnce(
-      'redis-unreachable',
-      `redis store: Redis at ${redactUrl(this.url)} is unreachable; captures wait in a queue of ${MAX_QUEUE} and are dropped beyond it until it answers`,
-      error,
-    );
+    const message = `redis store: Redis at ${redactUrl(this.url)} is unreachable; captures wait in a queue of ${MAX_QUEUE} and are dropped beyond it until it answers`;
+    // Only a writer has captures waiting: a reader (CLI, dashboard, MCP) gets the read's own error instead.
+    if (this.queue.length > 0) this.logger?.warnOnce('redis-unreachable', message, error);
+    else this.logger?.debug(message, error);
   }
 
   private scheduleRetry(): void {

@@ -1,5 +1,7 @@
 import type { Store, StoreApp, StoreFactory } from './Store';
 import { ProbeConfigError } from '../config/errors';
+import { STORAGE_KEYS } from '../config/defaults';
+import { unknownSetting } from '../config/suggest';
 import { FileStore } from './FileStore';
 import { ThreadedFileStore } from './ThreadedFileStore';
 
@@ -21,6 +23,12 @@ export function extendStore(name: string, factory: StoreFactory): void {
 export function createStore(app: StoreApp, options: { writeThread?: boolean } = {}): Store {
   const { storage } = app.config;
   const driver = storage.driver;
+  // Known only now (register() has run): any other key under storage must name a registered driver.
+  for (const key of Object.keys(storage)) {
+    if (!STORAGE_KEYS.includes(key) && !registry.has(key)) {
+      throw unknownSetting(['storage', key], [...STORAGE_KEYS, ...registry.keys()], 'or the settings of a driver registered with extendStore');
+    }
+  }
   if (driver === 'file') {
     const store = new FileStore({ path: storage.file.path, limit: storage.limit, logger: app.logger });
     // An app's runtime writes on a worker thread; the CLI, dashboard and MCP server read on their own.

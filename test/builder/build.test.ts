@@ -178,6 +178,10 @@ test('rows of one URL share its parsed facts, but never across masking rules or 
   const odd = buildCapture(unit([call({ url: 'not a url?x=1' })]), defaults).sections.http![0]!;
   assert.equal(odd.endpoint, 'GET not a url');
   assert.equal(odd.host, '');
+  // Nothing of a credential reaches an endpoint, even when the URL does not parse (a port out of range).
+  const bad = buildCapture(unit([call({ url: 'https://bob:hunter2@api.test:99999/x?token=t1#access_token=t2' })]), defaults).sections.http![0]!;
+  assert.equal(bad.endpoint, 'GET https://api.test:99999/x');
+  assert.doesNotMatch(bad.url, /hunter2|t1|t2/);
 });
 
 test('the built-in JSON capture gives what the generic capture path gives, from one parse', () => {

@@ -20,10 +20,10 @@ test('defaults follow SPEC 4', () => {
   assert.equal(config.http!.bodies, false);
   assert.equal(config.http!.max_body_bytes, 1048576);
   assert.equal(config.http!.max_rows, 1000);
-  assert.deepEqual(config.http!.response_types.map((t) => [t.pattern, t.capture.name]), [['application/json', 'JsonCapture'], ['application/*+json', 'JsonCapture']]);
+  assert.deepEqual(config.http!.response_types.map((t) => [t.pattern, t.capture.name]), [['application/json', 'JsonCapture'], ['application/*+json', 'JsonCapture'], ['text/event-stream', 'EventStreamCapture']]);
   assert.equal(config.origin.enabled, true);
   assert.deepEqual(config.except, []);
-  for (const header of ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token']) {
+  for (const header of ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-goog-api-key', 'x-amz-security-token', 'x-csrf-token', 'x-xsrf-token']) {
     assert.equal(config.masker.headers({ [header]: 'v' })[header], '********');
   }
   for (const name of ['password', 'secret', 'token', 'api_key', 'access_token', 'refresh_token', 'client_secret', 'credit_card']) {
@@ -58,7 +58,7 @@ test('per-lens masks and custom masks', () => {
 
 const bad: Array<[string, ProbeConfig | Record<string, unknown>, string]> = [
   ['path outside .probe', { storage: { file: { path: '../elsewhere' } } }, 'storage.file.path'],
-  ['malformed regex', { mask: { inputs: ['(unclosed'] } }, 'mask.inputs[8]'],
+  ['malformed regex, named by its place in the user list', { mask: { inputs: ['^pin$', '(unclosed'] } }, 'mask.inputs[1]'],
   ['limit not a number', { storage: { limit: 'many' } }, 'storage.limit'],
   ['unknown mask', { mask: { headers: { authorization: 'HalfMask' } } }, 'mask.headers.authorization'],
   ['unknown setting', { storage_driver: 'file' }, 'storage_driver'],

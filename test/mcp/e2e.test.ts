@@ -51,7 +51,7 @@ async function recordAndQuery(app: TestApp, upstream: Upstream, mcp: McpSession)
     const failed = await mcp.call('probe-rows', {
       section: 'http',
       where: [{ field: 'failed', op: '=', value: 'true' }],
-      fields: ['url', 'status', 'exception.message', 'exception.previous', 'origin.file', 'origin.line'],
+      fields: ['row', 'url', 'status', 'exception.message', 'exception.previous', 'origin.file', 'origin.line'],
     });
     assert.equal(failed.json.id, row.id);
     assert.equal(failed.json.rows.length, 2);
@@ -66,7 +66,7 @@ async function recordAndQuery(app: TestApp, upstream: Upstream, mcp: McpSession)
     assert.match(JSON.stringify(refused['exception.previous']) + refused['exception.message'], /ECONNREFUSED/);
 
     const masked = await mcp.call('probe-rows', { section: 'http', where: [{ field: 'url', op: 'contains', value: '/json' }], fields: ['url', 'response_capture.capture'] });
-    assert.deepEqual(masked.json.rows, [{ row: 0, url: `${upstream.url}/json?token=********`, 'response_capture.capture': 'JsonCapture' }]);
+    assert.deepEqual(masked.json.rows, [{ url: `${upstream.url}/json?token=********`, 'response_capture.capture': 'JsonCapture' }]);
 
     const sorted = await mcp.call('probe-rows', { section: 'http', sort: 'duration', dir: 'desc', fields: ['duration'] });
     const durations = sorted.json.rows.map((r: { duration: number }) => r.duration);

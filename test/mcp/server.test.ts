@@ -45,7 +45,11 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
       assert.equal(tool.inputSchema.type, 'object');
     }
     const rows = tools.find((tool) => tool.name === 'probe-rows')!;
-    assert.deepEqual(rows.inputSchema.required, ['section']);
+    // Every input is optional: section defaults to http, as in the CLI.
+    assert.equal(rows.inputSchema.required, undefined);
+    for (const name of ['section', 'where', 'sort', 'dir', 'limit', 'fields', 'id', 'since', 'type', 'name']) assert.ok(name in (rows.inputSchema.properties as object), name);
+    const show = tools.find((tool) => tool.name === 'probe-show')!;
+    for (const name of ['id', 'sections', 'limit', 'section', 'row']) assert.ok(name in (show.inputSchema.properties as object), name);
     const where = (rows.inputSchema.properties as any).where;
     assert.deepEqual(where.items.properties.op.enum, ['=', '!=', '>', '>=', '<', '<=', 'contains', 'starts_with']);
     assert.deepEqual((rows.inputSchema.properties as any).dir.enum, ['asc', 'desc']);
@@ -61,6 +65,9 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     assert.deepEqual((await mcp.call('probe-list', { has: ['http'], limit: 1 })).json.captures.map((row: { id: string }) => row.id), [IDS.sync]);
     // What agents send besides the documented form: booleans and numbers as strings, a list as "a,b".
     assert.deepEqual((await mcp.call('probe-list', { has_errors: 'true', limit: '5', has: 'http,request' })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    assert.deepEqual((await mcp.call('probe-list', { route: '/orders/:id' })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    const grouped = (await mcp.call('probe-list', { type: 'request', group_by: 'route' })).json;
+    assert.deepEqual(grouped.groups.map((group: { route: string; captures: number }) => [group.route, group.captures]), [['/orders/:id', 1]]);
   });
 
   test('probe-show: header, summary and first rows of the listed sections', async () => {
@@ -76,7 +83,7 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
 
   test('probe-rows: every operator, values coerced, dotted fields, sort and limit', async () => {
     const rowsOf = async (field: string, op: string, value: unknown) =>
-      (await mcp.call('probe-rows', { id: IDS.order, section: 'http', where: [{ field, op, value }], fields: ['url'] })).json.rows.map((row: { row: number }) => row.row);
+      (await mcp.call('probe-rows', { id: IDS.order, section: 'http', where: [{ field, op, value }], fields: ['row', 'url'] })).json.rows.map((row: { row: number }) => row.row);
     assert.deepEqual(await rowsOf('status', '=', '502'), [1]);
     assert.deepEqual(await rowsOf('status', '!=', '200'), [1, 2]);
     assert.deepEqual(await rowsOf('status', '>', '200'), [1]);
@@ -94,7 +101,7 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
       section: 'http',
       id: IDS.order,
       where: [{ field: 'failed', op: '=', value: 'true' }],
-      fields: ['url', 'status', 'exception.message', 'exception.previous', 'origin.file', 'origin.line'],
+      fields: ['row', 'url', 'status', 'exception.message', 'exception.previous', 'origin.file', 'origin.line'],
     });
     assert.equal(failed.json.id, IDS.order);
     assert.deepEqual(failed.json.rows[1], {
@@ -106,7 +113,7 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
       'origin.file': 'src/stock.js',
       'origin.line': 8,
     });
-    const slowest = await mcp.call('probe-rows', { section: 'http', id: IDS.order, sort: 'duration', dir: 'desc', limit: 2, fields: ['endpoint', 'duration'] });
+    const slowest = await mcp.call('probe-rows', { section: 'http', id: IDS.order, sort: 'duration', dir: 'desc', limit: 2, fields: ['row', 'endpoint', 'duration'] });
     assert.deepEqual(slowest.json.rows, [
       { row: 1, endpoint: 'POST https://payments.example.test/charge', duration: 800 },
       { row: 0, endpoint: 'GET https://api.example.test/orders/{id}', duration: 120 },
@@ -124,7 +131,7 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
       assert.match(result.text, pattern);
     };
     await error('probe-rows', { section: 'htp' }, /no capture has a section "htp". Valid values: http, request, queries/);
-    await error('probe-rows', {}, /section is required/);
+    await error('probe-rows', { section: '' }, /section must not be empty/);
     await error('probe-rows', { section: 'http', where: [{ field: 'stat', op: '=', value: '1' }] }, /unknown field "stat".*Valid values: method, url, host/);
     await error('probe-rows', { section: 'http', where: [{ field: 'status', op: 'like', value: '1' }] }, /op must be one of = != > >= < <= contains starts_with/);
     await error('probe-rows', { section: 'http', where: [{ field: 'status', op: '>', value: 'many' }] }, /"many" for field status is not a number/);
@@ -134,6 +141,7 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     await error('probe-show', { id: IDS.sync, sections: ['request'] }, /has no section "request". Valid values: http/);
     await error('probe-show', { id: '../../../etc/passwd' }, /is not a capture id/);
     await error('probe-list', { type: 'cron' }, /type must be one of request, job, command/);
+    await error('probe-list', { group_by: 'host' }, /group_by must be "route"/);
     await error('probe-list', { since: 'yesterday' }, /not a duration.*Valid values: 30s, 15m, 2h, 1d/);
     await error('probe-list', { has: ['sql'] }, /Valid values: http, request, queries/);
   });

@@ -29,7 +29,7 @@ describe('probe mcp reads the store the app config selects', () => {
     const mcp = await connectMcp(app);
     try {
       assert.deepEqual((await mcp.call('probe-list')).json.captures.map((row: { id: string }) => row.id), [IDS.sync, IDS.order]);
-      const failed = await mcp.call('probe-rows', { section: 'http', id: IDS.order, where: [{ field: 'failed', op: '=', value: 'true' }], fields: ['status'] });
+      const failed = await mcp.call('probe-rows', { section: 'http', id: IDS.order, where: [{ field: 'failed', op: '=', value: 'true' }], fields: ['row', 'status'] });
       assert.deepEqual(failed.json.rows, [
         { row: 1, status: 502 },
         { row: 2, status: null },
@@ -38,6 +38,9 @@ describe('probe mcp reads the store the app config selects', () => {
       await late.put(seed!);
       await late.close();
       assert.equal((await mcp.call('probe-show')).json.id, IDS.seed);
+      // Across captures, from Redis too: newest capture first, each row naming its capture.
+      const across = await mcp.call('probe-rows', { since: '1d', fields: ['status'] });
+      assert.deepEqual(across.json.rows.map((row: { capture_id: string }) => row.capture_id), [IDS.sync, IDS.sync, IDS.order, IDS.order, IDS.order]);
     } finally {
       await mcp.close();
     }
@@ -49,7 +52,10 @@ describe('probe mcp reads the store the app config selects', () => {
     try {
       const result = await mcp.call('probe-list');
       assert.equal(result.isError, true);
-      assert.match(result.text, /could not read the store/);
+      assert.match(result.text, /could not read the store: Redis at redis:\/\/127\.0\.0\.1:1\/? is unreachable/);
+      assert.equal((await mcp.call('probe-rows', { since: '1h' })).isError, true);
+      // A reader has no captures waiting: the writer's queue warning would only mislead.
+      assert.doesNotMatch(mcp.stderr(), /captures wait in a queue/);
     } finally {
       await mcp.close();
     }
@@ -85,7 +91,7 @@ export default {
   const mcp = await connectMcp(app);
   try {
     assert.deepEqual((await mcp.call('probe-list', { type: 'request' })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
-    const rows = await mcp.call('probe-rows', { section: 'queries', fields: ['sql'] });
+    const rows = await mcp.call('probe-rows', { section: 'queries', fields: ['row', 'sql'] });
     assert.deepEqual(rows.json.rows, [{ row: 0, sql: 'select 1' }]);
   } finally {
     await mcp.close();

@@ -30,7 +30,7 @@ interface Ran {
   out: string;
 }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = npmEnv(), timeout = 300_000): Promise<Ran> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = npmEnv(), timeout = 600_000): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

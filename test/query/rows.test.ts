@@ -19,7 +19,7 @@ test('without id: the newest capture that has rows in the section, each row with
 test('every operator, with values given as strings coerced to the field type', async () => {
   const s = store();
   const q = async (field: string, op: string, value: string) =>
-    (await queryRows(s, { id: IDS.order, section: 'http', where: [{ field, op: op as never, value }], fields: ['url'] })).rows.map((row) => row.row);
+    (await queryRows(s, { id: IDS.order, section: 'http', where: [{ field, op: op as never, value }], fields: ['row', 'url'] })).rows.map((row) => row.row);
   assert.deepEqual(await q('status', '=', '502'), [1]);
   assert.deepEqual(await q('status', '!=', '200'), [1, 2]);
   assert.deepEqual(await q('status', '>', '200'), [1]);
@@ -53,13 +53,13 @@ test('several where clauses all apply', async () => {
 
 test('sort by a dotted field both ways; missing values last; limit cuts', async () => {
   const s = store();
-  const desc = await queryRows(s, { id: IDS.order, section: 'http', sort: 'timing.wait', dir: 'desc', fields: ['timing.wait'] });
+  const desc = await queryRows(s, { id: IDS.order, section: 'http', sort: 'timing.wait', dir: 'desc', fields: ['row', 'timing.wait'] });
   assert.deepEqual(desc.rows, [
     { row: 1, 'timing.wait': 780 },
     { row: 0, 'timing.wait': 90 },
     { row: 2, 'timing.wait': null },
   ]);
-  const asc = await queryRows(s, { id: IDS.order, section: 'http', sort: 'duration', dir: 'asc', limit: 2, fields: ['duration'] });
+  const asc = await queryRows(s, { id: IDS.order, section: 'http', sort: 'duration', dir: 'asc', limit: 2, fields: ['row', 'duration'] });
   assert.deepEqual(asc.rows, [
     { row: 2, duration: 4 },
     { row: 0, duration: 120 },
@@ -69,10 +69,10 @@ test('sort by a dotted field both ways; missing values last; limit cuts', async 
   assert.match(asc.note ?? '', /1 more matching rows beyond limit 2/);
 });
 
-test('fields keeps only the listed dotted keys', async () => {
+test('fields keeps exactly the listed dotted keys: no row index unless listed', async () => {
   const result = await queryRows(store(), { id: IDS.order, section: 'http', fields: ['exception.message', 'exception.previous', 'status'], where: [{ field: 'exception', op: '!=', value: 'null' }] });
   assert.deepEqual(result.rows, [
-    { row: 2, 'exception.message': 'fetch failed', 'exception.previous': [{ class: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:8080', code: 'ECONNREFUSED' }], status: null },
+    { 'exception.message': 'fetch failed', 'exception.previous': [{ class: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:8080', code: 'ECONNREFUSED' }], status: null },
   ]);
 });
 
@@ -86,7 +86,7 @@ test('long bodies are clipped with a marker saying how much was left out', async
 
 test('an object section is one row; custom sections work with their own fields', async () => {
   const request = await queryRows(store(), { section: 'request', fields: ['route', 'status'] });
-  assert.deepEqual(request.rows, [{ row: 0, route: '/orders/:id', status: '500' }]);
+  assert.deepEqual(request.rows, [{ route: '/orders/:id', status: '500' }]);
   const queries = await queryRows(store(), { section: 'queries', where: [{ field: 'ms', op: '>=', value: '2' }] });
   assert.equal(queries.id, IDS.seed);
   assert.deepEqual(queries.rows, [{ row: 0, sql: 'select 1', ms: 2 }]);

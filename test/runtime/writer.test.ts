@@ -23,3 +23,54 @@ test('a burst of ended units is stored over several turns, not in one long one, 
   await writer.flush();
   assert.equal((await store.index()).length, 100);
 });
+
+const ended = (name: string) => {
+  const unit = new Unit('job', name, Date.now(), 'a'.repeat(32), null, null);
+  unit.endedAt = Date.now();
+  return unit.toInput('/app', meta, false);
+};
+
+test('a store whose put never settles cannot hold flush(): the put times out, is counted and reported', async () => {
+  const config = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
+  const lines: string[] = [];
+  const hanging = { put: () => new Promise<void>(() => {}), find: async () => null, index: async () => [], clear: async () => {} };
+  const writer = new CaptureWriter(config, hanging, createLogger((line) => lines.push(line)), 50);
+  writer.enqueue(ended('stuck'));
+  // The writer's timers do not hold a process open (an app's exit must not wait on them): this test does.
+  const awake = setInterval(() => {}, 1000);
+  await writer.flush();
+  clearInterval(awake);
+  assert.equal(writer.dropped, 1);
+  assert.match(lines.join('\n'), /could not store a capture: the file store's put did not settle within 50 ms/);
+});
+
+test('captures lost while the store was down are reported as a total once a put succeeds again', async () => {
+  const config = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
+  const lines: string[] = [];
+  const store = new MemoryStore();
+  let down = true;
+  const flaky = { ...store, put: (capture: Parameters<MemoryStore['put']>[0]) => (down ? Promise.reject(new Error('ECONNREFUSED')) : store.put(capture)), find: store.find.bind(store), index: store.index.bind(store), clear: store.clear.bind(store) };
+  const writer = new CaptureWriter(config, flaky, createLogger((line) => lines.push(line)));
+  for (let i = 0; i < 3; i++) writer.enqueue(ended(`lost ${i}`));
+  await writer.flush();
+  assert.equal(writer.dropped, 3);
+  assert.equal(lines.filter((line) => line.includes('could not store')).length, 1, 'the failure is said once');
+  down = false;
+  writer.enqueue(ended('back'));
+  await writer.flush();
+  assert.deepEqual((await store.index()).map((row) => row.name), ['back']);
+  assert.match(lines.at(-1)!, /the store caught up; 3 capture\(s\) were lost before/);
+});
+
+test('shutdown() runs once, stores what was queued and accepts nothing after', async () => {
+  const config = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
+  const store = new MemoryStore();
+  const writer = new CaptureWriter(config, store, createLogger(() => {}));
+  writer.enqueue(ended('before'));
+  const first = writer.shutdown();
+  assert.equal(writer.shutdown(), first, 'a second call gets the same shutdown');
+  await first;
+  writer.enqueue(ended('after'));
+  await writer.flush();
+  assert.deepEqual((await store.index()).map((row) => row.name), ['before']);
+});

@@ -31,6 +31,8 @@ export interface DriverUnderTest {
   /** Writes garbage where the driver keeps this capture (`capture`) or its index row (`row`). */
   corrupt(app: TestApp, id: string, what: 'capture' | 'row'): Promise<void>;
   supportsTtl: boolean;
+  /** Open stores as an app's runtime does (the file driver then writes on its worker thread). */
+  writeThread?: boolean;
 }
 
 const WRITER = path.join(__dirname, 'fixtures', 'writer.mjs');
@@ -41,11 +43,11 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** The store an app in `app.dir` would get. */
-export function openStore(app: TestApp): Store {
+/** The store an app in `app.dir` would get (`writeThread`: as its runtime gets it). */
+export function openStore(app: TestApp, options: { writeThread?: boolean } = {}): Store {
   const config = loadConfig({ cwd: app.dir, env: cleanEnv() });
   config.register?.({ extendStore });
-  return createStore({ root: config.root, config, logger: createLogger(() => undefined) });
+  return createStore({ root: config.root, config, logger: createLogger(() => undefined) }, options);
 }
 
 interface Written {
@@ -54,9 +56,10 @@ interface Written {
 }
 
 /** Runs `processes` writer processes at once, each putting `each` captures; returns every capture put. */
-export async function runWriters(app: TestApp, processes: number, each: number): Promise<Written[]> {
+export async function runWriters(app: TestApp, processes: number, each: number, options: { writeThread?: boolean } = {}): Promise<Written[]> {
+  const env = { ...cleanEnv(), ...(options.writeThread ? { PROBE_TEST_WRITE_THREAD: '1' } : {}) };
   const runs = Array.from({ length: processes }, () =>
-    collect(spawn(process.execPath, [WRITER, REPO_ROOT, app.dir, String(each)], { cwd: app.dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }), 60_000),
+    collect(spawn(process.execPath, [WRITER, REPO_ROOT, app.dir, String(each)], { cwd: app.dir, env, stdio: ['ignore', 'pipe', 'pipe'] }), 60_000),
   );
   const results = await Promise.all(runs);
   const written: Written[] = [];
@@ -86,7 +89,7 @@ export function runStoreContract(driver: DriverUnderTest): void {
     const stores: Store[] = [];
     const setup = (settings: StoreSettings = { limit: 200 }) => {
       const app = new TestApp({ 'probe.config.mjs': driver.config(settings) });
-      const store = openStore(app);
+      const store = openStore(app, { writeThread: driver.writeThread });
       stores.push(store);
       return { app, store };
     };
@@ -205,7 +208,7 @@ export function runStoreContract(driver: DriverUnderTest): void {
 
     test('limit is exact with a dozen processes writing at once', async () => {
       const { app, store } = setup({ limit: 20 });
-      const written = await runWriters(app, 12, 15);
+      const written = await runWriters(app, 12, 15, { writeThread: driver.writeThread });
       assert.equal(written.length, 180);
       const rows = await store.index();
       assert.equal(rows.length, 20);
@@ -219,7 +222,7 @@ export function runStoreContract(driver: DriverUnderTest): void {
 
     test('clear while another process writes leaves a consistent store', async () => {
       const { app, store } = setup({ limit: 20 });
-      const writers = runWriters(app, 2, 60);
+      const writers = runWriters(app, 2, 60, { writeThread: driver.writeThread });
       let clears = 0;
       let done = false;
       void writers.finally(() => (done = true)).catch(() => undefined);

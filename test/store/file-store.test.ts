@@ -76,48 +76,20 @@ test('a capture put again with another start time is listed and found once, the 
   assert.equal(readdirSync(dir).filter((name) => name.endsWith('.json')).length, 1, 'the trim dropped the older file');
 });
 
-test('files of the earlier layout (capture beside a .row file) are never read, and clear or the trim removes them', async (t) => {
+test("files that are not the store's (a user's notes or settings.json in a shared folder) are never read, trimmed or cleared", async (t) => {
   const dir = tempFolder(t);
   mkdirSync(dir, { recursive: true });
-  const old = makeCapture();
-  const legacy = [`${old.id}.json`, `01795326269695000-${old.id}.row`];
-  writeFileSync(path.join(dir, legacy[0]!), JSON.stringify(old));
-  writeFileSync(path.join(dir, legacy[1]!), JSON.stringify(indexRowOf(old)));
-  writeFileSync(path.join(dir, 'notes.txt'), 'not the store’s');
-  writeFileSync(path.join(dir, 'settings.json'), '{}');
+  const strangers = ['notes.txt', 'settings.json', `${makeCapture().id}.json`];
+  for (const name of strangers) writeFileSync(path.join(dir, name), '{}');
+  const past = new Date(Date.now() - 120_000);
+  for (const name of strangers) utimesSync(path.join(dir, name), past, past);
   const store = new FileStore({ path: dir, limit: 2 });
   assert.deepEqual(await store.index(), []);
-  assert.equal(await store.find(old.id), null);
-  // The trim removes them once stale (a writer of the old layout may still be running), with other files kept.
   const base = Date.now() / 1000;
-  for (let i = 0; i < 3; i++) await store.put(makeCapture({ startedAt: base + i }));
-  assert.ok(legacy.every((name) => readdirSync(dir).includes(name)), 'fresh legacy files stay');
-  const past = new Date(Date.now() - 120_000);
-  for (const name of [...legacy, 'settings.json']) utimesSync(path.join(dir, name), past, past);
-  for (let i = 3; i < 5; i++) await store.put(makeCapture({ startedAt: base + i }));
-  assert.ok(!readdirSync(dir).some((name) => legacy.includes(name)), 'stale legacy files removed');
-  // A capture file's name also reads as a bare id + .json: kept captures, however old, are not legacy.
-  const kept = await store.index();
-  for (const name of readdirSync(dir).filter((n) => /^\d{17}-/.test(n))) utimesSync(path.join(dir, name), past, past);
-  const newest = makeCapture({ startedAt: base + 5 });
-  await store.put(newest);
-  assert.deepEqual((await store.index()).map((row) => row.id), [newest.id, kept[0]!.id], 'the newest old capture is kept');
-  assert.ok(await store.find(kept[0]!.id), 'an old kept capture is still found');
-  assert.ok(readdirSync(dir).includes('notes.txt') && readdirSync(dir).includes('settings.json'), 'files that are not the store’s stay');
+  for (let i = 0; i < 4; i++) await store.put(makeCapture({ startedAt: base + i }));
   assert.equal((await store.index()).length, 2);
-  // A store below its limit sheds them too (an upgraded app that keeps fewer captures than its limit).
-  const roomy = path.join(path.dirname(dir), 'roomy');
-  mkdirSync(roomy);
-  for (const name of legacy) writeFileSync(path.join(roomy, name), '{}');
-  for (const name of legacy) utimesSync(path.join(roomy, name), past, past);
-  const below = new FileStore({ path: roomy, limit: 50 });
-  await below.put(makeCapture());
-  assert.equal(readdirSync(roomy).filter((name) => legacy.includes(name)).length, 0, 'stale legacy files removed below the limit');
-  assert.equal((await below.index()).length, 1);
-  // clear removes them at once.
-  writeFileSync(path.join(dir, legacy[0]!), JSON.stringify(old));
   await store.clear();
-  assert.deepEqual(readdirSync(dir).sort(), ['notes.txt', 'settings.json']);
+  assert.deepEqual(readdirSync(dir).sort(), [...strangers].sort());
 });
 
 test('a caller awaiting each put is never held by a timer: puts of one turn share a trim, nothing waits longer', async (t) => {

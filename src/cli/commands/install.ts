@@ -60,13 +60,13 @@ export default defineConfig({
     //   bodies: false, // also keep raw request/response bodies
     //   max_body_bytes: 1048576,
     //   max_rows: 1000, // calls kept per capture; totals count them all
-    //   capture: { response_types: { 'application/json': JsonCapture, 'application/*+json': JsonCapture } },
+    //   capture: { response_types: { 'application/json': JsonCapture, 'application/*+json': JsonCapture, 'text/event-stream': EventStreamCapture } },
     // },
   },
 
   mask: {
-    // headers: { 'x-session-id': 'FullMask' }, // added to authorization, proxy-authorization, cookie, set-cookie, x-api-key, x-auth-token
-    // inputs: ['password', 'secret', 'token', 'api_key', 'access_token', 'refresh_token', 'client_secret', 'credit_card'],
+    // headers: { 'x-session-id': 'FullMask' }, // added to authorization, cookie, x-api-key, x-amz-security-token... (README, Masking)
+    // inputs: ['github_token', /^x-internal-/], // added to password, secret, token, api_key... as whole names: apiKey, API-KEY match api_key
   },
 
   // origin: { enabled: true }, // record the app code line of each call

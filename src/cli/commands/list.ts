@@ -16,6 +16,8 @@ export const list: CliCommand = async (argv, io) => {
       'no-errors': { type: 'boolean' },
       since: { type: 'string' },
       type: { type: 'string' },
+      route: { type: 'string' },
+      'group-by': { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -29,6 +31,8 @@ export const list: CliCommand = async (argv, io) => {
       has_errors: values['has-errors'] || values.errors ? true : values['no-errors'] ? false : undefined,
       since: values.since,
       type: values.type,
+      route: values.route,
+      group_by: values['group-by'],
       limit: values.limit === undefined ? undefined : Number(values.limit),
     });
     io.out(values.json ? JSON.stringify(result, null, 2) : renderList(result));

@@ -2,13 +2,16 @@ import { parseArgs } from 'node:util';
 import type { CliCommand } from '../io';
 import { closeContext, openContext } from '../context';
 import { QueryError } from '../../query/QueryError';
+import { KNOWN_SECTIONS } from '../../query/locate';
 import { queryRows } from '../../query/rows';
+import { ROW_FIELD } from '../../query/row-select';
 import { renderRows } from '../../query/text';
 import { parseWhere } from '../../query/where-text';
 
 /**
- * `probe rows [section]`: rows of a section, filtered and sorted; the probe-rows tool as a shell command.
- * `--where` takes `FIELD OP VALUE` and may be repeated: `--where status>=500 --where "url contains /api"`.
+ * `probe rows [id|*]`: rows of a section, filtered and sorted; the probe-rows tool as a shell command, one
+ * flag per tool input. `--where` takes `FIELD OP VALUE` and may be repeated: `--where status>=500 --where
+ * "url contains /api"`. A positional that names a section (`probe rows http`) is read as `--section`.
  */
 export const rows: CliCommand = async (argv, io) => {
   const { values, positionals } = parseArgs({
@@ -21,23 +24,40 @@ export const rows: CliCommand = async (argv, io) => {
       limit: { type: 'string' },
       fields: { type: 'string', multiple: true },
       id: { type: 'string' },
+      since: { type: 'string' },
+      type: { type: 'string' },
+      name: { type: 'string' },
       json: { type: 'boolean' },
     },
     allowPositionals: true,
     strict: true,
   });
+  let { id, section } = values;
+  for (const positional of positionals) {
+    if (section === undefined && KNOWN_SECTIONS.includes(positional)) section = positional;
+    else if (id === undefined) id = positional;
+    else {
+      io.err(`probe rows: one capture id at most, got ${JSON.stringify(id)} and ${JSON.stringify(positional)} (usage: probe rows [id|*] [options]; see probe rows --help)`);
+      return 2;
+    }
+  }
   const context = openContext(io);
   if (!context) return 2;
   try {
     const fields = values.fields?.flatMap((name) => name.split(',')).filter(Boolean);
+    // The table always shows the ROW number; JSON holds exactly the fields asked for.
+    const asked = !values.json && fields?.length && !fields.includes(ROW_FIELD) ? [ROW_FIELD, ...fields] : fields;
     const result = await queryRows(context.store, {
-      section: values.section ?? positionals[0] ?? 'http',
+      section,
       where: values.where?.map(parseWhere),
       sort: values.sort,
       dir: values.dir as 'asc' | 'desc' | undefined,
       limit: values.limit === undefined ? undefined : Number(values.limit),
-      fields,
-      id: values.id,
+      fields: asked,
+      id,
+      since: values.since,
+      type: values.type,
+      name: values.name,
     });
     io.out(values.json ? JSON.stringify(result, null, 2) : renderRows(result, fields));
     return 0;

@@ -62,7 +62,7 @@ export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: numbe
     <div class="tab-body">
       ${tab === 'overview' ? html`<${Overview} capture=${capture} />` : null}
       ${tab === 'timeline' ? html`<${Timeline} capture=${capture} onOpenRow=${(index: number) => (location.hash = captureHref(capture.id, 'http', index))} />` : null}
-      ${tab === 'http' ? html`<${HttpTab} key=${`${capture.id}:${row ?? ''}`} rows=${rows} dropped=${capture.summary.dropped_rows ?? 0} focus=${row} />` : null}
+      ${tab === 'http' ? html`<${HttpTab} key=${`${capture.id}:${row ?? ''}`} captureId=${capture.id} rows=${rows} dropped=${capture.summary.dropped_rows ?? 0} focus=${row} />` : null}
     </div>
   </div>`;
 }

@@ -5,6 +5,7 @@ import { curlOf } from '../curl';
 import { CopyButton } from './CopyButton';
 import { MethodBadge, StatusBadge } from './Badges';
 import { JsonText } from './JsonText';
+import { EventStream, isEventStreamCards } from './EventStream';
 import { Waterfall } from './Waterfall';
 
 function Section({ title, children, testid }: { title: string; children: unknown; testid?: string }) {
@@ -52,7 +53,11 @@ function Response({ row }: { row: HttpRow }) {
   if (capture) {
     return html`<div data-testid="response-capture">
       <div class="capture-name"><span class="tag">${capture.capture}</span></div>
-      ${capture.cards === null || capture.cards === undefined ? html`<p class="muted small">The capture shows nothing for this body.</p>` : html`<${JsonText} value=${capture.cards} />`}
+      ${capture.cards === null || capture.cards === undefined
+        ? html`<p class="muted small">The capture shows nothing for this body.</p>`
+        : isEventStreamCards(capture.cards)
+          ? html`<${EventStream} cards=${capture.cards} />`
+          : html`<${JsonText} value=${capture.cards} />`}
       ${capture.raw !== null ? html`<details class="raw" data-testid="raw-body"><summary>Raw body</summary><${JsonText} text=${prettyBody(capture.raw)} /></details>` : null}
     </div>`;
   }

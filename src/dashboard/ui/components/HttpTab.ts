@@ -43,7 +43,7 @@ class CallRow extends Component<RowProps> {
     const share = maxDuration > 0 && row.duration !== null ? Math.max(1, (row.duration / maxDuration) * 100) : 0;
     return html`
       <tr class=${`call ${open ? 'open' : ''} ${row.failed ? 'is-failed' : ''}`} data-testid="http-row" data-row=${String(index)} onClick=${() => onToggle(index)}>
-        <td class="num muted">${String(index + 1)}</td>
+        <td class="num muted" data-testid="row-number" title="Row index, as in probe rows and probe-show">${String(index)}</td>
         <td><${MethodBadge} method=${row.method} /></td>
         <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}</td>
         <td class="url mono" title=${row.url}><span class="url-origin">${origin}</span><span class="url-path">${rest}</span></td>
@@ -75,6 +75,8 @@ function GroupHeader({ group, by, folded, onFold }: { group: RowGroup; by: Group
 }
 
 export interface HttpTabProps {
+  /** The capture's id, for its HAR download. */
+  captureId: string;
   rows: HttpRow[];
   dropped: number;
   /** Row to unfold on arrival (from the timeline). */
@@ -82,7 +84,7 @@ export interface HttpTabProps {
 }
 
 /** The HTTP tab: every call, grouped or not, each unfolding to its detail. */
-export function HttpTab({ rows, dropped, focus }: HttpTabProps) {
+export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
   const [by, setBy] = useState<GroupBy>('none');
   const [text, setText] = useState('');
   const [failedOnly, setFailedOnly] = useState(false);
@@ -140,6 +142,7 @@ export function HttpTab({ rows, dropped, focus }: HttpTabProps) {
       </div>
       <label class="check"><input type="checkbox" checked=${failedOnly} onChange=${(e: Event) => setFailedOnly((e.target as HTMLInputElement).checked)} /> Failed only (${String(failedCount)})</label>
       <input class="search" type="search" placeholder="Filter calls…" value=${text} data-testid="http-filter" onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)} />
+      <a class="btn btn-small har" href=${`/api/captures/${encodeURIComponent(captureId)}/har`} download=${`probe-${captureId}.har`} data-testid="download-har" title="Every call of this capture as HAR 1.2, for DevTools and HAR viewers">Download HAR</a>
       <span class="muted small">${visible.length === rows.length ? `${rows.length} calls` : `${visible.length} of ${rows.length} calls`}${dropped ? ` · ${dropped} more not kept (max_rows)` : ''}</span>
     </div>
     <table class="calls">
@@ -147,7 +150,7 @@ export function HttpTab({ rows, dropped, focus }: HttpTabProps) {
         <col class="c-num" /><col class="c-method" /><col class="c-status" /><col /><col class="c-bytes" /><col class="c-bytes" /><col class="c-pool" /><col class="c-dur" /><col class="c-code" />
       </colgroup>
       <thead><tr>
-        <th class="num">#</th><th>Method</th><th>Status</th><th>URL</th><th class="num">Sent</th><th class="num">Received</th><th class="num">Pool</th><th class="num">Duration</th><th>Code</th>
+        <th class="num" title="Row index, as in probe rows and probe-show">Row</th><th>Method</th><th>Status</th><th>URL</th><th class="num">Sent</th><th class="num">Received</th><th class="num">Pool</th><th class="num">Duration</th><th>Code</th>
       </tr></thead>
       <tbody>
         ${items.length > limit ? items.slice(0, limit) : items}

@@ -1,0 +1,56 @@
+// The web-server app of bench/peers.mjs (copied into a temp app folder, so its frames are app frames): each
+// request makes the 3 calls a typical handler makes to an upstream in another process (fetch GET JSON,
+// node:http GET JSON, fetch POST JSON with an authorization header) and answers a small JSON body.
+// Prints `listening <port>`. Over IPC it answers `cpu` (its own process.cpuUsage) and `spans` (what the
+// variant's preload counted as exported, so a baseline proves it instrumented the calls).
+'use strict';
+const http = require('node:http');
+
+const upstream = process.argv[2];
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function getJson(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString())));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+async function handle(_req, res) {
+  const user = await (await fetch(`${upstream}/users/42`)).json();
+  const orders = await getJson(`${upstream}/orders?user=42`);
+  const saved = await (
+    await fetch(`${upstream}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-secret' },
+      body: JSON.stringify({ user: 42, items: [1, 2, 3] }),
+    })
+  ).json();
+  const body = JSON.stringify({ user: user.ok, orders: orders.items.length, saved: saved.ok });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const server = http.createServer((req, res) => {
+  handle(req, res).catch((error) => {
+    res.writeHead(500);
+    res.end(String(error));
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${server.address().port}\n`));
+
+process.on('message', async (msg) => {
+  if (msg === 'cpu') process.send({ cpu: process.cpuUsage() });
+  if (msg === 'spans') {
+    // Batch processors export on a timer: flush what the preload holds before counting.
+    await globalThis.__benchFlush?.();
+    process.send({ spans: globalThis.__benchSpans ?? null });
+  }
+});
+process.on('SIGTERM', () => process.exit(0));

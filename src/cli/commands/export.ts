@@ -1,0 +1,53 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { CliCommand } from '../io';
+import { closeContext, openContext } from '../context';
+import { QueryError } from '../../query/QueryError';
+import { findCapture, newestCapture } from '../../query/locate';
+import { harOf } from '../../export/har';
+import { packageVersion } from '../../util/packageVersion';
+
+const USAGE = 'usage: probe export [id] [--har] [--out FILE] (probe export --help)';
+
+/** `probe export <id> --har`: a capture's calls as a HAR file. */
+export const exportCapture: CliCommand = async (argv, io) => {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      har: { type: 'boolean' },
+      out: { type: 'string', short: 'o' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length > 1) {
+    io.err(`probe export: one capture id at a time (got ${positionals.length})\n${USAGE}`);
+    return 2;
+  }
+  const context = openContext(io);
+  if (!context) return 2;
+  try {
+    const id = positionals[0];
+    const capture = id ? await findCapture(context.store, id) : await newestCapture(context.store, await context.store.index(), (row) => (row.counts.http ?? 0) > 0);
+    if (!capture) {
+      io.err('probe export: no capture with HTTP calls in the store');
+      return 2;
+    }
+    const har = JSON.stringify(harOf([capture], packageVersion()), null, 2);
+    if (values.out) {
+      const file = path.resolve(io.cwd, values.out);
+      writeFileSync(file, har + '\n');
+      io.err(`probe export: ${capture.id} (${capture.name}): ${capture.sections.http?.length ?? 0} calls written to ${file}`);
+    } else {
+      io.out(har);
+    }
+    return 0;
+  } catch (error) {
+    if (!(error instanceof QueryError)) throw error;
+    io.err(`probe export: ${error.message}`);
+    return 2;
+  } finally {
+    await closeContext(context);
+  }
+};

@@ -1,0 +1,133 @@
+/** `probe <command> --help`: usage, options and an example for each command, printed without loading it. */
+
+interface CommandHelp {
+  usage: string;
+  about: string;
+  options: Array<[flag: string, text: string]>;
+  examples: string[];
+}
+
+const JSON_FLAG: [string, string] = ['--json', 'print the JSON the agent tool returns instead of a table'];
+
+export const HELP: Readonly<Record<string, CommandHelp>> = {
+  install: {
+    usage: 'probe install [--mcp]',
+    about: 'Writes probe.config.mjs when there is none and adds .probe/ to .gitignore, .cursorignore, .aiexclude and VS Code excludes. Every step merges with what is there.',
+    options: [['--mcp', 'also register the MCP server in .mcp.json, .cursor/mcp.json and .vscode/mcp.json']],
+    examples: ['probe install --mcp'],
+  },
+  list: {
+    usage: 'probe list [options]',
+    about: 'Recent captures, newest first (the probe-list tool).',
+    options: [
+      ['--has <sections>', 'only captures with rows in these sections (comma list or repeated), e.g. http'],
+      ['--has-errors, --errors', 'only captures with a failed call or an error'],
+      ['--no-errors', 'only captures without'],
+      ['--since <duration>', 'only captures started within it: 30s, 15m, 2h, 1d'],
+      ['--type <type>', 'request, job, command or test'],
+      ['--route <template>', 'only captures of this route template, e.g. /api/users/:id'],
+      ['--group-by route', 'also count the matching captures per route template'],
+      ['--limit <n>', 'captures returned (default 20, max 500)'],
+      JSON_FLAG,
+    ],
+    examples: ['probe list --errors --since 15m', 'probe list --type job --json'],
+  },
+  show: {
+    usage: 'probe show [id] [options]',
+    about: 'One capture (default the newest): header, summary and the first rows of each section (the probe-show tool). With --row, one row whole.',
+    options: [
+      ['--id <id>', 'the capture (same as the positional id)'],
+      ['--sections <names>', 'sections to include (comma list or repeated); default every section'],
+      ['--limit <n>', 'rows shown per section (default 5, max 100)'],
+      ['--row <n>', 'return row n whole (the ROW number of probe rows and the dashboard; 0 is the first)'],
+      ['--section <name>', 'with --row: the section of that row (default http)'],
+      JSON_FLAG,
+    ],
+    examples: ['probe show', 'probe show <id> --sections http --limit 20', 'probe show <id> --row 2'],
+  },
+  rows: {
+    usage: 'probe rows [id|*] [options]',
+    about:
+      'Rows of a section (default http), filtered and sorted (the probe-rows tool). Without an id: the newest capture that has rows in the section. With --since or the id * every capture that matches, newest first; each row then names its capture.',
+    options: [
+      ['--id <id>', 'the capture (same as the positional id); * for every capture'],
+      ['--section <name>', 'section to read (default http); `probe rows http` works too'],
+      ['--where <clause>', 'FIELD OP VALUE, repeatable, all must hold; OP one of = != > >= < <= contains starts_with'],
+      ['--sort <field>', 'field to sort by, dotted allowed (timing.wait)'],
+      ['--dir <asc|desc>', 'sort direction (default asc)'],
+      ['--limit <n>', 'rows returned (default 50, max 500)'],
+      ['--fields <names>', 'fields to show (comma list or repeated), dotted allowed; row is the row index'],
+      ['--since <duration>', 'read every capture started within it: 30s, 15m, 2h, 1d'],
+      ['--type <type>', 'only captures of this type: request, job, command or test'],
+      ['--name <glob>', 'only captures whose name matches, case ignored: "GET /orders/*"'],
+      JSON_FLAG,
+    ],
+    examples: [
+      'probe rows <id>',
+      'probe rows --where failed=true --fields url,status,exception.message',
+      'probe rows --since 1h --type request --where "status>=500" --sort duration --dir desc',
+    ],
+  },
+  export: {
+    usage: 'probe export [id] [--har] [--out FILE]',
+    about:
+      "A capture's outgoing HTTP calls as HAR 1.2 (HTTP Archive), for browser DevTools, proxies and HAR viewers. Values Probe masked stay masked; bodies are those the capture kept (raw bodies only with the `bodies` option); timings come from each call's dns, connect, tls, wait and download.",
+    options: [
+      ['id', 'capture id (see probe list); default: the newest capture with HTTP calls'],
+      ['--har', 'HAR 1.2 (the default and only format)'],
+      ['--out <file>', 'write to the file instead of stdout'],
+    ],
+    examples: ['probe export <id> --har --out checkout.har', 'probe export > newest.har'],
+  },
+  clear: {
+    usage: 'probe clear',
+    about: 'Removes every capture from the configured store.',
+    options: [],
+    examples: ['probe clear'],
+  },
+  dashboard: {
+    usage: 'probe dashboard [options]',
+    about: 'Serves the dashboard; the first line printed ends with its URL. Ctrl+C stops it.',
+    options: [
+      ['--host <host>', 'address to bind (default 127.0.0.1)'],
+      ['--port <n>', 'port (default 4400, or a free one when it is taken; 0 for any)'],
+      ['--token <t>', 'require this token (for a dashboard bound beyond loopback)'],
+    ],
+    examples: ['probe dashboard', 'probe dashboard --port 0'],
+  },
+  mcp: {
+    usage: 'probe mcp',
+    about: 'The agent tools probe-list, probe-show and probe-rows as an MCP server on stdio, for coding agents (probe install --mcp registers it).',
+    options: [],
+    examples: ['probe mcp'],
+  },
+  collect: {
+    usage: 'probe collect [options]',
+    about: 'An OTLP/HTTP receiver (/v1/traces, JSON and protobuf, gzip) that turns spans from any OTel SDK into captures in the configured store.',
+    options: [
+      ['--port <n>', 'port (default 4318)'],
+      ['--host <host>', 'address to bind (default 127.0.0.1)'],
+    ],
+    examples: ['probe collect --port 4318'],
+  },
+};
+
+/** The text of `probe <name> --help`; `summary` serves commands without an entry here. */
+export function commandHelp(name: string, summary: string): string {
+  const help = HELP[name];
+  if (!help) return `usage: probe ${name} [options]\n\n${summary}`;
+  const width = Math.max(0, ...help.options.map(([flag]) => flag.length));
+  const lines = [`usage: ${help.usage}`, '', help.about];
+  if (help.options.length) lines.push('', 'options:', ...help.options.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`));
+  lines.push('', help.examples.length > 1 ? 'examples:' : 'example:', ...help.examples.map((example) => `  ${example}`));
+  return lines.join('\n');
+}
+
+/** True when the arguments ask for help (`--help` or `-h` anywhere before a `--`). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  for (const arg of argv) {
+    if (arg === '--') return false;
+    if (arg === '--help' || arg === '-h') return true;
+  }
+  return false;
+}
