@@ -43,7 +43,9 @@ test('a body under the cap on the wire that decodes past it: truncated, no captu
     const kept = row(encoding, wire, { bodies: true });
     assert.equal(kept.truncated, true, encoding);
     assert.equal(kept.response_capture, null, encoding);
-    assert.ok(kept.response_body!.length > CAP / 4 && kept.response_body!.length <= CAP, `${encoding}: ${kept.response_body!.length} chars kept`);
+    // zstd decodes a block (up to 128 KiB) at a time: a start cut inside this one-block body decodes to nothing.
+    const least = encoding === 'zstd' ? 0 : CAP / 4;
+    assert.ok(kept.response_body!.length >= least && kept.response_body!.length <= CAP, `${encoding}: ${kept.response_body!.length} chars kept`);
     assert.ok(RAW.toString().startsWith(kept.response_body!), `${encoding}: the start of the decoded body`);
     const plain = row(encoding, wire);
     assert.equal(plain.truncated, true, encoding);
