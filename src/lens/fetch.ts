@@ -11,7 +11,7 @@ import { fetchHeaders } from './headers';
 import { patchMethod } from '../runtime/patches';
 import { fetchHeaderOf, isTelemetryTraffic } from './telemetry';
 import { watchFetchFakes } from './fakes';
-import { holdStreamBody, mockAgentAnswers, readSettledBody, type HeldBody } from './fakeBody';
+import { holdStreamBody, mockAgentAnswers, readFakeResponse, readSettledBody, type HeldBody } from './fakeBody';
 
 const WRAPPED = Symbol.for('probe.fetch.original');
 
@@ -107,12 +107,9 @@ function resolved(record: CallRecord, response: Response, input: string | URL | 
   const requestRead = readFakeRequest(record, init, held);
   if (requestRead) pending.push(requestRead);
   if (response.body) {
-    pending.push(
-      response
-        .clone()
-        .arrayBuffer()
-        .then((buffer) => void (record.responseBody = BodyTap.of(Buffer.from(buffer), record.maxBodyBytes))),
-    );
+    const tap = new BodyTap(record.maxBodyBytes);
+    const body = response.clone().body;
+    pending.push(body ? readFakeResponse(body, tap).then(() => void (record.responseBody = tap)) : Promise.resolve());
   } else {
     record.responseBody = new BodyTap(record.maxBodyBytes);
   }

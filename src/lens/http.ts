@@ -11,7 +11,7 @@ import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
 import { currentPool } from './scope';
 import { isTelemetryTraffic } from './telemetry';
-import { decodedSizeCounter, decodingClientAgent, decodingClientOnStack } from './decodedSize';
+import { decodedCount, decodingClientAgent, decodingClientOnStack } from './decodedSize';
 
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
 
@@ -151,7 +151,7 @@ function observeRequest(record: CallRecord, event: string | symbol, first: unkno
       record.markHeaders(response.statusCode ?? 0, { ...response.headers });
       tapResponse(record, response);
       const encoding = response.headers['content-encoding'];
-      if (encoding && record.clientDecodes) record.responseTap().decodeWith(() => decodedSizeCounter(encoding));
+      if (encoding && record.clientDecodes) record.responseTap().decodeWith(decodedCount(encoding, record.maxBodyBytes));
       break;
     }
     case 'error':

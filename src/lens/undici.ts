@@ -10,7 +10,7 @@ import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
 import { isTelemetryTraffic } from './telemetry';
-import { decodedSizeCounter } from './decodedSize';
+import { decodedCount } from './decodedSize';
 
 interface UndiciRequest {
   origin: string;
@@ -114,7 +114,7 @@ export class UndiciLens {
       const headers = undiciResponseHeaders(res.headers);
       record.markHeaders(res.statusCode, headers);
       const encoding = headers['content-encoding'];
-      if (record.clientDecodes && encoding) record.responseTap().decodeWith(() => decodedSizeCounter(encoding));
+      if (record.clientDecodes && encoding) record.responseTap().decodeWith(decodedCount(encoding, record.maxBodyBytes));
     });
     this.on('undici:request:trailers', ({ request }) => this.records.get(request as object)?.finish());
     this.on('undici:request:error', ({ request, error }) => {
