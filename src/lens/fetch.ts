@@ -61,7 +61,7 @@ export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBo
     const args: [string | URL | Request, RequestInit | undefined] = held ? [held.input, held.init] : [input, init];
     const promise = fetchScope.run(call, () => original.call(this, ...args));
     promise.then(
-      (response) => safely(logger, () => ((call.settled = true), resolved(call, response, input, init, held))),
+      (response) => safely(logger, () => ((call.settled = true), resolved(call, response, input, init, held, logger))),
       (error: unknown) => safely(logger, () => ((call.settled = true), held?.release(), rejected(call, error))),
     );
     return promise;
@@ -91,7 +91,7 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   return record;
 }
 
-function resolved(record: CallRecord, response: Response, input: string | URL | Request, init: RequestInit | undefined, held: HeldBody | null): void {
+function resolved(record: CallRecord, response: Response, input: string | URL | Request, init: RequestInit | undefined, held: HeldBody | null, logger: Logger): void {
   if (record.spanId) {
     held?.release(); // undici reported the real exchange, body included
     return;
@@ -114,7 +114,8 @@ function resolved(record: CallRecord, response: Response, input: string | URL | 
     record.responseBody = new BodyTap(record.maxBodyBytes);
   }
   if (pending.length === 0) return record.finish();
-  Promise.allSettled(pending).then(() => record.finish());
+  // allSettled never rejects and safely() never throws: the chain cannot reject into the app.
+  void Promise.allSettled(pending).then(() => safely(logger, () => record.finish()));
 }
 
 /** The request body as the fake got it: Probe's branch of a stream, or the body the app passed. */
