@@ -36,7 +36,7 @@ export default defineConfig(
       '@typescript-eslint/consistent-type-imports': [
         'error',
         // `typeof import('redis')` beside a lazy import() types what is loaded only when used.
-        { prefer: 'type-imports', fixStyle: 'separate-type-imports', disallowTypeAnnotations: false },
+        { prefer: 'type-imports', fixStyle: 'inline-type-imports', disallowTypeAnnotations: false },
       ],
       '@typescript-eslint/consistent-type-exports': 'error',
     },
