@@ -6,7 +6,7 @@ import { StatusCode } from './model';
 import { num, str, strings } from './attributeReaders';
 import { callFromSpan, isHttpClientSpan } from './callFromSpan';
 import { requestFromSpan } from './requestFromSpan';
-import { PROBE_ATTRIBUTES as P } from './probeAttributes';
+import { PROBE_ATTRIBUTES as P } from '../capture/attributes';
 
 const KIND_NAMES = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 

@@ -1,4 +1,5 @@
-import type { Store, StoreApp, StoreFactory } from './Store';
+import type { Store } from './Store';
+import type { StoreApp, StoreFactory } from '../config/types';
 import { ProbeConfigError } from '../config/errors';
 import { STORAGE_KEYS } from '../config/defaults';
 import { unknownSetting } from '../config/suggest';
