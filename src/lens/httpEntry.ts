@@ -1,5 +1,6 @@
 import { captureStack } from '../runtime/origin';
 import { patchMethod } from '../runtime/patches';
+import { keepForeignMarks } from '../runtime/join/foreignMarks';
 
 type Entry = (...args: unknown[]) => unknown;
 type EntryModule = Record<'request' | 'get', Entry>;
@@ -70,6 +71,7 @@ export function wrapHttpEntries(modules: EntryModule[], onRequest?: (request: ob
         const descriptor = Object.getOwnPropertyDescriptor(original, mark);
         if (descriptor) Object.defineProperty(entry, mark, descriptor);
       }
+      keepForeignMarks(entry, original);
       const undoEntry = patchMethod(mod, name, `node:http(s).${name}`, WHY, () => entry);
       if (undoEntry) undo.push(undoEntry);
     }
