@@ -35,7 +35,7 @@ export function installCell(cell: Cell): string {
   const key = createHash('sha256').update(JSON.stringify(cell.dependencies)).digest('hex').slice(0, 10);
   const app = path.join(CACHE, `${cell.name}-${key}`);
   fs.mkdirSync(app, { recursive: true });
-  for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
+  for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'loopback.crt', 'loopback.key']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
   fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
   if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
   const tgz = packProbe();
