@@ -186,9 +186,14 @@ export function bodyKind(contentType: string | null, text: string): BodyKind {
   return 'other';
 }
 
+/** The first character past white space opens an object or array (read in place: bodies run to megabytes). */
 function looksLikeJson(text: string): boolean {
-  const first = text.trimStart()[0];
-  return first === '{' || first === '[';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '{' || c === '[') return true;
+    if (c !== ' ' && c !== '\t' && c !== '\n' && c !== '\r' && c !== '\ufeff') return false;
+  }
+  return false;
 }
 
 function safeMask(mask: Mask, value: string): string {
