@@ -8,8 +8,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import type { ProbeConfig } from '../config/types';
 import type { ProbeRuntime } from './state';
-import { loadConfig } from '../config/load';
-import { createStore, extendStore } from '../store/registry';
+import { openStore } from '../store/openStore';
 import { createLogger } from '../util/logger';
 import { CaptureWriter } from './CaptureWriter';
 import { Recorder } from './Recorder';
@@ -57,11 +56,9 @@ const NOOP: ProbeHandle = { shutdown: async () => {} };
 export function start(overrides: ProbeConfig = {}): ProbeHandle {
   const running = currentRuntime();
   if (running) return running;
-  const config = loadConfig({ overrides });
-  if (!config.enabled) return NOOP;
-  config.register?.({ extendStore });
   const logger = createLogger();
-  const store = createStore({ root: config.root, config, logger }, { writeThread: true });
+  const { config, store } = openStore({ overrides, logger, recording: true });
+  if (!store) return NOOP;
   const writer = new CaptureWriter(config, store, logger);
   const recorder = new Recorder(config, writer, logger);
 
