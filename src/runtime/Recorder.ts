@@ -11,6 +11,7 @@ import { Unit } from './Unit';
 import { resolveOrigin, setStackCapture } from './origin';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
+import { isExcepted } from '../config/except';
 
 /** Span attributes Probe sets on the spans of `job()` and `command()`. */
 export const ATTR_UNIT = 'probe.unit';
@@ -246,10 +247,7 @@ export class Recorder {
   }
 
   excluded(name: string): boolean {
-    return this.config.except.some((pattern) => {
-      pattern.lastIndex = 0;
-      return pattern.test(name);
-    });
+    return isExcepted(this.config.except, name);
   }
 
   /**
