@@ -64,7 +64,7 @@ const sampling = strict({
   .partial()
   .nullish();
 
-export const configSchema = strict({
+const configSchema = strict({
   enabled: bool,
   service: text,
   storage,

@@ -11,7 +11,7 @@ export const ROWS_DEFAULT_LIMIT = 50;
 export const ROWS_MAX_LIMIT = 500;
 export const DEFAULT_SECTION = 'http';
 /** The `id` that reads every capture (narrowed by `since`, `type`, `name`). */
-export const EVERY_CAPTURE = '*';
+const EVERY_CAPTURE = '*';
 
 export interface RowsInput {
   /** Default `http`. */

@@ -401,7 +401,7 @@ function withDeadline<T>(promise: Promise<T>, ms: number, error?: () => Error): 
 }
 
 /** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '****';
