@@ -1,7 +1,7 @@
 import type { CliIo } from './io';
 import type { ResolvedConfig } from '../config/types';
 import type { Store } from '../store/Store';
-import { ProbeConfigError } from '../config/errors';
+import { ProbeConfigError } from '../config/ProbeConfigError';
 import { openStore } from '../store/openStore';
 import { createLogger } from '../util/logger';
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import type { ProbeConfig, ResolvedConfig } from './types';
-import { ProbeConfigError } from './errors';
+import { ProbeConfigError } from './ProbeConfigError';
 import { resolveConfig } from './resolve';
 import { mergeConfig } from './merge';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { HttpClientLensOptions, InputPattern, ProbeConfig, ResolvedConfig, ResolvedHttpLens, ResolvedResponseType } from './types';
 import type { Mask, MaskSpec } from '../mask/Mask';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
-import { ProbeConfigError } from './errors';
+import { ProbeConfigError } from './ProbeConfigError';
 import {
   DEFAULT_FILE_PATH,
   DEFAULT_INPUTS,

@@ -1,4 +1,4 @@
-import { ProbeConfigError } from './errors';
+import { ProbeConfigError } from './ProbeConfigError';
 import { settingName } from './describe';
 
 /** Edit distance between two keys (insertions, deletions, substitutions). */

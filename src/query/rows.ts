@@ -2,9 +2,9 @@ import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
 import { fitRows } from './clip';
-import { captureFilter, describeFilter } from './capture-filter';
+import { captureFilter, describeFilter } from './captureFilter';
 import { KNOWN_SECTIONS, findCapture, newestCapture, sectionsInIndex, sectionsOf } from './locate';
-import { selectRows, type RowItem } from './row-select';
+import { selectRows, type RowItem } from './rowSelect';
 import type { WhereClause } from './where';
 
 export const ROWS_DEFAULT_LIMIT = 50;

@@ -1,6 +1,6 @@
 import { QueryError } from './QueryError';
 import { getPath } from './paths';
-import { HTTP_FIELD_TYPES, type FieldType } from './http-fields';
+import { HTTP_FIELD_TYPES, type FieldType } from './httpFields';
 
 export const OPERATORS = ['=', '!=', '>', '>=', '<', '<=', 'contains', 'starts_with'] as const;
 export type Operator = (typeof OPERATORS)[number];

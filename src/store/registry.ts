@@ -1,5 +1,5 @@
 import type { Store, StoreApp, StoreFactory } from './Store';
-import { ProbeConfigError } from '../config/errors';
+import { ProbeConfigError } from '../config/ProbeConfigError';
 import { STORAGE_KEYS } from '../config/defaults';
 import { unknownSetting } from '../config/suggest';
 import { FileStore } from './FileStore';

@@ -3,9 +3,9 @@ import type { CliCommand } from '../io';
 import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { KNOWN_SECTIONS } from '../../query/locate';
 import { queryRows } from '../../query/rows';
-import { ROW_FIELD } from '../../query/row-select';
+import { ROW_FIELD } from '../../query/rowSelect';
 import { renderRows } from '../../query/text';
-import { parseWhere } from '../../query/where-text';
+import { parseWhere } from '../../query/whereText';
 
 /**
  * `probe rows [id|*]`: rows of a section, filtered and sorted; the probe-rows tool as a shell command, one
