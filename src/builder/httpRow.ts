@@ -6,7 +6,7 @@ import { urlFacts } from './urlFacts';
 import { JsonCapture } from '../response/JsonCapture';
 import { EventStreamCapture } from '../response/EventStreamCapture';
 import { bodyKind } from '../mask/Masker';
-import { bodyBytes, bytesToText, decodeContent, headerValue } from './body';
+import { bodyBytes, bytesToText, decodeContent, gzipStatedSize, headerValue } from './body';
 import { payloadOf } from './payload';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
@@ -28,30 +28,37 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const responseHeaders = hasResponse ? masker.headers(call.responseHeaders) : {};
   const responseType = headerValue(call.responseHeaders, 'content-type') ?? null;
   const encoding = headerValue(call.responseHeaders, 'content-encoding');
-  const responseTruncated = Boolean(call.responseBody?.truncated);
+  const wireCut = Boolean(call.responseBody?.truncated);
+  const wireBytes = hasResponse && call.responseBody ? bodyBytes(call.responseBody) : null;
   const captureClass = hasResponse ? findCapture(lens, responseType) : null;
   // An event stream is read event by event: the kept part of a cut one still shows the events before the cut.
   const readsCutBody = captureClass === EVENT_STREAM_CAPTURE;
-  let decoded: Buffer | null = null;
-  if (hasResponse && call.responseBody && (!responseTruncated || readsCutBody)) {
-    decoded = decodeContent(bodyBytes(call.responseBody), encoding, lens.max_body_bytes * 8);
-  }
+  // Decoded up to the cap, never further: the cap holds for the body as the app reads it (SPEC 2.1). The
+  // start of a longer body is decoded only for what reads it: response_body, or an event stream's capture.
+  const decoded = wireBytes ? decodeContent(wireBytes, encoding, lens.max_body_bytes, wireCut, lens.bodies || readsCutBody) : null;
+  const whole = decoded?.whole === true ? decoded.bytes : null;
+  const responseTruncated = wireCut || decoded?.whole === false;
+  const captured = whole ?? (readsCutBody ? (decoded?.bytes ?? null) : null);
   let responseBytes: number | null = null;
   if (hasResponse) {
     responseBytes = call.responseBody?.size ?? 0;
     // Clients that decode (fetch, axios, got, node-fetch) hand the app decoded bytes: the size the app saw.
-    // A body too long to keep whole was counted while it streamed; one that cannot be decoded keeps its wire size.
-    if (call.clientDecodes && encoding) responseBytes = decoded?.length ?? call.responseBody?.decodedSize ?? responseBytes;
+    // A body too long to decode here was counted while it streamed (or, kept whole, states it: gzip);
+    // one that cannot be decoded keeps its wire size.
+    if (call.clientDecodes && encoding) {
+      const stated = wireBytes && !wireCut && decoded?.whole === false ? gzipStatedSize(wireBytes, encoding) : null;
+      responseBytes = whole?.length ?? call.responseBody?.decodedSize ?? stated ?? responseBytes;
+    }
   }
 
   let responseCapture: ResponseCaptureResult | null = null;
   let formats: Record<string, FormattedField> | undefined;
-  if (captureClass === JSON_CAPTURE && decoded) {
+  if (captureClass === JSON_CAPTURE && whole) {
     // The built-in JSON capture: one parse and one mask give both the cards and the raw body (what
     // JsonCapture and masker.body would each compute again from the text).
-    responseCapture = jsonCapture(bytesToText(decoded), responseType, masker);
-  } else if (captureClass && decoded) {
-    const text = bytesToText(decoded);
+    responseCapture = jsonCapture(bytesToText(whole), responseType, masker);
+  } else if (captureClass && captured) {
+    const text = bytesToText(captured);
     const result = runCapture(captureClass, {
       request: { method, url, headers: requestHeaders, payload },
       response: { status: call.status, headers: responseHeaders },
@@ -87,7 +94,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     response_capture: responseCapture,
     response_body:
       lens.bodies && hasResponse && !responseCapture && call.responseBody
-        ? masker.body(bytesToText(decoded ?? bodyBytes(call.responseBody)), responseType)
+        ? masker.body(bytesToText(decoded?.bytes ?? wireBytes ?? Buffer.alloc(0)), responseType)
         : null,
     duration: round(Math.max(0, end - call.start)),
     timing,

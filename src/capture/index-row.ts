@@ -22,11 +22,13 @@ export function indexRowOf(capture: Capture): IndexRow {
     started_at: capture.started_at,
     ended_by: capture.ended_by,
     counts,
-    has_errors: errors > 0 || failed > 0,
+    // A failed test is what an agent looks for first, even when every call it made succeeded.
+    has_errors: errors > 0 || failed > 0 || (capture.type === 'test' && capture.status === 'failed'),
     warnings: capture.summary?.warnings?.length ?? 0,
     errors: Math.max(errors, failed),
     tags: capture.tags,
     job_id: capture.job_id,
+    ...(capture.meta?.sampling ? { sampling: capture.meta.sampling } : {}),
   };
 }
 

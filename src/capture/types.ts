@@ -1,6 +1,6 @@
 /** Shapes of what Probe stores (SPEC section 2). Field names are the contract: agents and the dashboard read them. */
 
-export type CaptureType = 'request' | 'job' | 'command';
+export type CaptureType = 'request' | 'job' | 'command' | 'test';
 export type EndedBy = 'response' | 'exit' | 'error' | 'return';
 
 /** Phase timings of one real call, in ms. A phase not reached is left out. */
@@ -117,7 +117,16 @@ export interface CaptureMeta {
   hostname: string;
   node: string;
   service: string;
+  /** Present when sampling is in effect in the process that wrote the capture. */
+  sampling?: SamplingMeta;
   [key: string]: unknown;
+}
+
+/** What sampling left out: `skipped` counts root units the writing process did not record since its previous capture. */
+export interface SamplingMeta {
+  rate: number;
+  max_per_second: number | null;
+  skipped: number;
 }
 
 export interface CaptureSections {
@@ -171,4 +180,6 @@ export interface IndexRow {
   errors: number;
   tags: string[];
   job_id: string | null;
+  /** Present when sampling was in effect where the capture was made (see CaptureMeta.sampling). */
+  sampling?: SamplingMeta;
 }

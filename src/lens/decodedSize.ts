@@ -1,7 +1,8 @@
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
-import type { SizeCounter } from '../runtime/BodyTap';
+import type { DecodedCount, SizeCounter } from '../runtime/BodyTap';
+import { contentCodings } from '../builder/body';
 
 /** Libraries that decode `content-encoding` themselves over node:http (their default settings). */
 const DECODING_CLIENTS = /[\\/]node_modules[\\/](?:axios|got|node-fetch|superagent)[\\/]/;
@@ -29,22 +30,37 @@ export function decodingClientAgent(userAgent: unknown): boolean {
   return typeof value === 'string' && /^(?:axios|got|node-fetch)\b/i.test(value);
 }
 
+type Open = (first: Buffer) => Transform;
+
+const zstd = zlib as unknown as { createZstdDecompress?: () => Transform };
+
+const OPENERS: Record<string, Open> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  br: () => zlib.createBrotliDecompress(),
+  deflate: (first) => (zlibWrapped(first) ? zlib.createInflate() : zlib.createInflateRaw()),
+  // Node 22.15 / 23.8 and later. Without it a zstd body keeps its wire size (README, known limits).
+  ...(zstd.createZstdDecompress ? { zstd: () => zstd.createZstdDecompress!() } : {}),
+};
+
 /**
- * A counter of the decoded size of a body in one `content-encoding` (gzip, br, deflate), or null for codings
- * it cannot decode: the row then keeps the wire size.
+ * How to count the decoded size of a body in one `content-encoding` as it streams, or null for codings it
+ * cannot decode (the row keeps the wire size). The builder decodes a kept body up to `cap`, and a gzip body
+ * kept whole states its size in its trailer, so gzip is counted only once it passes the cap on the wire.
+ * br, deflate and zstd are counted from cap / 64 on: past the cap decoded, a smaller body keeps its wire size.
  */
-export function decodedSizeCounter(encoding: string): SizeCounter | null {
-  const codings = encoding
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c && c !== 'identity');
-  if (codings.length !== 1) return null;
+export function decodedCount(encoding: string, cap: number): DecodedCount | null {
+  const codings = contentCodings(encoding);
+  if (codings.length !== 1 || !Object.hasOwn(OPENERS, codings[0]!)) return null;
   const coding = codings[0]!;
-  if (coding === 'gzip' || coding === 'x-gzip') return new ZlibCounter(() => zlib.createGunzip());
-  if (coding === 'br') return new ZlibCounter(() => zlib.createBrotliDecompress());
-  if (coding === 'deflate') return new ZlibCounter((first) => (zlibWrapped(first) ? zlib.createInflate() : zlib.createInflateRaw()));
-  return null;
+  const open = OPENERS[coding]!;
+  const gzip = coding === 'gzip' || coding === 'x-gzip';
+  // Input waiting for the thread pool is bounded too: a counter that falls this far behind gives up.
+  const pending = cap + PENDING_INPUT;
+  return { from: gzip ? cap : Math.floor(cap / 64), start: () => new ZlibCounter(open, pending) };
 }
+
+const PENDING_INPUT = 4 * 1024 * 1024;
 
 /** `deflate` is meant to be zlib-wrapped (RFC 1950 header), but servers send raw deflate too. */
 function zlibWrapped(first: Buffer): boolean {
@@ -55,14 +71,18 @@ function zlibWrapped(first: Buffer): boolean {
 
 /**
  * Decodes on libuv's thread pool, like the client's own decoder, and keeps only the count: the output is
- * dropped as it comes. A corrupt or cut-off stream leaves the size unknown (the wire size is used).
+ * dropped as it comes, so a bomb costs time on the pool, not memory. A corrupt or cut-off stream, or one
+ * whose input piles up, leaves the size unknown (the wire size is used).
  */
 class ZlibCounter implements SizeCounter {
   private stream: Transform | null = null;
   private total = 0;
   private state: 'running' | 'done' | 'failed' = 'running';
 
-  constructor(private readonly open: (first: Buffer) => Transform) {}
+  constructor(
+    private readonly open: Open,
+    private readonly maxPending: number,
+  ) {}
 
   get size(): number | undefined {
     return this.state === 'done' ? this.total : undefined;
@@ -73,6 +93,7 @@ class ZlibCounter implements SizeCounter {
     try {
       this.stream ??= this.start(chunk);
       this.stream.write(chunk);
+      if (this.stream.writableLength > this.maxPending) this.fail();
     } catch {
       this.fail();
     }

@@ -6,6 +6,12 @@ import { isMainThread } from 'node:worker_threads';
 import type { Logger } from '../util/logger';
 
 let registered = false;
+const alsoHooked: string[] = [];
+
+/** Adds a module to the loader's list (before the loader starts: its first hookEsmImports call). */
+export function alsoHookEsm(name: string): void {
+  alsoHooked.push(name);
+}
 
 /**
  * Set in the environment only while the loader starts: Node starts its hooks thread with the app's
@@ -20,15 +26,16 @@ export const LOADER_THREAD_MARK = 'PROBE_LOADER_THREAD';
  * named here are wrapped, and only when the app can load one of them: every other import is untouched.
  * `module.register` works from a `--require` preload too, before the app's ESM entry is loaded.
  */
-export function hookEsmImports(modules: string[], logger: Logger): void {
+export function hookEsmImports(modules: string[], logger: Logger, esmOnly: string[] = []): void {
   // One loader for the process, from its main thread (an app's workers keep their imports as they are).
   if (registered || !isMainThread) return;
   registered = true;
   const register = (nodeModule as { register?: (specifier: string, parentURL: string | URL, options?: object) => void }).register;
   if (typeof register !== 'function') return;
-  // The loader thread costs a CommonJS app startup time and memory for nothing its `require`s need.
-  if (!entryMayBeEsm()) return;
-  const include = modules.filter(appCanLoad);
+  // The loader thread costs a CommonJS app startup time and memory for nothing its `require`s need, unless
+  // the app can load an ESM-only package (`esmOnly`), which it can only `import()`.
+  const include = [...modules, ...alsoHooked].filter(appCanLoad);
+  if (!entryMayBeEsm() && !include.some((name) => esmOnly.includes(name))) return;
   if (include.length === 0) return;
   const previous = process.env[LOADER_THREAD_MARK];
   process.env[LOADER_THREAD_MARK] = '1';

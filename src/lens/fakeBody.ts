@@ -94,8 +94,16 @@ export async function readSettledBody(body: unknown, tap: BodyTap): Promise<stri
   return null;
 }
 
-/** Reads a stream into `tap` until it ends or the tap is full, then cancels it. Never throws. */
-async function readCapped(stream: ReadableStream<Uint8Array>, tap: BodyTap): Promise<void> {
+/**
+ * A fake's response body, from a clone: read to the end so its size counts every byte, while the tap
+ * keeps at most its cap (an `arrayBuffer()` would hold a second copy of the whole body). Never throws.
+ */
+export function readFakeResponse(stream: ReadableStream<Uint8Array>, tap: BodyTap): Promise<void> {
+  return readCapped(stream, tap, false);
+}
+
+/** Reads a stream into `tap` until it ends (or, `stopWhenFull`, the tap is full), then cancels it. Never throws. */
+async function readCapped(stream: ReadableStream<Uint8Array>, tap: BodyTap, stopWhenFull = true): Promise<void> {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
     reader = stream.getReader();
@@ -103,7 +111,7 @@ async function readCapped(stream: ReadableStream<Uint8Array>, tap: BodyTap): Pro
       const { done, value } = await reader.read();
       if (done) return;
       tap.add(value);
-      if (tap.truncated) break;
+      if (stopWhenFull && tap.truncated) break;
     }
     await reader.cancel();
   } catch {

@@ -4,13 +4,14 @@ import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { BodyTap } from '../runtime/BodyTap';
 import { FETCH_STACK_LIMIT, captureStack } from '../runtime/origin';
+import { callStackLimit, currentEntry } from '../runtime/entry';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { fetchHeaders } from './headers';
 import { patchMethod } from '../runtime/patches';
 import { fetchHeaderOf, isTelemetryTraffic } from './telemetry';
 import { watchFetchFakes } from './fakes';
-import { holdStreamBody, mockAgentAnswers, readSettledBody, type HeldBody } from './fakeBody';
+import { holdStreamBody, mockAgentAnswers, readFakeResponse, readSettledBody, type HeldBody } from './fakeBody';
 
 const WRAPPED = Symbol.for('probe.fetch.original');
 
@@ -75,13 +76,16 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. canParse makes no URL object.
   if (!URL.canParse(url)) return null;
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
+  const unit = recorder.activeUnit();
+  // A unit left out by sampling records nothing: no record, no stack, no body held.
+  if (!unit.sampled) return null;
   const record = new CallRecord(maxBodyBytes);
-  record.stack = captureStack(FETCH_STACK_LIMIT);
+  record.stack = captureStack(callStackLimit(FETCH_STACK_LIMIT));
+  record.entry = currentEntry();
   record.url = url;
   record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   record.clientDecodes = true;
   record.followsRedirects = true;
-  const unit = recorder.activeUnit();
   record.pool = currentPool(unit);
   recorder.addCall(unit, record);
   return record;
@@ -103,12 +107,9 @@ function resolved(record: CallRecord, response: Response, input: string | URL | 
   const requestRead = readFakeRequest(record, init, held);
   if (requestRead) pending.push(requestRead);
   if (response.body) {
-    pending.push(
-      response
-        .clone()
-        .arrayBuffer()
-        .then((buffer) => void (record.responseBody = BodyTap.of(Buffer.from(buffer), record.maxBodyBytes))),
-    );
+    const tap = new BodyTap(record.maxBodyBytes);
+    const body = response.clone().body;
+    pending.push(body ? readFakeResponse(body, tap).then(() => void (record.responseBody = tap)) : Promise.resolve());
   } else {
     record.responseBody = new BodyTap(record.maxBodyBytes);
   }

@@ -5,12 +5,13 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { captureStack } from '../runtime/origin';
+import { callStackLimit, currentEntry } from '../runtime/entry';
 import { takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
 import { currentPool } from './scope';
 import { isTelemetryTraffic } from './telemetry';
-import { decodedSizeCounter, decodingClientAgent, decodingClientOnStack } from './decodedSize';
+import { decodedCount, decodingClientAgent, decodingClientOnStack } from './decodedSize';
 
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
 
@@ -71,10 +72,14 @@ export class HttpLens {
     const url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
     const { spanId } = span.spanContext();
-    const record = new CallRecord(this.maxBodyBytes);
     // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
     const entry = takeEntryStack();
-    record.stack = entry !== undefined ? entry : captureStack();
+    const unit = this.recorder.unitOfSpan(spanId);
+    // A unit left out by sampling records nothing: no record, no stack, no taps.
+    if (!unit.sampled) return;
+    const record = new CallRecord(this.maxBodyBytes);
+    record.stack = entry !== undefined ? entry : captureStack(callStackLimit());
+    record.entry = currentEntry();
     // Now: the call sites are let go soon after the call starts, long before a response arrives.
     record.clientDecodes = record.stack ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
     record.spanId = spanId;
@@ -83,7 +88,6 @@ export class HttpLens {
     record.url = url;
     // Headers can still change until they are sent; read them when the row is built.
     record.requestHeaders = () => request.getHeaders() as Record<string, string | string[] | number | undefined>;
-    const unit = this.recorder.unitOfSpan(spanId);
     record.pool = currentPool(unit);
     this.recorder.addCall(unit, record);
 
@@ -147,7 +151,7 @@ function observeRequest(record: CallRecord, event: string | symbol, first: unkno
       record.markHeaders(response.statusCode ?? 0, { ...response.headers });
       tapResponse(record, response);
       const encoding = response.headers['content-encoding'];
-      if (encoding && record.clientDecodes) record.responseTap().decodeWith(() => decodedSizeCounter(encoding));
+      if (encoding && record.clientDecodes) record.responseTap().decodeWith(decodedCount(encoding, record.maxBodyBytes));
       break;
     }
     case 'error':

@@ -1,4 +1,5 @@
 import { captureStack } from '../runtime/origin';
+import { callStackLimit } from '../runtime/entry';
 import { patchMethod } from '../runtime/patches';
 
 type Entry = (...args: unknown[]) => unknown;
@@ -45,7 +46,7 @@ export function wrapHttpEntries(modules: EntryModule[], onRequest?: (request: ob
         const args = arguments as unknown as unknown[];
         // Nested (`https.get` calls `https.request`): the outer call's stack stands.
         if (taken !== NONE) return original.apply(this, args);
-        taken = captureStack();
+        taken = captureStack(callStackLimit());
         try {
           const request = original.apply(this, args);
           // No lens hook took the stack inside the call (the app's instrumentation made the span, or none did):

@@ -3,6 +3,7 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { recordingFetch } from './fetch';
 import { hookEsmImports } from './esmHook';
+import { ESM_ONLY_MODULES, LIBRARY_MODULES } from './libraryEntries';
 
 const ORIGINAL = Symbol.for('probe.undici.fetch.original');
 
@@ -21,8 +22,9 @@ export class UndiciFetchInstrumentation extends InstrumentationBase {
     private readonly probeLogger: Logger,
   ) {
     super('probe-undici-fetch', '0.1.0', {});
-    // ESM apps: without the loader, `import { fetch } from 'undici'` keeps the unwrapped function.
-    hookEsmImports(['undici'], probeLogger);
+    // ESM apps: without the loader, `import { fetch } from 'undici'` keeps the unwrapped function; the
+    // libraries hooked for call origins need it too (their ESM-only ones also from a CommonJS app's import()).
+    hookEsmImports(['undici', ...LIBRARY_MODULES], probeLogger, ESM_ONLY_MODULES);
   }
 
   protected init() {

@@ -5,11 +5,12 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { captureStack } from '../runtime/origin';
+import { callStackLimit, currentEntry } from '../runtime/entry';
 import { errorInput } from '../runtime/errors';
 import { currentPool, fetchScope } from './scope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
 import { isTelemetryTraffic } from './telemetry';
-import { decodedSizeCounter } from './decodedSize';
+import { decodedCount } from './decodedSize';
 
 interface UndiciRequest {
   origin: string;
@@ -64,14 +65,17 @@ export class UndiciLens {
         record.beginHop();
       }
     } else {
+      const unit = this.recorder.unitOfSpan(spanId);
+      // A unit left out by sampling records nothing: no record, no stack, no taps.
+      if (!unit.sampled) return;
       record = new CallRecord(this.maxBodyBytes);
-      record.stack = captureStack();
+      record.stack = captureStack(callStackLimit());
+      record.entry = currentEntry();
       record.spanId = spanId;
       record.parentSpanId = span.parentSpanContext?.spanId ?? null;
       record.method = request.method;
       record.url = `${request.origin}${request.path}`;
       record.requestHeaders = headers;
-      const unit = this.recorder.unitOfSpan(spanId);
       record.pool = currentPool(unit);
       this.recorder.addCall(unit, record);
     }
@@ -110,7 +114,7 @@ export class UndiciLens {
       const headers = undiciResponseHeaders(res.headers);
       record.markHeaders(res.statusCode, headers);
       const encoding = headers['content-encoding'];
-      if (record.clientDecodes && encoding) record.responseTap().decodeWith(() => decodedSizeCounter(encoding));
+      if (record.clientDecodes && encoding) record.responseTap().decodeWith(decodedCount(encoding, record.maxBodyBytes));
     });
     this.on('undici:request:trailers', ({ request }) => this.records.get(request as object)?.finish());
     this.on('undici:request:error', ({ request, error }) => {

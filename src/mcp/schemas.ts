@@ -42,7 +42,7 @@ const captureId = z.string().describe('Capture id, as returned by probe-list or 
 
 const since = z.string().optional().describe('Only captures started within this duration: "30s", "15m", "2h", "1d"');
 const captureType = z
-  .enum(CAPTURE_TYPES as ['request', 'job', 'command'], { error: `type must be one of ${CAPTURE_TYPES.join(', ')}` })
+  .enum(CAPTURE_TYPES as ['request', 'job', 'command', 'test'], { error: `type must be one of ${CAPTURE_TYPES.join(', ')}` })
   .optional()
   .describe(`Capture type: ${CAPTURE_TYPES.join(', ')}`);
 
@@ -81,9 +81,11 @@ export const listInput = {
     .union([z.boolean(), z.enum(['true', 'false'])])
     .transform((value) => value === true || value === 'true')
     .optional()
-    .describe('true: only captures with a failed call or an error; false: only those without'),
+    .describe('true: only captures with a failed call or an error, and failed tests; false: only those without'),
   since,
-  type: captureType.describe('request (incoming HTTP request), job, or command (a script run)'),
+  type: captureType.describe('request (incoming HTTP request), job, command (a script run), or test (one test case: status passed or failed)'),
+  route: z.string().optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
+  group_by: z.enum(['route'], { error: 'group_by must be "route"' }).optional().describe('"route": also count every matching capture per route template (captures, with_errors, avg/max duration, latest id)'),
   limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
 };
 

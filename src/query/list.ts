@@ -1,13 +1,15 @@
-import type { CaptureType, IndexRow } from '../capture/types';
+import type { CaptureType, IndexRow, SamplingMeta } from '../capture/types';
+import { samplingNote, samplingOf } from './sampling';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
 import { ROW_LIMITS, clip, fitRows } from './clip';
 import { KNOWN_SECTIONS, sectionsInIndex } from './locate';
 import { parseSince } from './since';
+import { groupByRoute, type RouteGroup } from './route-groups';
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 500;
-export const CAPTURE_TYPES: readonly CaptureType[] = ['request', 'job', 'command'];
+export const CAPTURE_TYPES: readonly CaptureType[] = ['request', 'job', 'command', 'test'];
 
 export interface ListInput {
   /** Only captures with at least one row in each of these sections. */
@@ -16,6 +18,10 @@ export interface ListInput {
   /** `30s`, `15m`, `2h`, `1d`: only captures started that long ago or later. */
   since?: string;
   type?: string;
+  /** Only captures of this route template (`/api/users/:id`). */
+  route?: string;
+  /** `route`: also count the matching captures per route template. */
+  group_by?: string;
   limit?: number;
 }
 
@@ -26,8 +32,13 @@ export interface ListResult {
   returned: number;
   /** Index rows (SPEC 2.4), newest first. */
   captures: IndexRow[];
+  /** When the stored captures were sampled: the newest rate and ceiling, and the root units left out in all. */
+  sampling?: SamplingMeta;
+  /** With `group_by: 'route'`: every matching capture counted per route, the most captured first. */
+  groups?: RouteGroup[];
   note?: string;
 }
+
 
 /** Index rows matching the filters, newest first. `now` is epoch seconds (a parameter so tests can fix it). */
 export async function queryList(store: Store, input: ListInput = {}, now = Date.now() / 1000): Promise<ListResult> {
@@ -36,6 +47,7 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
   if (input.type !== undefined && !(CAPTURE_TYPES as readonly string[]).includes(input.type)) {
     throw new QueryError(`type ${JSON.stringify(input.type)} is not a capture type`, CAPTURE_TYPES);
   }
+  if (input.group_by !== undefined && input.group_by !== 'route') throw new QueryError(`group_by ${JSON.stringify(input.group_by)} is not a grouping`, ['route']);
   const after = input.since !== undefined ? now - parseSince(input.since) : null;
   const index = await store.index();
   const has = input.has ?? [];
@@ -50,10 +62,13 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
       (input.type === undefined || row.type === input.type) &&
       (input.has_errors === undefined || row.has_errors === input.has_errors) &&
       (after === null || row.started_at >= after) &&
+      (input.route === undefined || row.route === input.route) &&
       has.every((name) => (row.counts?.[name] ?? 0) > 0),
   );
   const fitted = fitRows(matched.slice(0, limit).map((row) => clip(row, ROW_LIMITS) as IndexRow));
   const notes: string[] = [];
+  const sampling = samplingOf(index);
+  if (sampling) notes.push(samplingNote(sampling));
   if (index.length === 0) notes.push('The store holds no captures yet: run the app and make it do something, then ask again.');
   if (matched.length > limit) notes.push(`${matched.length - limit} more matching captures beyond limit ${limit}.`);
   if (fitted.left_out > 0) notes.push(`${fitted.left_out} captures left out to keep the answer short.`);
@@ -62,6 +77,8 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
     matched: matched.length,
     returned: fitted.rows.length,
     captures: fitted.rows,
+    ...(sampling ? { sampling } : {}),
+    ...(input.group_by === 'route' ? { groups: groupByRoute(matched) } : {}),
     ...(notes.length ? { note: notes.join(' ') } : {}),
   };
 }

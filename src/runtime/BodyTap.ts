@@ -1,5 +1,11 @@
 import type { BodyInput } from '../builder/input';
 
+/** When to start counting a body's decoded size (wire bytes seen), and the counter to start. */
+export interface DecodedCount {
+  from: number;
+  start(): SizeCounter;
+}
+
 /** Counts the decoded size of a body fed in wire chunks; `size` is undefined until it is known. */
 export interface SizeCounter {
   write(chunk: Buffer): void;
@@ -16,18 +22,18 @@ export class BodyTap {
   size = 0;
   kept = 0;
   truncated = false;
-  private startCounter: (() => SizeCounter | null) | null = null;
+  private counting: DecodedCount | null = null;
   private counter: SizeCounter | null = null;
 
   constructor(private readonly cap: number) {}
 
   /**
    * The client decodes this body (content-encoding), so its decoded size is wanted. The builder decodes a
-   * kept body itself (up to 8 × cap); a counter starts only once the wire size passes cap / 8, when the
-   * kept bytes may not be enough, and is fed what was kept so far.
+   * kept body itself (up to cap); a counter starts only once the wire size passes `count.from`, when the
+   * kept bytes may not tell, and is fed what was kept so far. Null: a coding Probe cannot decode.
    */
-  decodeWith(start: () => SizeCounter | null): void {
-    this.startCounter = start;
+  decodeWith(count: DecodedCount | null): void {
+    this.counting = count;
   }
 
   add(chunk: unknown, encoding?: BufferEncoding): void {
@@ -47,17 +53,13 @@ export class BodyTap {
       this.chunks.push(copy);
       this.kept += part.length;
     }
-    if (this.startCounter) this.count(bytes, copy);
+    if (this.counting) this.count(bytes, copy);
   }
 
   private count(bytes: Buffer, copy: Buffer | null): void {
     if (!this.counter) {
-      if (this.size <= this.cap / 8) return;
-      this.counter = this.startCounter!();
-      if (!this.counter) {
-        this.startCounter = null;
-        return;
-      }
+      if (this.size <= this.counting!.from) return;
+      this.counter = this.counting!.start();
       // What was kept so far, this chunk's kept part included.
       for (const kept of this.chunks) this.counter.write(kept);
     } else if (copy) {
@@ -72,17 +74,10 @@ export class BodyTap {
     this.counter?.end();
   }
 
-  /** A complete body handed over at once (a fake's in-memory body). */
-  static of(bytes: Buffer, cap: number): BodyTap {
-    const tap = new BodyTap(cap);
-    tap.add(bytes);
-    return tap;
-  }
-
   toInput(): BodyInput {
     const input: BodyInput = { chunks: this.chunks, size: this.size, truncated: this.truncated };
     // Read when the capture is built, a turn later: the count may still be finishing on the thread pool.
-    if (this.startCounter) Object.defineProperty(input, 'decodedSize', { enumerable: true, get: () => this.counter?.size });
+    if (this.counting) Object.defineProperty(input, 'decodedSize', { enumerable: true, get: () => this.counter?.size });
     return input;
   }
 }

@@ -1,4 +1,5 @@
 import type { CallInput, ErrorInput, TimingInput } from '../builder/input';
+import type { EntryStack } from './entry';
 import type { Origin } from '../capture/types';
 import { BodyTap } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
@@ -32,6 +33,8 @@ export class CallRecord {
   onDispatch: (() => void) | null = null;
   /** Raw call sites of the app's stack at the call, resolved to an origin later, off the hot path. */
   stack: NodeJS.CallSite[] | null = null;
+  /** The app's stack where it entered the client library that made this call (see entry.ts): the fallback. */
+  entry: EntryStack | null = null;
   origin: Origin | null = null;
 
   // Timing marks (epoch ms).

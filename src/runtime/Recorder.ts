@@ -8,7 +8,9 @@ import type { UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
+import { Sampler } from './Sampler';
 import { resolveOrigin, setStackCapture } from './origin';
+import { entryOrigin } from './entry';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
@@ -40,7 +42,12 @@ export class Recorder {
   private readonly requestUnits = new WeakMap<object, Unit>();
   private readonly meta: UnitInput['meta'];
   private pendingOrigins: CallRecord[] = [];
+  /** Test units running now, innermost last (see src/testrunner/). */
+  private readonly tests: Unit[] = [];
+  /** Set once a test ran here: the process's own command capture is then kept only when it holds calls. */
+  ranTests = false;
   private originsScheduled = false;
+  readonly sampler: Sampler;
 
   constructor(
     readonly config: ResolvedConfig,
@@ -48,18 +55,47 @@ export class Recorder {
     readonly logger: Logger,
   ) {
     this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
-    setStackCapture(config.origin.enabled);
+    this.sampler = new Sampler(config.sampling);
+    setStackCapture(config.origin.enabled, this.sampler.active ? () => this.activeUnit().sampled : undefined);
     this.processUnit = new Unit('command', commandName(config.root), now() - process.uptime() * 1000, randomTraceId(), null, null);
+    this.processUnit.sampled = this.sampler.decide(this.processUnit.traceId);
   }
 
-  /** The unit the active context belongs to (the process's command unit outside any). */
+  /** The unit the active context belongs to (outside any: the running test, else the process's command unit). */
   activeUnit(): Unit {
     const span = trace.getActiveSpan();
     if (span) {
       const unit = this.units.get(span.spanContext().spanId);
       if (unit && !unit.closed) return unit;
     }
-    return this.processUnit;
+    return this.outside();
+  }
+
+  /**
+   * Where work outside any unit goes. Test runners run a test's body and hooks in contexts of their own (node:test
+   * in the AsyncResource of the test's declaration, Vitest in its runner's), so no span can delimit a test: while
+   * one runs, what no request or job claims is that test's.
+   */
+  private outside(): Unit {
+    return this.tests[this.tests.length - 1] ?? this.processUnit;
+  }
+
+  /** A test case starts: its own unit of type `test` until endTest. Tests nest (node:test subtests). */
+  beginTest(name: string): Unit {
+    this.ranTests = true;
+    const unit = new Unit('test', name, now(), randomTraceId(), null, null);
+    unit.sampled = this.sampler.decide(unit.traceId);
+    this.tests.push(unit);
+    return unit;
+  }
+
+  /** A test case ended, after its hooks: `passed` or `failed`. */
+  endTest(unit: Unit, passed: boolean): void {
+    const at = this.tests.lastIndexOf(unit);
+    if (at >= 0) this.tests.splice(at, 1);
+    unit.status = passed ? 'passed' : 'failed';
+    unit.endedBy = passed ? 'return' : 'error';
+    this.close(unit);
   }
 
   /** How many spans the recorder still maps to units (bounded: see onEnd). */
@@ -69,12 +105,13 @@ export class Recorder {
 
   unitOfSpan(spanId: string): Unit {
     const unit = this.units.get(spanId);
-    return unit && !unit.closed ? unit : this.processUnit;
+    return unit && !unit.closed ? unit : this.outside();
   }
 
   addCall(unit: Unit, call: CallRecord): void {
+    if (!unit.sampled) return;
     unit.calls.push(call);
-    if (call.stack) this.resolveOriginSoon(call);
+    if (call.stack || call.entry) this.resolveOriginSoon(call);
     const lens = this.config.http;
     if (lens && unit.calls.length >= lens.max_rows + FOLD_EVERY) this.foldPastCap(unit, lens);
   }
@@ -94,6 +131,7 @@ export class Recorder {
       }
       try {
         call.stack = null;
+        call.entry = null;
         foldCall((unit.folded ??= emptyFold()), call.toInput(), unit.startedAt, lens);
       } catch (error) {
         this.logger.warnOnce('fold', 'could not count a call past max_rows', error);
@@ -119,11 +157,14 @@ export class Recorder {
       this.pendingOrigins = [];
       for (const pending of calls) {
         try {
-          if (!pending.origin && pending.stack) pending.origin = resolveOrigin(pending.stack, this.config.root);
+          // The call's own stack first; with no app frame there (the library started it after an async hop),
+          // where the app entered the library.
+          if (!pending.origin) pending.origin = resolveOrigin(pending.stack, this.config.root) ?? entryOrigin(pending.entry, this.config.root);
         } catch (error) {
           this.logger.warnOnce('origin', 'could not resolve a call origin', error);
         }
         pending.stack = null;
+        pending.entry = null;
       }
     }).unref?.();
   }
@@ -141,6 +182,17 @@ export class Recorder {
     });
   }
 
+  /**
+   * A web framework's route template for an incoming request (its node:http `IncomingMessage`), or a reader
+   * of it called when the request ends (Koa and Hono settle it while the request runs). The request's unit is
+   * found from the message, else from the active context; outside a request it is ignored.
+   */
+  noteRoute(request: object | undefined, route: string | (() => unknown)): void {
+    const unit = (request && this.requestUnits.get(request)) || this.activeUnit();
+    if (unit.type !== 'request' || unit.closed) return;
+    unit.routeFrom = route;
+  }
+
   onStart(span: Span, parentContext: Context): void {
     const { spanId, traceId } = span.spanContext();
     const parent = trace.getSpan(parentContext);
@@ -150,6 +202,7 @@ export class Recorder {
     const marker = span.attributes[ATTR_UNIT];
     const start = hrToMs(span.startTime);
     let unit: Unit | undefined;
+    let decideBy = traceId;
     const parentId = liveParent && liveParent !== this.processUnit ? liveParent.id : null;
     if (marker === 'job' || marker === 'command') {
       unit = new Unit(marker, span.name, start, traceId, spanId, parentId);
@@ -164,15 +217,18 @@ export class Recorder {
       }
       unit = new Unit('request', span.name, start, traceId, spanId, parentId);
       if (incoming) this.requestUnits.set(incoming, unit);
+      decideBy = incomingTraceId(incoming) ?? traceId;
       this.servedRequest = true;
     } else if (span.kind === SpanKind.CONSUMER && !liveParent) {
       unit = new Unit('job', span.name, start, traceId, spanId, null);
     }
     if (unit) {
+      // Once per root unit, from its trace id; a unit started inside another follows it.
+      unit.sampled = liveParent && liveParent !== this.processUnit ? liveParent.sampled : this.sampler.decide(decideBy);
       this.register(unit, spanId);
       return;
     }
-    const owner = liveParent ?? this.processUnit;
+    const owner = liveParent ?? this.outside();
     this.register(owner, spanId);
   }
 
@@ -213,7 +269,8 @@ export class Recorder {
       unit.status = status === undefined || status === null ? '' : String(status);
       if (unit.request) {
         unit.request.status = unit.status ? Number(unit.status) : null;
-        const route = attrs['http.route'];
+        // The framework's own report first: the same whether or not the app's OTel setup sets http.route.
+        const route = unit.frameworkRoute() ?? attrs['http.route'];
         if (typeof route === 'string' && route) unit.request.route = route;
       }
       unit.endedBy = 'response';
@@ -238,12 +295,19 @@ export class Recorder {
       if (this.units.get(id) === unit) this.units.delete(id);
     }
     unit.openSpans.clear();
-    if (this.excluded(unit.name)) return;
+    if (!unit.sampled || this.excluded(unit.name)) return;
     try {
-      this.writer.enqueue(unit.toInput(this.config.root, this.meta, this.config.origin.enabled));
+      this.writer.enqueue(unit.toInput(this.config.root, this.metaNow(), this.config.origin.enabled));
     } catch (error) {
       this.logger.warnOnce('unit-input', 'could not record a capture', error);
     }
+  }
+
+  /** The meta of a capture written now: with sampling in effect, what was left out since the previous one. */
+  private metaNow(): UnitInput['meta'] {
+    if (!this.sampler.active) return this.meta;
+    const { rate, maxPerSecond } = this.sampler.settings;
+    return { ...this.meta, sampling: { rate, max_per_second: maxPerSecond, skipped: this.sampler.takeSkipped() } };
   }
 
   excluded(name: string): boolean {
@@ -256,6 +320,12 @@ export class Recorder {
    * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself).
    */
   closeAll(exitCode: number, endedBy: 'exit' | 'error'): void {
+    // A test still running at exit did not pass (the process exited or crashed inside it).
+    for (const unit of this.tests.splice(0).reverse()) {
+      unit.status = 'failed';
+      unit.endedBy = endedBy;
+      this.close(unit);
+    }
     const open = new Set(this.units.values());
     for (const unit of open) {
       if (unit === this.processUnit || unit.closed) continue;
@@ -267,7 +337,9 @@ export class Recorder {
     if (main.closed) return;
     main.status = String(exitCode);
     main.endedBy = endedBy;
-    if (main.calls.length > 0 || main.folded || (!this.servedRequest && !this.startedChild)) this.close(main);
+    // A server's (or a test file's) own command capture matters only when something outside its requests
+    // (tests) called out; a launcher's, only when it called out itself.
+    if (main.calls.length > 0 || main.folded || (!this.servedRequest && !this.ranTests && !this.startedChild)) this.close(main);
     else main.closed = true;
   }
 }
@@ -279,6 +351,19 @@ function commandName(root: string): string {
   const relative = path.relative(root, script);
   const shown = relative && !relative.startsWith('..') ? relative : script;
   return [shown, ...args].join(' ');
+}
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;
+
+/**
+ * The trace an incoming request says it belongs to (W3C `traceparent`), read for the sampling decision only:
+ * with no propagator of the app's (Probe registers none), the request's span starts a trace of its own, yet
+ * every service of the caller's trace must decide alike.
+ */
+function incomingTraceId(request: object | undefined): string | undefined {
+  const header = (request as { headers?: Record<string, unknown> } | undefined)?.headers?.traceparent;
+  const match = typeof header === 'string' ? TRACEPARENT.exec(header) : null;
+  return match && match[1] !== '0'.repeat(32) ? match[1] : undefined;
 }
 
 function randomTraceId(): string {

@@ -3,6 +3,7 @@ import type { FoldedCallsInput, IncomingRequestInput, PoolInput, SpanInput, Unit
 import type { CallRecord } from './CallRecord';
 import { newCaptureId } from '../capture/ids';
 import { resolveOrigin } from './origin';
+import { entryOrigin } from './entry';
 
 /** A unit of work in progress: the root of one future capture. */
 export class Unit {
@@ -13,6 +14,8 @@ export class Unit {
   tags: string[] = [];
   jobId: string | null = null;
   request: IncomingRequestInput | null = null;
+  /** The framework's route template, or a reader of it called when the request ends (see Recorder.noteRoute). */
+  routeFrom: string | (() => unknown) | null = null;
   readonly spans: SpanInput[] = [];
   readonly calls: CallRecord[] = [];
   readonly pools: PoolInput[] = [];
@@ -23,6 +26,8 @@ export class Unit {
   endedAt: number | null = null;
   endedBy: EndedBy = 'return';
   closed = false;
+  /** Decided when the unit starts (see Sampler): a unit not sampled records nothing and is never written. */
+  sampled = true;
 
   constructor(
     readonly type: CaptureType,
@@ -33,6 +38,19 @@ export class Unit {
     readonly parentId: string | null,
   ) {
     this.name = name;
+  }
+
+  /** The framework's route template, when it reported a non-empty one. Never throws. */
+  frameworkRoute(): string | null {
+    let route = this.routeFrom;
+    if (typeof route === 'function') {
+      try {
+        route = route() as string | null;
+      } catch {
+        route = null; // a reader on a request the framework never routed (Hono's 404)
+      }
+    }
+    return typeof route === 'string' && route ? route : null;
   }
 
   openPool(parentSpanId: string | null): number {
@@ -62,8 +80,9 @@ export class Unit {
       request: this.request,
       spans: this.spans,
       calls: this.calls.map((call) => {
-        if (originEnabled && !call.origin) call.origin = resolveOrigin(call.stack, root);
+        if (originEnabled && !call.origin) call.origin = resolveOrigin(call.stack, root) ?? entryOrigin(call.entry, root);
         call.stack = null;
+        call.entry = null;
         return call.toInput();
       }),
       pools: this.pools,

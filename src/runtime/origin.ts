@@ -20,25 +20,32 @@ const MAX_FILES = 5000;
 const asCallSites = (_error: Error, sites: NodeJS.CallSite[]) => sites;
 
 let capturing = true;
+let recording: (() => boolean) | undefined;
 
-/** `origin.enabled: false` turns stack capture off at the source, not only the resolving. */
-export function setStackCapture(enabled: boolean): void {
+/**
+ * `origin.enabled: false` turns stack capture off at the source, not only the resolving. `whileRecording`
+ * (set only when sampling is in effect: it costs a context lookup per capture) tells whether the work in
+ * progress is recorded at all: a call of a unit left out by sampling takes no stack, wherever it is asked.
+ */
+export function setStackCapture(enabled: boolean, whileRecording?: () => boolean): void {
   capturing = enabled;
+  recording = whileRecording;
 }
 
 /**
  * The raw call sites of the current stack. Structured call sites skip V8's string formatting (the costly
- * part); turning them into file:line happens after the unit of work ends.
+ * part); turning them into file:line happens after the unit of work ends. `below`: frames down to that
+ * function's are left out.
  */
-export function captureStack(limit = STACK_LIMIT): NodeJS.CallSite[] | null {
-  if (!capturing) return null;
+export function captureStack(limit = STACK_LIMIT, below: Function = captureStack): NodeJS.CallSite[] | null {
+  if (!capturing || (recording !== undefined && !recording())) return null;
   const previousPrepare = Error.prepareStackTrace;
   const previousLimit = Error.stackTraceLimit;
   try {
     Error.prepareStackTrace = asCallSites;
     Error.stackTraceLimit = limit;
     const holder: { stack?: NodeJS.CallSite[] } = {};
-    Error.captureStackTrace(holder, captureStack);
+    Error.captureStackTrace(holder, below);
     return Array.isArray(holder.stack) ? holder.stack : null;
   } catch {
     return null;

@@ -21,12 +21,17 @@ import { UndiciLens } from '../lens/undici';
 import { HttpLens } from '../lens/http';
 import { wrapFetch } from '../lens/fetch';
 import { UndiciFetchInstrumentation } from '../lens/undici-fetch';
+import { LibraryEntryInstrumentation } from '../lens/libraryEntries';
 import { Joiner, type JoinLens } from './join/Joiner';
 import { hasContextManager, watchTracerProvider } from './join/globals';
 import { yieldContextManagerTo } from './join/context';
 import { adoptAppHttpInstrumentation } from './join/adopt';
 import { appInstrumentsHttp, neverUnwrapOthers } from './join/appHttp';
 import { wrapHttpEntries } from '../lens/httpEntry';
+import { alsoHookEsm } from '../lens/esmHook';
+import { NodeTestInstrumentation, nodeTestMayRun } from '../testrunner/nodeTest';
+import { isTestRunnerProcess } from '../testrunner/runnerProcess';
+import { watchRoutes } from '../lens/routes/watchRoutes';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
 function subscribe(name: string, handler: (message: unknown) => void): () => void {
@@ -61,6 +66,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   if (!store) return NOOP;
   const writer = new CaptureWriter(config, store, logger);
   const recorder = new Recorder(config, writer, logger);
+  if (isTestRunnerProcess()) recorder.ranTests = true;
 
   // Undone last: every patch of someone else's code, from the one ledger (see patches.ts).
   const cleanups: Array<() => void> = [undoPatches];
@@ -90,9 +96,13 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     const appHttp = appInstrumentsHttp();
     // With an app setup present, the app's instrumentations make the client spans and headers (see Joiner).
     const httpHooks = { requestHook: joiner.once(httpLens.requestHook as never) as never, responseHook: httpLens.responseHook as never };
+    // node:test files are ESM often: their `import 'node:test'` goes through the loader only if it is listed.
+    if (nodeTestMayRun()) alsoHookEsm('node:test');
     const instrumentations: Instrumentation[] = [
+      new NodeTestInstrumentation(logger),
       new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
+      new LibraryEntryInstrumentation(logger),
     ];
     let http: HttpInstrumentation | undefined;
     if (!appHttp) {
@@ -112,6 +122,8 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     cleanups.push(wrapHttpEntries([require('node:http'), require('node:https')], joiner.clientRequest));
     syncBuiltinESMExports();
   }
+  // Web frameworks' route templates (Express, Fastify, Koa, Hono; NestJS through its adapter).
+  cleanups.push(watchRoutes(recorder, provider, subscribe, logger));
   cleanups.push(subscribe('http.server.request.start', (message) => {
     const request = (message as { request?: object } | undefined)?.request;
     if (request) recorder.noteIncoming(request);

@@ -25,6 +25,19 @@ describe('probe list / show / rows over a file store', () => {
     assert.deepEqual(ok.captures.map((row: { id: string }) => row.id), [IDS.sync]);
   });
 
+  test('probe list --route and --group-by route', async () => {
+    const one = JSON.parse((await app.cli(['list', '--json', '--route', '/orders/:id'])).stdout);
+    assert.deepEqual(one.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    const grouped = await app.cli(['list', '--group-by', 'route', '--type', 'request']);
+    assert.equal(grouped.code, 0, grouped.stderr);
+    const lines = grouped.stdout.split('\n');
+    assert.match(lines[0]!, /^ROUTE\s+CAPTURES\s+ERRORS\s+AVG\s+MAX\s+LATEST$/);
+    assert.match(lines[1]!, new RegExp(`^/orders/:id\\s+1\\s+1\\s+1000ms\\s+1000ms\\s+${IDS.order}$`));
+    const bad = await app.cli(['list', '--group-by', 'host']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /group_by "host" is not a grouping. Valid values: route/);
+  });
+
   test('probe show: newest by default, an id as argument, --sections and --limit', async () => {
     const newest = await app.cli(['show']);
     assert.equal(newest.code, 0, newest.stderr);

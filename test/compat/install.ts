@@ -32,14 +32,24 @@ export function packProbe(): string {
  * The third-party packages stay installed between runs; only Probe is replaced.
  */
 export function installCell(cell: Cell): string {
-  const key = createHash('sha256').update(JSON.stringify(cell.dependencies)).digest('hex').slice(0, 10);
-  const app = path.join(CACHE, `${cell.name}-${key}`);
+  return installApp(cell.name, cell.dependencies, (app) => {
+    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
+    fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
+    if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
+  });
+}
+
+/**
+ * An app folder in the cache (`<name>-<hash of its pins>`) with its pinned dependencies (and `overrides`, to
+ * pin a transitive one) plus the packed Probe. `copy` puts the app's own files in first.
+ */
+export function installApp(name: string, dependencies: Record<string, string>, copy: (app: string) => void, overrides?: Record<string, string>): string {
+  const key = createHash('sha256').update(JSON.stringify(overrides ? { dependencies, overrides } : dependencies)).digest('hex').slice(0, 10);
+  const app = path.join(CACHE, `${name}-${key}`);
   fs.mkdirSync(app, { recursive: true });
-  for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
-  fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
-  if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
+  copy(app);
   const tgz = packProbe();
-  const pkg = { name: `compat-${cell.name}`, version: '1.0.0', private: true, dependencies: { ...cell.dependencies, probe: `file:${tgz}` } };
+  const pkg = { name: `compat-${name}`, version: '1.0.0', private: true, dependencies: { ...dependencies, probe: `file:${tgz}` }, ...(overrides ? { overrides } : {}) };
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
   // A fresh resolution of Probe's own dependencies, as a first install gets: npm keeps a nested package an
   // earlier Probe brought (say its own @opentelemetry/api) when it still satisfies the new one's ranges.

@@ -85,6 +85,24 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     assert.equal(await rowCount(page), 7);
   });
 
+  it('groups captures by route template, and shows each capture\'s route', async () => {
+    await visit(page, cli.url);
+    await page.waitForSelector('[data-testid=capture-row]');
+    assert.equal(await page.locator(`[data-testid=capture-row][data-id=${CHECKOUT_ID}] [data-testid=capture-route]`).textContent(), '/checkout');
+    await page.check('[data-testid=by-route]');
+    await page.waitForSelector('[data-testid=route-group]');
+    const keys = await page.locator('[data-testid=route-group-key]').allTextContents();
+    assert.deepEqual(keys, ['(no route)', '/checkout'], 'the most captured route first');
+    const groups = await page.locator('[data-testid=route-group]').allTextContents();
+    assert.match(groups[1]!, /1 capture(?!s)/);
+    assert.equal(await rowCount(page), 7, 'every capture under its route');
+    // The row right after the /checkout header is the checkout capture.
+    const after = await page.locator('[data-testid=route-group]:has([data-testid=route-group-key]:text-is("/checkout")) + tr').getAttribute('data-id');
+    assert.equal(after, CHECKOUT_ID);
+    await page.uncheck('[data-testid=by-route]');
+    assert.equal(await page.locator('[data-testid=route-group]').count(), 0);
+  });
+
   it('shows a capture written while the page is open, without a reload', async () => {
     await visit(page, cli.url);
     await page.waitForSelector('[data-testid=capture-row]');

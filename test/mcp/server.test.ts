@@ -68,6 +68,9 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     assert.deepEqual((await mcp.call('probe-list', { has: ['http'], limit: 1 })).json.captures.map((row: { id: string }) => row.id), [IDS.sync]);
     // What agents send besides the documented form: booleans and numbers as strings, a list as "a,b".
     assert.deepEqual((await mcp.call('probe-list', { has_errors: 'true', limit: '5', has: 'http,request' })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    assert.deepEqual((await mcp.call('probe-list', { route: '/orders/:id' })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    const grouped = (await mcp.call('probe-list', { type: 'request', group_by: 'route' })).json;
+    assert.deepEqual(grouped.groups.map((group: { route: string; captures: number }) => [group.route, group.captures]), [['/orders/:id', 1]]);
   });
 
   test('probe-show: header, summary and first rows of the listed sections', async () => {
@@ -141,6 +144,7 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     await error('probe-show', { id: IDS.sync, sections: ['request'] }, /has no section "request". Valid values: http/);
     await error('probe-show', { id: '../../../etc/passwd' }, /is not a capture id/);
     await error('probe-list', { type: 'cron' }, /type must be one of request, job, command/);
+    await error('probe-list', { group_by: 'host' }, /group_by must be "route"/);
     await error('probe-list', { since: 'yesterday' }, /not a duration.*Valid values: 30s, 15m, 2h, 1d/);
     await error('probe-list', { has: ['sql'] }, /Valid values: http, request, queries/);
   });

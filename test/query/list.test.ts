@@ -49,3 +49,21 @@ test('an empty store is an answer', async () => {
   assert.deepEqual(result.captures, []);
   assert.match(result.note ?? '', /no captures yet/);
 });
+
+test('route: filter by template and count captures per route', async () => {
+  const s = store();
+  assert.deepEqual(ids(await queryList(s, { route: '/orders/:id' }, NOW)), [IDS.order]);
+  assert.deepEqual(ids(await queryList(s, { route: '/users/:id' }, NOW)), []);
+  const grouped = await queryList(s, { group_by: 'route', limit: 1 }, NOW);
+  assert.deepEqual(ids(grouped), [IDS.seed]);
+  // Every matching capture is counted, not only the ones returned.
+  assert.deepEqual(
+    grouped.groups?.map((group) => [group.route, group.captures, group.with_errors, group.latest_id]),
+    [
+      [null, 2, 0, IDS.seed],
+      ['/orders/:id', 1, 1, IDS.order],
+    ],
+  );
+  assert.equal((await queryList(s, {}, NOW)).groups, undefined);
+  await assert.rejects(queryList(s, { group_by: 'host' }, NOW), /group_by "host" is not a grouping. Valid values: route/);
+});

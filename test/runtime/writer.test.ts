@@ -36,7 +36,10 @@ test('a store whose put never settles cannot hold flush(): the put times out, is
   const hanging = { put: () => new Promise<void>(() => {}), find: async () => null, index: async () => [], clear: async () => {} };
   const writer = new CaptureWriter(config, hanging, createLogger((line) => lines.push(line)), 50);
   writer.enqueue(ended('stuck'));
+  // The writer's timers do not hold a process open (an app's exit must not wait on them): this test does.
+  const awake = setInterval(() => {}, 1000);
   await writer.flush();
+  clearInterval(awake);
   assert.equal(writer.dropped, 1);
   assert.match(lines.join('\n'), /could not store a capture: the file store's put did not settle within 50 ms/);
 });

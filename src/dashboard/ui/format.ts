@@ -47,10 +47,11 @@ export function statusTone(status: number | null): Tone {
   return 'ok';
 }
 
-/** Colour of a capture status: an HTTP code for requests, `done`/`failed` for jobs, an exit code for commands. */
+/** Colour of a capture status: an HTTP code for requests, `done`/`failed` for jobs, an exit code for commands, `passed`/`failed` for tests. */
 export function captureStatusTone(type: string, status: string): Tone {
   if (type === 'request') return /^\d+$/.test(status) ? statusTone(Number(status)) : 'muted';
   if (type === 'job') return status === 'done' ? 'ok' : status === 'failed' ? 'error' : 'muted';
+  if (type === 'test') return status === 'passed' ? 'ok' : status === 'failed' ? 'error' : 'muted';
   return status === '0' ? 'ok' : 'error';
 }
 

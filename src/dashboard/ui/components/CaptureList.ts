@@ -4,11 +4,15 @@ import { html } from '../html';
 import { ago, fullTime, ms } from '../format';
 import { captureHref } from '../router';
 import { CaptureStatus, TypeBadge } from './Badges';
+import { samplingNote, samplingOf } from '../../../query/sampling';
+import { groupByRoute } from '../../../query/route-groups';
 
 export interface ListFilters {
-  type: 'all' | 'request' | 'job' | 'command';
+  type: 'all' | 'request' | 'job' | 'command' | 'test';
   errorsOnly: boolean;
   text: string;
+  /** Captures under one header per route template (the framework's, as in `probe list --group-by route`). */
+  byRoute: boolean;
 }
 
 const TYPES: Array<{ value: ListFilters['type']; label: string }> = [
@@ -16,6 +20,7 @@ const TYPES: Array<{ value: ListFilters['type']; label: string }> = [
   { value: 'request', label: 'Requests' },
   { value: 'job', label: 'Jobs' },
   { value: 'command', label: 'Commands' },
+  { value: 'test', label: 'Tests' },
 ];
 
 function plural(count: number, word: string): string {
@@ -38,12 +43,27 @@ export function filterIndex(rows: IndexRow[], filters: ListFilters): IndexRow[] 
 /** Captures, newest first, updating live; ids that arrived since the first render flash once. */
 export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexRow[]; loaded: boolean; filters: ListFilters; onFilters: (f: ListFilters) => void }) {
   const shown = useMemo(() => filterIndex(rows, filters), [rows, filters]);
+  const sampling = useMemo(() => samplingOf(rows), [rows]);
   const known = useRef<Set<string> | null>(null);
   const fresh = new Set<string>();
   if (known.current) for (const row of rows) if (!known.current.has(row.id)) fresh.add(row.id);
   useEffect(() => {
     if (loaded) known.current = new Set(rows.map((row) => row.id));
   }, [rows, loaded]);
+
+  const renderRow = (row: IndexRow) => html`<tr key=${row.id} class=${`capture-row ${fresh.has(row.id) ? 'fresh' : ''}`} data-testid="capture-row" data-id=${row.id} onClick=${() => (location.hash = captureHref(row.id))}>
+      <td><${TypeBadge} type=${row.type} /></td>
+      <td class="name"><a href=${captureHref(row.id)} class="mono">${row.name}</a>
+        ${row.route ? html` <span class="muted small mono" data-testid="capture-route">${row.route}</span>` : null}
+        ${row.label ? html` <span class="tag">${row.label}</span>` : null}
+        ${row.tags.map((tag) => html` <span class="tag tag-muted">${tag}</span>`)}
+      </td>
+      <td><${CaptureStatus} type=${row.type} status=${row.status} /></td>
+      <td class="num">${String(row.counts.http ?? 0)}</td>
+      <td class="num">${row.errors ? html`<span class="tone-error-text">${String(row.errors)}</span>` : html`<span class="muted">0</span>`}</td>
+      <td class="num">${ms(row.duration)}</td>
+      <td class="num muted" title=${fullTime(row.started_at)}>${ago(row.started_at)}</td>
+    </tr>`;
 
   return html`<div class="list-page">
     <div class="toolbar">
@@ -53,9 +73,11 @@ export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexR
         )}
       </div>
       <label class="check"><input type="checkbox" data-testid="errors-only" checked=${filters.errorsOnly} onChange=${(e: Event) => onFilters({ ...filters, errorsOnly: (e.target as HTMLInputElement).checked })} /> With errors</label>
-      <input class="search" type="search" placeholder="Filter by name, status, label, tag…" value=${filters.text} data-testid="list-filter" onInput=${(e: Event) => onFilters({ ...filters, text: (e.target as HTMLInputElement).value })} />
+      <label class="check"><input type="checkbox" data-testid="by-route" checked=${filters.byRoute} onChange=${(e: Event) => onFilters({ ...filters, byRoute: (e.target as HTMLInputElement).checked })} /> By route</label>
+      <input class="search" type="search" placeholder="Filter by name, route, status, label, tag…" value=${filters.text} data-testid="list-filter" onInput=${(e: Event) => onFilters({ ...filters, text: (e.target as HTMLInputElement).value })} />
       <span class="muted small" data-testid="list-count">${shown.length === rows.length ? plural(rows.length, 'capture') : `${shown.length} of ${plural(rows.length, 'capture')}`}</span>
     </div>
+    ${sampling ? html`<p class="muted small sampling-note" data-testid="sampling-note">${samplingNote(sampling)}</p>` : null}
     ${!loaded
       ? html`<div class="empty">Loading…</div>`
       : rows.length === 0
@@ -64,20 +86,16 @@ export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexR
             <colgroup><col class="c-type" /><col /><col class="c-status" /><col class="c-count" /><col class="c-count" /><col class="c-dur" /><col class="c-when" /></colgroup>
             <thead><tr><th>Type</th><th>Name</th><th>Status</th><th class="num">HTTP</th><th class="num">Errors</th><th class="num">Duration</th><th class="num">When</th></tr></thead>
             <tbody>
-              ${shown.map(
-                (row) => html`<tr key=${row.id} class=${`capture-row ${fresh.has(row.id) ? 'fresh' : ''}`} data-testid="capture-row" data-id=${row.id} onClick=${() => (location.hash = captureHref(row.id))}>
-                  <td><${TypeBadge} type=${row.type} /></td>
-                  <td class="name"><a href=${captureHref(row.id)} class="mono">${row.name}</a>
-                    ${row.label ? html` <span class="tag">${row.label}</span>` : null}
-                    ${row.tags.map((tag) => html` <span class="tag tag-muted">${tag}</span>`)}
-                  </td>
-                  <td><${CaptureStatus} type=${row.type} status=${row.status} /></td>
-                  <td class="num">${String(row.counts.http ?? 0)}</td>
-                  <td class="num">${row.errors ? html`<span class="tone-error-text">${String(row.errors)}</span>` : html`<span class="muted">0</span>`}</td>
-                  <td class="num">${ms(row.duration)}</td>
-                  <td class="num muted" title=${fullTime(row.started_at)}>${ago(row.started_at)}</td>
-                </tr>`,
-              )}
+              ${filters.byRoute
+                ? groupByRoute(shown).flatMap((group) => [
+                    html`<tr key=${`g:${group.route}`} class="group" data-testid="route-group">
+                      <td colspan="7"><span class="group-key mono" data-testid="route-group-key">${group.route ?? '(no route)'}</span>
+                        <span class="group-stats"><span><b>${String(group.captures)}</b> ${group.captures === 1 ? 'capture' : 'captures'}</span><span class=${group.with_errors ? 'tone-error-text' : ''}><b>${String(group.with_errors)}</b> with errors</span><span>avg <b>${ms(group.avg_duration)}</b></span><span>max <b>${ms(group.max_duration)}</b></span></span>
+                      </td>
+                    </tr>`,
+                    ...shown.filter((row) => (row.route ?? null) === group.route).map(renderRow),
+                  ])
+                : shown.map(renderRow)}
             </tbody>
           </table>`}
   </div>`;

@@ -1,0 +1,209 @@
+import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import type { Logger } from '../util/logger';
+import { enterLibrary, markEntry, markedEntry, type EntryStack } from '../runtime/entry';
+import { patchMethod } from '../runtime/patches';
+
+type Fn = (...args: unknown[]) => unknown;
+type Undo = () => void;
+/** Why the library is hooked (for the patch ledger), and the undo of each patch made. */
+interface Hooking {
+  why: string;
+  undo: Undo[];
+}
+type Exports = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * The client libraries that start their request (or a retry) after an async hop, so the lens sees no app
+ * frame on the stack: each one's entry points, where the app's call still is. Only the app's origin needs
+ * these; recording works without them. Each wrapper is a no-op where a version lacks the method.
+ */
+const LIBRARIES: Record<string, { why: string; hook(exports: Exports, hooking: Hooking): void }> = {
+  got: {
+    why: "got() builds its Options while the app's call is on the stack, then its Request awaits hooks before calling the request function; retries start from a timer (https://github.com/sindresorhus/got/blob/main/source/core/index.ts, _makeRequest)",
+    hook: (exports, hooking) => hookGot(exports.Options?.prototype, hooking),
+  },
+  ky: {
+    why: 'ky retries from `await delay()` inside its own promise chain, which V8 async stack traces do not link to the app (https://github.com/sindresorhus/ky/blob/main/source/core/Ky.ts)',
+    hook: (exports, hooking) => {
+      hookKy(exports.default, hooking);
+      hookKyCall(exports, hooking);
+    },
+  },
+  superagent: {
+    why: 'superagent sends in .end(), which `await` calls through .then() in a microtask with no app frame (https://github.com/ladjs/superagent/blob/master/src/request-base.js)',
+    hook: (exports, hooking) => hookSuperagent(exports, hooking),
+  },
+  stripe: {
+    why: "Stripe's request sender awaits the user agent and its retry timers before http.request (https://github.com/stripe/stripe-node/blob/master/src/RequestSender.ts)",
+    hook: (exports, hooking) => scoped((exports.StripeResource ?? exports.default?.StripeResource)?.prototype, '_makeRequest', 'stripe StripeResource.prototype._makeRequest', hooking),
+  },
+  '@anthropic-ai/sdk': {
+    why: "the Anthropic client's request() awaits its options, then fetches and retries inside an APIPromise the app's await does not link to (https://github.com/anthropics/anthropic-sdk-typescript/blob/main/src/client.ts)",
+    hook: (exports, hooking) => scoped(exports.BaseAnthropic?.prototype, 'request', '@anthropic-ai/sdk BaseAnthropic.prototype.request', hooking),
+  },
+};
+
+/** The modules hooked here: ESM apps need the import loader for them (see esmHook). */
+export const LIBRARY_MODULES = Object.keys(LIBRARIES);
+/** ESM-only packages: a CommonJS app reaches them through `import()`, which only the loader sees. */
+export const ESM_ONLY_MODULES = ['ky'];
+
+/** Runs the method as a library entry (see runtime/entry.ts). */
+function scoped(owner: object | undefined, key: string, target: string, { why, undo }: Hooking): void {
+  if (!owner) return;
+  const done = patchMethod(owner as Record<string, Fn>, key, target, why, asEntry);
+  if (done) undo.push(done);
+}
+
+function asEntry(original: Fn): Fn {
+  const entry = function (this: unknown) {
+    const args = arguments as unknown as unknown[];
+    return enterLibrary(() => original.apply(this, args), entry);
+  };
+  return entry;
+}
+
+const KY_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'];
+const KY_WRAPPED = Symbol.for('probe.ky.wrapped');
+type Ky = Record<string | symbol, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A ky instance (a function with its shortcuts) not wrapped yet. */
+function isKy(ky: unknown): ky is Ky {
+  return typeof ky === 'function' && !(ky as Ky)[KY_WRAPPED];
+}
+
+/** ky's default instance: its shortcuts, and the instances `create` and `extend` return. */
+function hookKy(ky: Ky | undefined, hooking: Hooking): void {
+  if (!isKy(ky)) return;
+  ky[KY_WRAPPED] = true;
+  for (const name of KY_METHODS) scoped(ky, name, `ky.${name}`, hooking);
+  for (const name of ['create', 'extend']) {
+    const done = patchMethod(ky as Record<string, Fn>, name, `ky.${name}`, hooking.why, instanceMaker);
+    if (done) hooking.undo.push(done);
+  }
+}
+
+/**
+ * `ky(url)` itself: the default export becomes a wrapper with the same shortcuts, where the module's exports
+ * can be set (import-in-the-middle's namespace, which ESM apps and a CommonJS app's `import()` get). A
+ * frozen namespace keeps ky as it is: its shortcuts are still hooked.
+ */
+function hookKyCall(exports: Exports, hooking: Hooking): void {
+  if (typeof exports.default !== 'function') return;
+  try {
+    const done = patchMethod(exports, 'default', 'ky (the default export)', hooking.why, (original: Fn) => {
+      const ky = asEntry(original) as Ky;
+      for (const key of Object.keys(original)) ky[key] = (original as Ky)[key];
+      ky[KY_WRAPPED] = true;
+      return ky as Fn;
+    });
+    if (done) hooking.undo.push(done);
+  } catch {
+    // a module namespace that cannot be set
+  }
+}
+
+/** Instances the app makes live and die with it: wrapped in place, off the ledger. */
+function instanceMaker(original: Fn): Fn {
+  return function (this: unknown) {
+    const ky = original.apply(this, arguments as unknown as unknown[]) as Ky;
+    if (isKy(ky)) {
+      ky[KY_WRAPPED] = true;
+      for (const name of KY_METHODS) if (typeof ky[name] === 'function') ky[name] = asEntry(ky[name]);
+      for (const name of ['create', 'extend']) if (typeof ky[name] === 'function') ky[name] = instanceMaker(ky[name]);
+    }
+    return ky;
+  };
+}
+
+/**
+ * got: each call's Options keep the caller's stack (`merge` runs in Options' constructor, inside the app's
+ * call); the request function they hand to got's Request runs under it. got exports Options, not Request.
+ */
+function hookGot(options: Record<string, Fn> | undefined, { why, undo }: Hooking): void {
+  if (!options) return;
+  const merge = patchMethod(options, 'merge', 'got Options.prototype.merge', why, (original) => {
+    const entry = function (this: unknown) {
+      markEntry(this, entry);
+      return original.apply(this, arguments as unknown as unknown[]);
+    };
+    return entry;
+  });
+  if (merge) undo.push(merge);
+  for (const name of ['getRequestFunction', 'getFallbackRequestFunction']) {
+    const done = patchMethod(options, name, `got Options.prototype.${name}`, why, (original) =>
+      function (this: unknown) {
+        const request = original.apply(this, arguments as unknown as unknown[]);
+        const marked = markedEntry(this);
+        return marked && typeof request === 'function' ? underEntry(request as Fn, marked) : request;
+      },
+    );
+    if (done) undo.push(done);
+  }
+}
+
+function underEntry(request: Fn, marked: EntryStack): Fn {
+  const entry = function (this: unknown) {
+    const args = arguments as unknown as unknown[];
+    return enterLibrary(() => request.apply(this, args), entry, marked);
+  };
+  return entry;
+}
+
+/** superagent's Request keeps its caller's stack; `request()` (sending and each retry) runs under it. */
+function hookSuperagent(exports: Exports, { why, undo }: Hooking): void {
+  const Original = exports?.Request as (new (...args: unknown[]) => object) | undefined;
+  if (typeof Original !== 'function') return;
+  const done = patchMethod(exports, 'Request', 'superagent.Request', why, () => {
+    // `new exports.Request(...)` everywhere inside superagent: the constructor is the one place every
+    // request (superagent(), its shortcuts, agents) goes through while the app's call is on the stack.
+    const Request = function Request(this: unknown, ...args: unknown[]) {
+      const request = Reflect.construct(Original, args, new.target && new.target !== Request ? new.target : Original);
+      markEntry(request, Request);
+      return request;
+    } as unknown as Exports;
+    Request.prototype = Original.prototype; // instanceof and plugins that extend the prototype keep working
+    Object.setPrototypeOf(Request, Original);
+    return Request;
+  });
+  if (done) undo.push(done);
+  const send = patchMethod(Original.prototype as Record<string, Fn>, 'request', 'superagent Request.prototype.request', why, (original) => {
+    const entry = function (this: unknown) {
+      const args = arguments as unknown as unknown[];
+      const marked = markedEntry(this);
+      return marked ? enterLibrary(() => original.apply(this, args), entry, marked) : original.apply(this, args);
+    };
+    return entry;
+  });
+  if (send) undo.push(send);
+}
+
+/**
+ * Module hooks (require-in-the-middle, and import-in-the-middle for ESM apps) for the libraries above.
+ */
+export class LibraryEntryInstrumentation extends InstrumentationBase {
+  constructor(private readonly probeLogger: Logger) {
+    super('probe-library-entries', '0.1.0', {});
+  }
+
+  protected init() {
+    return LIBRARY_MODULES.map((name) => {
+      const hooking: Hooking = { why: `the app's line of calls made after an async hop: ${LIBRARIES[name]!.why}`, undo: [] };
+      return new InstrumentationNodeModuleDefinition(
+        name,
+        ['*'],
+        (exports: Exports) => {
+          try {
+            LIBRARIES[name]!.hook(exports, hooking);
+          } catch (error) {
+            this.probeLogger.warnOnce(`entry-${name}`, `could not hook ${name} for call origins`, error);
+          }
+          return exports;
+        },
+        () => {
+          while (hooking.undo.length > 0) hooking.undo.pop()!();
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Builds Express's full route template (`/api/users/:id`) from what its router reports one level at a time:
+ * a mounted router or middleware gives the path it was mounted with (`/api/users`), a route its own path
+ * (`/:id`), and `req.baseUrl` the concrete prefix matched so far (`/api/users`). The template of each prefix
+ * is kept per request, keyed by that concrete prefix: the router restores `req.baseUrl` as it leaves a mounted
+ * router, so the entry for the current `baseUrl` is always the last one entered there.
+ */
+export class ExpressTemplates {
+  /** Per request: concrete `baseUrl` → its template (null when a mount path was not a plain string). */
+  private readonly prefixes = new WeakMap<object, Map<string, string | null>>();
+
+  constructor(private readonly onRoute: (request: object, route: string) => void) {}
+
+  /** A mounted router or middleware starts, after the router has set `req.baseUrl` for it. */
+  mount(request: { baseUrl?: unknown }, pattern: unknown): void {
+    const base = typeof request.baseUrl === 'string' ? request.baseUrl : '';
+    let known = this.prefixes.get(request);
+    if (!known) this.prefixes.set(request, (known = new Map([['', '']])));
+    const own = mountPart(pattern);
+    if (own === null) {
+      known.set(base, null);
+      return;
+    }
+    if (own === '') {
+      if (!known.has(base)) known.set(base, null);
+      return;
+    }
+    const parent = known.get(dropSegments(base, own.split('/').length - 1));
+    known.set(base, typeof parent === 'string' ? parent + own : null);
+  }
+
+  /** A route's handlers start: its path joined to the template of the prefix it was mounted under. */
+  route(request: { baseUrl?: unknown }, path: unknown): void {
+    if (typeof path !== 'string') return;
+    const base = typeof request.baseUrl === 'string' ? request.baseUrl : '';
+    const prefix = base === '' ? '' : this.prefixes.get(request)?.get(base);
+    if (typeof prefix !== 'string') return;
+    this.onRoute(request, joinTemplate(prefix, path));
+  }
+}
+
+/** A mount path as a template prefix: `''` for `/`, no trailing slash; null where segments cannot be counted. */
+function mountPart(pattern: unknown): string | null {
+  if (pattern === undefined || pattern === '/') return '';
+  if (typeof pattern !== 'string' || /[*?(){}]/.test(pattern)) return null;
+  const trimmed = pattern.replace(/\/+$/, '');
+  return trimmed.startsWith('/') || trimmed === '' ? trimmed : `/${trimmed}`;
+}
+
+function dropSegments(base: string, count: number): string {
+  return base.split('/').slice(0, -count || undefined).join('/');
+}
+
+/** `/api/users` + `/:id`; a route at `/` under a prefix is the prefix itself. */
+export function joinTemplate(prefix: string, path: string): string {
+  if (prefix === '') return path || '/';
+  return path === '/' || path === '' ? prefix : prefix + (path.startsWith('/') ? path : `/${path}`);
+}

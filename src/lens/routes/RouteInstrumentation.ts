@@ -1,0 +1,68 @@
+import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
+import type { Logger } from '../../util/logger';
+import type { ExpressTemplates } from './ExpressTemplates';
+import { patchLayerHandle, patchRouterUse } from './expressRoutes';
+import { patchKoaContext } from './koaRoutes';
+import { patchHonoContext } from './honoRoutes';
+
+type NoteRoute = (request: object | undefined, route: string | (() => unknown)) => void;
+
+/**
+ * The frameworks whose route template cannot be read through a diagnostics channel: Express 4, Express 5 on
+ * router < 2.3, Koa and Hono, patched as their modules are required (CommonJS). Fastify and router >= 2.3
+ * need no patch (see fastifyRoutes, expressRoutes). Each patch goes through the ledger (runtime/patches).
+ */
+export class RouteInstrumentation extends InstrumentationBase {
+  private readonly undos = new WeakMap<object, Array<() => void>>();
+
+  constructor(
+    private readonly templates: ExpressTemplates,
+    private readonly noteRoute: NoteRoute,
+    private readonly probeLogger: Logger,
+  ) {
+    super('probe-routes', '0.1.0', {});
+  }
+
+  protected init() {
+    return [
+      new InstrumentationNodeModuleDefinition('express', ['>=4.0.0 <5'], undefined, undefined, [
+        this.file('express/lib/router/index.js', ['>=4.0.0 <5'], (proto) => patchRouterUse(proto, 'express 4 Router use')),
+        this.file('express/lib/router/layer.js', ['>=4.0.0 <5'], (Layer) => patchLayerHandle(Layer.prototype, 'handle_request', 'express 4 Layer.prototype.handle_request', this.templates)),
+      ]),
+      // router >= 2.3 publishes the same facts on its diagnostics channel.
+      this.module('router', ['>=2.0.0 <2.3.0'], (Router) => patchRouterUse(Router.prototype, 'router Router.prototype.use'), [
+        this.file('router/lib/layer.js', ['>=2.0.0 <2.3.0'], (Layer) => patchLayerHandle(Layer.prototype, 'handleRequest', 'router Layer.prototype.handleRequest', this.templates)),
+      ]),
+      this.module('koa', ['>=2.0.0 <4'], (Application) => patchKoaContext(Application, this.noteRoute)),
+      new InstrumentationNodeModuleDefinition('hono', ['>=4.0.0 <5'], undefined, undefined, [
+        this.file('hono/dist/cjs/context.js', ['>=4.0.0 <5'], (exports) => patchHonoContext(exports, this.noteRoute)),
+      ]),
+    ];
+  }
+
+  private module(name: string, versions: string[], patch: (exports: any) => (() => void) | null, files: InstrumentationNodeModuleFile[] = []) {
+    return new InstrumentationNodeModuleDefinition(name, versions, (exports) => this.apply(exports, name, patch), (exports) => this.revert(exports), files);
+  }
+
+  private file(name: string, versions: string[], patch: (exports: any) => (() => void) | null) {
+    return new InstrumentationNodeModuleFile(name, versions, (exports) => this.apply(exports, name, patch), (exports) => this.revert(exports));
+  }
+
+  private apply(exports: any, name: string, patch: (exports: any) => (() => void) | null): any {
+    if (!exports || this.undos.has(exports)) return exports;
+    try {
+      const undo = patch(exports);
+      if (undo) this.undos.set(exports, [undo]);
+    } catch (error) {
+      this.probeLogger.warnOnce(`route-${name}`, `could not read routes from ${name}`, error);
+    }
+    return exports;
+  }
+
+  private revert(exports: any): void {
+    const undos = exports && this.undos.get(exports);
+    if (!undos) return;
+    this.undos.delete(exports);
+    for (const undo of undos) undo();
+  }
+}

@@ -1,0 +1,33 @@
+import type { TracerProvider } from '@opentelemetry/api';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import type { Recorder } from '../../runtime/Recorder';
+import type { Logger } from '../../util/logger';
+import { ExpressTemplates } from './ExpressTemplates';
+import { onRouterTraceStart, type RouterTraceContext } from './expressRoutes';
+import { onFastifyInit } from './fastifyRoutes';
+import { RouteInstrumentation } from './RouteInstrumentation';
+
+type Subscribe = (name: string, handler: (message: unknown) => void) => () => void;
+
+/**
+ * Sets each request's route template from the framework that routed it, without the app's own OTel
+ * instrumentations: diagnostics channels where the framework has them (Fastify, router >= 2.3 under Express 5),
+ * module patches through the ledger where not. Returns the undo.
+ */
+export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscribe: Subscribe, logger: Logger): () => void {
+  let stopped = false;
+  // A Fastify hook added to a live instance cannot be taken off: after shutdown it does nothing.
+  const noteRoute = (request: object | undefined, route: string | (() => unknown)) => {
+    if (!stopped) recorder.noteRoute(request, route);
+  };
+  const templates = new ExpressTemplates(noteRoute);
+  const undos = [
+    subscribe('fastify.initialization', (message) => onFastifyInit(message, noteRoute, logger)),
+    subscribe('tracing:express.router.request:start', (message) => onRouterTraceStart(templates, message as RouterTraceContext)),
+    registerInstrumentations({ tracerProvider: provider, instrumentations: [new RouteInstrumentation(templates, noteRoute, logger)] }),
+  ];
+  return () => {
+    stopped = true;
+    for (const undo of undos.reverse()) undo();
+  };
+}

@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The client libraries and SDKs whose calls must carry the app's line, pinned. */
+export const PACKAGES: Record<string, string> = {
+  got: '14.6.6',
+  axios: '1.21.1',
+  'node-fetch': '2.7.0',
+  superagent: '10.4.2',
+  ky: '1.14.3',
+  needle: '3.5.0',
+  undici: '7.30.2',
+  openai: '6.49.0',
+  '@anthropic-ai/sdk': '1.13.0',
+  stripe: '23.1.0',
+  '@aws-sdk/client-s3': '3.1175.0',
+  '@octokit/rest': '22.0.1',
+  googleapis: '178.0.0',
+  '@slack/web-api': '8.2.0',
+  twilio: '6.2.0',
+};
+
+/** Installed outside the repository, kept between runs (PROBE_ORIGIN_CACHE to move it). */
+const CACHE = process.env.PROBE_ORIGIN_CACHE ?? path.join(os.homedir(), '.cache', 'probe-origin');
+
+/**
+ * An app folder with the pinned packages installed (once; later runs reuse it) and the given app files
+ * copied in fresh. Probe itself is loaded from this checkout's dist/ by the test's preload flag.
+ */
+export function installApp(files: string[]): string {
+  const key = createHash('sha256').update(JSON.stringify(PACKAGES)).digest('hex').slice(0, 10);
+  const app = path.join(CACHE, `sdks-${key}`);
+  fs.mkdirSync(app, { recursive: true });
+  const pkg = JSON.stringify({ name: 'origin-sdks', version: '1.0.0', private: true, dependencies: PACKAGES }, null, 2) + '\n';
+  const done = path.join(app, 'node_modules', '.probe-installed');
+  if (!fs.existsSync(done) || fs.readFileSync(done, 'utf8') !== pkg) {
+    fs.writeFileSync(path.join(app, 'package.json'), pkg);
+    const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
+    fs.writeFileSync(done, pkg);
+  }
+  for (const file of files) fs.copyFileSync(path.join(__dirname, 'apps', file), path.join(app, file));
+  fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+  return app;
+}

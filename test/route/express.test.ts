@@ -1,0 +1,4 @@
+import { EXPRESS } from './cells';
+import { routeCells } from './harness';
+
+routeCells(EXPRESS);

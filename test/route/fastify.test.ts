@@ -1,0 +1,4 @@
+import { FASTIFY } from './cells';
+import { routeCells } from './harness';
+
+routeCells(FASTIFY);

@@ -1,0 +1,4 @@
+import { NESTJS } from './cells';
+import { routeCells } from './harness';
+
+routeCells(NESTJS);

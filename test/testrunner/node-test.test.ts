@@ -1,0 +1,50 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { TestApp, collect } from '../helpers/app';
+import { connectMcp } from '../helpers/mcp';
+import { checkFailedList, checkTestCaptures, startUpstream } from './suite';
+
+const FIXTURES = path.join(__dirname, 'fixtures');
+
+/**
+ * A real `node --test` run of a small suite (passing and failing tests, nested describe, beforeEach/afterEach and
+ * before making calls to a loopback server) under the preload, with no configuration at all.
+ */
+describe('node --test under the preload: a capture per test', () => {
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  before(async () => {
+    upstream = await startUpstream();
+  });
+  after(() => upstream.close());
+
+  for (const [preload, file] of [['require', 'node-test.suite.test.cjs'], ['import', 'node-test.suite.test.mjs'], ['require', 'node-test.suite.test.mjs']] as const) {
+    it(`--${preload} probe/register, ${file}`, async () => {
+      const app = new TestApp({ [file]: readFileSync(path.join(FIXTURES, file), 'utf8') });
+      // NODE_TEST_CONTEXT: this test runs under node --test itself; the run below is a top-level one.
+      const env = app.env({ preload, env: { UPSTREAM: upstream.url, NODE_TEST_CONTEXT: undefined } });
+      const run = await collect(spawn(process.execPath, ['--test', file], { cwd: app.dir, env }), 60_000);
+      const output = `${run.stdout}\n${run.stderr}`;
+      assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
+      assert.match(run.stdout, /# pass 2\n# fail 2/, output);
+      const captures = app.captures();
+      checkTestCaptures(captures, output);
+      assert.equal(captures.find((capture) => capture.type === 'command')?.name, file);
+
+      const listed = await app.cli(['list', '--json', '--type', 'test', '--has-errors']);
+      checkFailedList(JSON.parse(listed.stdout));
+      const mcp = await connectMcp(app);
+      try {
+        const answer = await mcp.call('probe-list', { type: 'test', has_errors: true });
+        checkFailedList(answer.json);
+        const failed = answer.json.captures.find((row: { name: string }) => row.name === 'suite > inner > fails on a 500');
+        const rows = await mcp.call('probe-rows', { section: 'http', id: failed.id, fields: ['url', 'status'] });
+        assert.deepEqual(rows.json.rows.map((row: { url: string; status: number }) => `${new URL(row.url).pathname} ${row.status}`).sort(), ['/after-each 200', '/before-each 200', '/fail 500']);
+      } finally {
+        await mcp.close();
+      }
+    });
+  }
+});
