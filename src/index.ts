@@ -11,7 +11,7 @@ export { PartialMask } from './mask/PartialMask';
 export { JsonCapture } from './response/JsonCapture';
 export { GraphqlCapture } from './response/GraphqlCapture';
 export { EventStreamCapture } from './response/EventStreamCapture';
-export { ProbeConfigError } from './config/errors';
+export { ProbeConfigError } from './config/ProbeConfigError';
 export type { Store } from './store/Store';
 export type { StoreApp, StoreFactory, StoreDriverConfig } from './config/types';
 export type { Capture, HttpRow, IndexRow, Summary, Timing, ExceptionInfo, Origin, CaptureSpan } from './capture/types';

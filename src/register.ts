@@ -6,9 +6,9 @@ import path from 'node:path';
 import { realpathSync } from 'node:fs';
 import workerThreads from 'node:worker_threads';
 import type * as StartModule from './start';
-import { ProbeConfigError } from './config/errors';
+import { ProbeConfigError } from './config/ProbeConfigError';
 import { LOADER_THREAD_MARK } from './lens/esmHook';
-import { WRITE_THREAD_MARK } from './store/thread-mark';
+import { WRITE_THREAD_MARK } from './store/threadMark';
 
 /** Node runs preloads in its ESM loader thread too, and maybe in Probe's own write thread: no app there. */
 function isLoaderThread(): boolean {

@@ -1,6 +1,6 @@
 import type { CallInput, SpanInput, UnitInput } from '../builder/input';
 import type { EndedBy } from '../capture/types';
-import type { Attributes, OtlpSpan } from './model';
+import type { Attributes } from './model';
 import type { SpanGroup } from './SpanGroup';
 import { StatusCode } from './model';
 import { num, str, strings } from './attributeReaders';

@@ -14,6 +14,7 @@ import { resolveOrigin, setStackCapture } from './origin';
 import { entryOrigin } from './entry';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
+import { isExcepted } from '../config/except';
 
 /** Span attributes Probe sets on the spans of `job()` and `command()` (see capture/attributes). */
 export const ATTR_UNIT = PROBE_ATTRIBUTES.unit;
@@ -311,10 +312,7 @@ export class Recorder {
   }
 
   excluded(name: string): boolean {
-    return this.config.except.some((pattern) => {
-      pattern.lastIndex = 0;
-      return pattern.test(name);
-    });
+    return isExcepted(this.config.except, name);
   }
 
   /**
