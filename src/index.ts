@@ -1,6 +1,6 @@
 // The public API of `probe`, listed by hand.
-export { start } from './runtime/start';
-export type { ProbeHandle } from './runtime/start';
+export { start } from './start';
+export type { ProbeHandle } from './start';
 export { defineConfig } from './config/defineConfig';
 export { pool, job, command, label, tag } from './runtime/api';
 export { extendStore } from './store/registry';
@@ -11,8 +11,9 @@ export { PartialMask } from './mask/PartialMask';
 export { JsonCapture } from './response/JsonCapture';
 export { GraphqlCapture } from './response/GraphqlCapture';
 export { EventStreamCapture } from './response/EventStreamCapture';
-export { ProbeConfigError } from './config/errors';
-export type { Store, StoreApp, StoreFactory, StoreDriverConfig } from './store/Store';
+export { ProbeConfigError } from './config/ProbeConfigError';
+export type { Store } from './store/Store';
+export type { StoreApp, StoreFactory, StoreDriverConfig } from './config/types';
 export type { Capture, HttpRow, IndexRow, Summary, Timing, ExceptionInfo, Origin, CaptureSpan } from './capture/types';
 export type { ProbeConfig, HttpClientLensOptions } from './config/types';
 export type { Mask } from './mask/Mask';

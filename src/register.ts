@@ -5,10 +5,10 @@
 import path from 'node:path';
 import { realpathSync } from 'node:fs';
 import workerThreads from 'node:worker_threads';
-import type * as StartModule from './runtime/start';
-import { ProbeConfigError } from './config/errors';
+import type * as StartModule from './start';
+import { ProbeConfigError } from './config/ProbeConfigError';
 import { LOADER_THREAD_MARK } from './lens/esmHook';
-import { WRITE_THREAD_MARK } from './store/thread-mark';
+import { WRITE_THREAD_MARK } from './store/threadMark';
 
 /** Node runs preloads in its ESM loader thread too, and maybe in Probe's own write thread: no app there. */
 function isLoaderThread(): boolean {
@@ -32,7 +32,7 @@ function isProbeCli(): boolean {
 
 try {
   // Loaded only where it runs: the loader thread must not pay for Probe's module graph.
-  if (!isLoaderThread() && !isProbeCli()) (require('./runtime/start') as typeof StartModule).start();
+  if (!isLoaderThread() && !isProbeCli()) (require('./start') as typeof StartModule).start();
 } catch (error) {
   const why = error instanceof ProbeConfigError ? `bad configuration: ${error.message}` : `could not start: ${(error as Error)?.message ?? error}`;
   try {

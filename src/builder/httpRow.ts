@@ -126,7 +126,8 @@ function jsonCapture(text: string, contentType: string | null, masker: ResolvedH
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { capture: JSON_CAPTURE.name, cards: null, raw: text };
+    // Not JSON after all: its secret-named pairs are masked as text, never kept as sent.
+    return { capture: JSON_CAPTURE.name, cards: null, raw: masker.body(text, contentType) };
   }
   const cards = masker.maskValue(parsed);
   // masker.body masks JSON only when the type (or, without one, the text) says JSON; otherwise it keeps the text.

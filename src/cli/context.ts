@@ -1,9 +1,8 @@
 import type { CliIo } from './io';
 import type { ResolvedConfig } from '../config/types';
 import type { Store } from '../store/Store';
-import { loadConfig } from '../config/load';
-import { ProbeConfigError } from '../config/errors';
-import { createStore, extendStore } from '../store/registry';
+import { ProbeConfigError } from '../config/ProbeConfigError';
+import { openStore } from '../store/openStore';
 import { createLogger } from '../util/logger';
 
 export interface CliContext {
@@ -17,10 +16,7 @@ export interface CliContext {
  */
 export function openContext(io: CliIo): CliContext | null {
   try {
-    const config = loadConfig({ cwd: io.cwd, env: io.env });
-    config.register?.({ extendStore });
-    const logger = createLogger((line) => io.err(line));
-    return { config, store: createStore({ root: config.root, config, logger }) };
+    return openStore({ cwd: io.cwd, env: io.env, logger: createLogger((line) => io.err(line)) });
   } catch (error) {
     if (error instanceof ProbeConfigError) {
       io.err(`probe: bad configuration: ${error.message}`);

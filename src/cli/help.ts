@@ -9,7 +9,7 @@ interface CommandHelp {
 
 const JSON_FLAG: [string, string] = ['--json', 'print the JSON the agent tool returns instead of a table'];
 
-export const HELP: Readonly<Record<string, CommandHelp>> = {
+const HELP: Readonly<Record<string, CommandHelp>> = {
   install: {
     usage: 'probe install [--mcp]',
     about: 'Writes probe.config.mjs when there is none and adds .probe/ to .gitignore, .cursorignore, .aiexclude and VS Code excludes. Every step merges with what is there.',

@@ -2,7 +2,7 @@
 import type { CliCommand } from './io';
 import { processIo } from './io';
 import { commandHelp, wantsHelp } from './help';
-import { storeFailure } from './store-failure';
+import { storeFailure } from './storeFailure';
 
 /** Each command lives in its own file and is loaded only when run, so `probe list` never loads the dashboard. */
 const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {

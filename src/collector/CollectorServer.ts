@@ -17,6 +17,7 @@ import { BodyError, readBody } from './readBody';
 import { exportResponse, RpcCode, statusResponse } from './responses';
 import { UnitAssembler } from './UnitAssembler';
 import { unitFromSpans } from './unitFromSpans';
+import { isExcepted } from '../config/except';
 
 export interface CollectorOptions {
   store: Store;
@@ -158,7 +159,7 @@ export class CollectorServer {
     try {
       const start = group.root?.start ?? group.spans[0]?.start ?? Date.now();
       const unit = unitFromSpans(group, newCaptureId(Math.floor(start)), this.config.service);
-      if (this.config.except.some((pattern) => pattern.test(unit.name))) {
+      if (isExcepted(this.config.except, unit.name)) {
         this.stats.excluded++;
         return;
       }

@@ -3,7 +3,7 @@ import type { Origin } from '../capture/types';
 import type { OtlpSpan } from './model';
 import { StatusCode } from './model';
 import { bool, headers, num, str, strings } from './attributeReaders';
-import { PROBE_ATTRIBUTES as P, TIMING_PHASES } from './probeAttributes';
+import { PROBE_ATTRIBUTES as P, TIMING_PHASES } from '../capture/attributes';
 
 /**
  * Is this span an outgoing HTTP call? A CLIENT span carrying an HTTP method or URL under the stable HTTP

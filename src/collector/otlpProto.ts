@@ -1,5 +1,5 @@
 import protobuf from 'protobufjs';
-import { OTLP_PROTO_SOURCES } from './otlp-proto-sources';
+import { OTLP_PROTO_SOURCES } from './otlpProtoSources';
 
 export interface OtlpTypes {
   ExportTraceServiceRequest: protobuf.Type;

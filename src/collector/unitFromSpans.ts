@@ -1,12 +1,12 @@
 import type { CallInput, SpanInput, UnitInput } from '../builder/input';
 import type { EndedBy } from '../capture/types';
-import type { Attributes, OtlpSpan } from './model';
+import type { Attributes } from './model';
 import type { SpanGroup } from './SpanGroup';
 import { StatusCode } from './model';
 import { num, str, strings } from './attributeReaders';
 import { callFromSpan, isHttpClientSpan } from './callFromSpan';
 import { requestFromSpan } from './requestFromSpan';
-import { PROBE_ATTRIBUTES as P } from './probeAttributes';
+import { PROBE_ATTRIBUTES as P } from '../capture/attributes';
 
 const KIND_NAMES = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 

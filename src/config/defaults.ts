@@ -16,7 +16,7 @@ export const DEFAULT_MAX_ROWS = 1000;
 export const STORAGE_KEYS: readonly string[] = ['driver', 'limit', 'file', 'redis'];
 
 /** Headers whose values are credentials or sessions (names compared in lower case). */
-export const DEFAULT_MASKED_HEADERS: readonly string[] = [
+const DEFAULT_MASKED_HEADERS: readonly string[] = [
   'authorization',
   'proxy-authorization',
   'cookie',

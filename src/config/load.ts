@@ -2,14 +2,14 @@ import path from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import type { ProbeConfig, ResolvedConfig } from './types';
-import { ProbeConfigError } from './errors';
+import { ProbeConfigError } from './ProbeConfigError';
 import { resolveConfig } from './resolve';
 import { mergeConfig } from './merge';
 
 const CONFIG_NAMES = ['probe.config.mjs', 'probe.config.js', 'probe.config.cjs', 'probe.config.json'];
 
 /** The app root: `PROBE_ROOT`, else the nearest folder at or above `cwd` holding a package.json, else `cwd`. */
-export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
+function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
   if (env.PROBE_ROOT) return path.resolve(cwd, env.PROBE_ROOT);
   let dir = path.resolve(cwd);
   for (;;) {
@@ -20,7 +20,7 @@ export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
   }
 }
 
-export function findConfigFile(root: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
+function findConfigFile(root: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
   if (env.PROBE_CONFIG) {
     const file = path.resolve(cwd, env.PROBE_CONFIG);
     if (!existsSync(file)) throw new ProbeConfigError('PROBE_CONFIG', `no file at ${file}`);

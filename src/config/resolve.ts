@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { HttpClientLensOptions, InputPattern, ProbeConfig, ResolvedConfig, ResolvedHttpLens, ResolvedResponseType } from './types';
 import type { Mask, MaskSpec } from '../mask/Mask';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
-import { ProbeConfigError } from './errors';
+import { ProbeConfigError } from './ProbeConfigError';
 import {
   DEFAULT_FILE_PATH,
   DEFAULT_INPUTS,
@@ -22,6 +22,7 @@ import { Masker } from '../mask/Masker';
 import { SecretNames } from '../mask/SecretNames';
 import { globToRegExp } from '../util/glob';
 import { describe, isPlainObject } from './describe';
+import { guardCapture, guardMask } from './guardUserParts';
 import type * as Schema from './schema';
 
 const LENS = 'HttpClientLens';
@@ -130,7 +131,7 @@ function resolveHttpLens(input: boolean | HttpClientLensOptions | undefined, mas
     if (typeof capture.capture !== 'function' && typeof capture.prototype?.capture !== 'function') {
       throw new ProbeConfigError(name, `${capture.name} has no capture() method`);
     }
-    return { pattern, matcher: globToRegExp(pattern.toLowerCase()), capture };
+    return { pattern, matcher: globToRegExp(pattern.toLowerCase()), capture: guardCapture(name, capture) };
   });
   return {
     bodies: optBool(`${setting}.bodies`, options.bodies, false),
@@ -187,6 +188,11 @@ function compileInputs(inputs: Array<[string, InputPattern]>, into: { names: str
 
 const BUILTIN_MASKS: Record<string, new () => Mask> = { FullMask, PartialMask };
 
+function isBuiltinMask(mask: object): boolean {
+  const proto = Object.getPrototypeOf(mask);
+  return proto === FullMask.prototype || proto === PartialMask.prototype;
+}
+
 function toMask(setting: string, spec: unknown): Mask {
   if (typeof spec === 'string') {
     const Builtin = BUILTIN_MASKS[spec];
@@ -196,9 +202,9 @@ function toMask(setting: string, spec: unknown): Mask {
   if (typeof spec === 'function') {
     const instance = new (spec as new () => Mask)();
     if (typeof instance.mask !== 'function') throw new ProbeConfigError(setting, `${spec.name || 'class'} has no mask(value) method`);
-    return instance;
+    return isBuiltinMask(instance) ? instance : guardMask(setting, instance);
   }
-  if (spec && typeof spec === 'object' && typeof (spec as Mask).mask === 'function') return spec as Mask;
+  if (spec && typeof spec === 'object' && typeof (spec as Mask).mask === 'function') return isBuiltinMask(spec) ? (spec as Mask) : guardMask(setting, spec as Mask);
   throw new ProbeConfigError(setting, `expected FullMask, PartialMask or an object with mask(value), got ${describe(spec)}`);
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProbeConfigError } from './errors';
+import { ProbeConfigError } from './ProbeConfigError';
 import { unknownSetting } from './suggest';
 import { describe, isPlainObject, settingName } from './describe';
 import { STORAGE_KEYS } from './defaults';
@@ -64,7 +64,7 @@ const sampling = strict({
   .partial()
   .nullish();
 
-export const configSchema = strict({
+const configSchema = strict({
   enabled: bool,
   service: text,
   storage,

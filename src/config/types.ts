@@ -1,7 +1,8 @@
 import type { MaskSpec } from '../mask/Mask';
 import type { Masker } from '../mask/Masker';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
-import type { StoreFactory } from '../store/Store';
+import type { Store } from '../store/Store';
+import type { Logger } from '../util/logger';
 
 export type InputPattern = string | RegExp;
 
@@ -95,3 +96,17 @@ export interface ResolvedConfig {
   readonly except: readonly RegExp[];
   readonly register: ((probe: RegisterApi) => void) | null;
 }
+
+// The store factory types live here, beside the config they are given: a factory gets the resolved config, and
+// the config's register() hook registers factories, so in two files they would import each other.
+/** What a store factory is given about the app (SPEC 5: `app` is `{root, config, logger}`). */
+export interface StoreApp {
+  root: string;
+  config: ResolvedConfig;
+  logger: Logger;
+}
+
+/** `storage[name]` with `limit` added. */
+export type StoreDriverConfig = Record<string, unknown> & { limit: number };
+
+export type StoreFactory = (app: StoreApp, config: StoreDriverConfig) => Store;

@@ -9,7 +9,7 @@ import { callStackLimit, currentEntry } from '../runtime/entry';
 import { takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
-import { currentPool } from './scope';
+import { currentPool } from '../runtime/scope';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount, decodingClientAgent, decodingClientOnStack } from './decodedSize';
 

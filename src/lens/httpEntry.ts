@@ -1,6 +1,7 @@
 import { captureStack } from '../runtime/origin';
 import { callStackLimit } from '../runtime/entry';
 import { patchMethod } from '../runtime/patches';
+import { keepForeignMarks } from '../runtime/join/foreignMarks';
 
 type Entry = (...args: unknown[]) => unknown;
 type EntryModule = Record<'request' | 'get', Entry>;
@@ -71,6 +72,7 @@ export function wrapHttpEntries(modules: EntryModule[], onRequest?: (request: ob
         const descriptor = Object.getOwnPropertyDescriptor(original, mark);
         if (descriptor) Object.defineProperty(entry, mark, descriptor);
       }
+      keepForeignMarks(entry, original);
       const undoEntry = patchMethod(mod, name, `node:http(s).${name}`, WHY, () => entry);
       if (undoEntry) undo.push(undoEntry);
     }

@@ -2,6 +2,7 @@ import type { Mask } from './Mask';
 import type { SecretNames } from './SecretNames';
 import { MASKED } from './FullMask';
 import { maskEventStream } from '../response/eventStream';
+import { maskTextPairs } from './maskText';
 
 /**
  * Masking rules compiled once from the resolved config and applied when a capture is built. Values are
@@ -133,19 +134,31 @@ export class Masker {
     return out;
   }
 
-  /** Masks a JSON or form body, and the JSON data of an event stream; any other body is returned unchanged. */
+  /**
+   * Masks a JSON or form body, and the JSON data of an event stream. Text that does not parse as a whole (a
+   * body cut at `max_body_bytes`, invalid JSON, JSON lines, JSON under another type, any other body) has
+   * its secret-named `"name": value` and `name=value` pairs masked as text: raw text is never kept as is.
+   */
   body(text: string, contentType: string | null): string {
     const kind = bodyKind(contentType, text);
     if (kind === 'json') {
+      let parsed: unknown;
       try {
-        return JSON.stringify(this.maskValue(JSON.parse(text)));
+        parsed = JSON.parse(text);
       } catch {
-        return text;
+        return this.text(text);
       }
+      return JSON.stringify(this.maskValue(parsed));
     }
     if (kind === 'form') return this.form(text);
-    if (kind === 'event-stream') return maskEventStream(text, (value) => this.maskValue(value));
-    return text;
+    // The events' JSON data parsed and masked; then the rest (data that is not JSON, a last event cut short).
+    if (kind === 'event-stream') return this.text(maskEventStream(text, (value) => this.maskValue(value)));
+    return this.text(text);
+  }
+
+  /** Text with the values of secret-named `"name": value` and `name=value` pairs masked (mask/maskText.ts). */
+  text(raw: string): string {
+    return maskTextPairs(raw, (name) => this.isSecretName(name));
   }
 
   form(text: string): string {
@@ -166,13 +179,21 @@ export type BodyKind = 'json' | 'form' | 'event-stream' | 'other';
 export function bodyKind(contentType: string | null, text: string): BodyKind {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
-  if (type === 'application/x-www-form-urlencoded') return 'form';
+  // JSON sent as a form would be read as one odd field name, secrets and all.
+  if (type === 'application/x-www-form-urlencoded') return looksLikeJson(text) ? 'json' : 'form';
   if (type === 'text/event-stream') return 'event-stream';
-  if (!type) {
-    const first = text.trimStart()[0];
-    if (first === '{' || first === '[') return 'json';
-  }
+  if (!type && looksLikeJson(text)) return 'json';
   return 'other';
+}
+
+/** The first character past white space opens an object or array (read in place: bodies run to megabytes). */
+function looksLikeJson(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '{' || c === '[') return true;
+    if (c !== ' ' && c !== '\t' && c !== '\n' && c !== '\r' && c !== '\ufeff') return false;
+  }
+  return false;
 }
 
 function safeMask(mask: Mask, value: string): string {

@@ -8,8 +8,6 @@ import { queryShow } from '../query/show';
 import { LIST_DESCRIPTION, ROWS_DESCRIPTION, SHOW_DESCRIPTION } from './descriptions';
 import { listInput, rowsInput, showInput } from './schemas';
 
-export const TOOL_NAMES = ['probe-rows', 'probe-list', 'probe-show'] as const;
-
 /**
  * The agent tools over a store. Read-only by construction: only `index()` and `find()` are called, each
  * call reads the store afresh, so captures written after the server started are seen.

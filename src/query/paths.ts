@@ -12,13 +12,6 @@ export function getPath(value: unknown, path: string): unknown {
   return current;
 }
 
-/** A copy of the row holding only the listed fields, keyed by their dotted names; missing ones are null. */
-export function pickFields(row: unknown, fields: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of fields) out[field] = getPath(row, field) ?? null;
-  return out;
-}
-
 /**
  * Dotted names of the fields seen in these rows: every top-level key, and the keys of nested objects one
  * level down (`timing.wait`, `exception.message`), which is what agents filter on.

@@ -2,16 +2,16 @@ import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
 import { fitRows } from './clip';
-import { captureFilter, describeFilter } from './capture-filter';
+import { captureFilter, describeFilter } from './captureFilter';
 import { KNOWN_SECTIONS, findCapture, newestCapture, sectionsInIndex, sectionsOf } from './locate';
-import { selectRows, type RowItem } from './row-select';
+import { selectRows, type RowItem } from './rowSelect';
 import type { WhereClause } from './where';
 
 export const ROWS_DEFAULT_LIMIT = 50;
 export const ROWS_MAX_LIMIT = 500;
 export const DEFAULT_SECTION = 'http';
 /** The `id` that reads every capture (narrowed by `since`, `type`, `name`). */
-export const EVERY_CAPTURE = '*';
+const EVERY_CAPTURE = '*';
 
 export interface RowsInput {
   /** Default `http`. */

@@ -16,7 +16,7 @@ function cell(value: unknown): string {
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
-export function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]?.length ?? 0)));
   const line = (cells: readonly string[]) =>
     cells
@@ -26,7 +26,7 @@ export function renderTable(headers: readonly string[], rows: ReadonlyArray<read
   return [line(headers.map((header) => header.toUpperCase())), ...rows.map(line)].join('\n');
 }
 
-export function timeText(epochSeconds: number | undefined): string {
+function timeText(epochSeconds: number | undefined): string {
   if (typeof epochSeconds !== 'number' || !Number.isFinite(epochSeconds)) return '-';
   return new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 19);
 }

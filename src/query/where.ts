@@ -1,6 +1,6 @@
 import { QueryError } from './QueryError';
 import { getPath } from './paths';
-import { HTTP_FIELD_TYPES, type FieldType } from './http-fields';
+import { HTTP_FIELD_TYPES, type FieldType } from './httpFields';
 
 export const OPERATORS = ['=', '!=', '>', '>=', '<', '<=', 'contains', 'starts_with'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -31,7 +31,7 @@ export function fieldTypeOf(rows: readonly unknown[], field: string, section: st
 }
 
 /** Turns the given string into a value of the field's type; `"null"` is null for every type. */
-export function coerceValue(raw: string, type: FieldType, field: string): Scalar {
+function coerceValue(raw: string, type: FieldType, field: string): Scalar {
   const text = raw.trim();
   if (text === 'null') return null;
   switch (type) {

@@ -1,6 +1,7 @@
 import type { ResponseCaptureInput, ResponseCaptureOutput } from './ResponseCapture';
 import { dataValue, parseEventStream } from './eventStream';
 import { assembleStream } from './assembleStream';
+import type { Masker } from '../mask/Masker';
 
 /** One event as shown: `data` parsed as JSON when it parses (and masked like inputs). */
 export interface StreamEvent {
@@ -34,7 +35,7 @@ export interface EventStreamCards {
 export class EventStreamCapture {
   capture({ body, truncated, config }: ResponseCaptureInput): ResponseCaptureOutput {
     const raw = parseEventStream(body, !truncated);
-    const events = raw.map((event): StreamEvent => ({ ...event, data: config.masker.maskValue(dataValue(event.data)) }));
+    const events = raw.map((event): StreamEvent => ({ ...event, data: maskedData(dataValue(event.data), config.masker) }));
     const cards: EventStreamCards = { count: events.length, events };
     const assembled = assembleStream(events.map((event) => event.data));
     if (assembled) {
@@ -46,4 +47,9 @@ export class EventStreamCapture {
     const { events: list, ...head } = cards;
     return { cards: { ...head, events: list } };
   }
+}
+
+/** JSON data masked by field; data that is not JSON (`token=…`, JSON cut or invalid) masked as text. */
+function maskedData(value: unknown, masker: Masker): unknown {
+  return typeof value === 'string' ? masker.text(value) : masker.maskValue(value);
 }

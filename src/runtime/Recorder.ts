@@ -8,16 +8,18 @@ import type { UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
+import { PROBE_ATTRIBUTES } from '../capture/attributes';
 import { Sampler } from './Sampler';
 import { resolveOrigin, setStackCapture } from './origin';
 import { entryOrigin } from './entry';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
+import { isExcepted } from '../config/except';
 
-/** Span attributes Probe sets on the spans of `job()` and `command()`. */
-export const ATTR_UNIT = 'probe.unit';
-export const ATTR_JOB_ID = 'probe.job.id';
-export const ATTR_STATUS = 'probe.status';
+/** Span attributes Probe sets on the spans of `job()` and `command()` (see capture/attributes). */
+export const ATTR_UNIT = PROBE_ATTRIBUTES.unit;
+export const ATTR_JOB_ID = PROBE_ATTRIBUTES.jobId;
+export const ATTR_STATUS = PROBE_ATTRIBUTES.status;
 
 const OWN_CLIENT_SCOPES = new Set(['@opentelemetry/instrumentation-undici', '@opentelemetry/instrumentation-http']);
 
@@ -310,10 +312,7 @@ export class Recorder {
   }
 
   excluded(name: string): boolean {
-    return this.config.except.some((pattern) => {
-      pattern.lastIndex = 0;
-      return pattern.test(name);
-    });
+    return isExcepted(this.config.except, name);
   }
 
   /**

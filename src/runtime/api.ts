@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { currentRuntime } from './state';
 import { ATTR_JOB_ID, ATTR_STATUS, ATTR_UNIT } from './Recorder';
-import { poolScope } from '../lens/scope';
+import { poolScope } from './scope';
 
 /**
  * Runs `fn` as a pool: the calls it makes share one pool number in the capture (and one row on the

@@ -13,7 +13,7 @@ export interface EntryStack {
   origin?: Origin | null;
 }
 
-// In the OTel context, which is propagated anyway (see lens/scope.ts for why not an AsyncLocalStorage).
+// In the OTel context, which is propagated anyway (see scope.ts for why not an AsyncLocalStorage).
 const KEY = createContextKey('probe.entry');
 const MARK = Symbol.for('probe.entry.stack');
 

@@ -1,7 +1,6 @@
 // Stores captures handed over by a process that is exiting (see exit.ts). Reads JSON from stdin.
 import type { Capture } from '../capture/types';
-import { loadConfig } from '../config/load';
-import { createStore, extendStore } from '../store/registry';
+import { openStore } from '../store/openStore';
 import { createLogger } from '../util/logger';
 import { withDeadline } from '../util/deadline';
 
@@ -12,9 +11,7 @@ async function main(): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const captures = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Capture[];
-  const config = loadConfig();
-  config.register?.({ extendStore });
-  const store = createStore({ root: config.root, config, logger: createLogger() });
+  const { store } = openStore({ logger: createLogger() });
   try {
     for (const capture of captures) await withDeadline(store.put(capture), PUT_TIMEOUT_MS, 'the store\'s put');
   } finally {

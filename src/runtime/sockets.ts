@@ -15,10 +15,6 @@ export interface SocketTimes {
 
 const times = new WeakMap<object, SocketTimes>();
 
-export function socketTimes(socket: object): SocketTimes | undefined {
-  return times.get(socket);
-}
-
 /** Starts timing a socket that is connecting now. Listeners only observe: the socket's mode is unchanged. */
 export function watchSocket(socket: net.Socket, created = performance.now()): SocketTimes {
   let entry = times.get(socket);

@@ -6,7 +6,7 @@ import type { Store } from './Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
 import { indexRowOf, isValidCaptureId } from '../capture/index-row';
-import { captureNameOf, orderKeyOf, parseCaptureName } from './order-key';
+import { captureNameOf, orderKeyOf, parseCaptureName } from './orderKey';
 import { captureFileText, captureOfText, rowOfHead } from './captureFile';
 import { StoreError } from './StoreError';
 import { SpareFiles } from './SpareFiles';

@@ -4,8 +4,8 @@ import type { Store } from './Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
 import { indexRowOf, isValidCaptureId } from '../capture/index-row';
-import { ProbeConfigError } from '../config/errors';
-import { CLEAR_SCRIPT, INDEX_SCRIPT, PUT_SCRIPT, type RedisScript } from './redis-scripts';
+import { ProbeConfigError } from '../config/ProbeConfigError';
+import { CLEAR_SCRIPT, INDEX_SCRIPT, PUT_SCRIPT, type RedisScript } from './redisScripts';
 import { StoreError } from './StoreError';
 
 export interface RedisStoreOptions {
@@ -401,7 +401,7 @@ function withDeadline<T>(promise: Promise<T>, ms: number, error?: () => Error): 
 }
 
 /** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '****';

@@ -1,6 +1,4 @@
 import type { Capture, IndexRow } from '../capture/types';
-import type { Logger } from '../util/logger';
-import type { ResolvedConfig } from '../config/types';
 
 /** The storage contract (SPEC 5). Every driver passes test/store/contract.ts. */
 export interface Store {
@@ -19,15 +17,3 @@ export interface Store {
   /** Releases sockets and timers; optional for custom drivers. */
   close?(): Promise<void>;
 }
-
-/** What a store factory is given about the app (SPEC 5: `app` is `{root, config, logger}`). */
-export interface StoreApp {
-  root: string;
-  config: ResolvedConfig;
-  logger: Logger;
-}
-
-/** `storage[name]` with `limit` added. */
-export type StoreDriverConfig = Record<string, unknown> & { limit: number };
-
-export type StoreFactory = (app: StoreApp, config: StoreDriverConfig) => Store;

@@ -6,7 +6,7 @@ import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import { StoreError } from './StoreError';
-import { WRITE_THREAD_MARK } from './thread-mark';
+import { WRITE_THREAD_MARK } from './threadMark';
 
 /** Puts written on the app's thread before the write thread starts: a short script never pays for a thread. */
 const PUTS_BEFORE_THREAD = 8;

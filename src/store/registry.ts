@@ -1,5 +1,6 @@
-import type { Store, StoreApp, StoreFactory } from './Store';
-import { ProbeConfigError } from '../config/errors';
+import type { Store } from './Store';
+import type { StoreApp, StoreFactory } from '../config/types';
+import { ProbeConfigError } from '../config/ProbeConfigError';
 import { STORAGE_KEYS } from '../config/defaults';
 import { unknownSetting } from '../config/suggest';
 import { FileStore } from './FileStore';

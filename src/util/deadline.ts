@@ -1,5 +1,5 @@
 /** The error a call to a user-supplied part gets when it has not settled in time. */
-export class DeadlineError extends Error {
+class DeadlineError extends Error {
   override readonly name = 'DeadlineError';
   readonly code = 'PROBE_DEADLINE';
 }

@@ -81,7 +81,7 @@ test('no calls: no totals; a unit without the lens has no http section', () => {
   assert.equal(buildCapture(unit([call()]), config({ lenses: { HttpClientLens: false } })).sections.http, undefined);
 });
 
-test('payloads: JSON and form as masked fields; other bodies only with bodies: true, unmasked', () => {
+test('payloads: JSON and form as masked fields; other bodies only with bodies: true, their secret-named pairs masked as text', () => {
   const json = buildCapture(unit([call({ method: 'POST', requestHeaders: { 'content-type': 'application/json' }, requestBody: body('{"user":"ada","password":"x"}') })]), config({ lenses: { HttpClientLens: { bodies: true } } })).sections.http![0]!;
   assert.deepEqual(json.request_payload, { user: 'ada', password: '********' });
   assert.equal(json.request_body, '{"user":"ada","password":"********"}');
@@ -89,11 +89,11 @@ test('payloads: JSON and form as masked fields; other bodies only with bodies: t
   const form = buildCapture(unit([call({ method: 'POST', requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' }, requestBody: body('a=1&client_secret=s') })]), config()).sections.http![0]!;
   assert.deepEqual(form.request_payload, { a: '1', client_secret: '********' });
   assert.equal(form.request_body, null);
-  const text = buildCapture(unit([call({ method: 'POST', requestHeaders: { 'content-type': 'text/plain' }, requestBody: body('password=visible'), responseHeaders: { 'content-type': 'text/plain' }, responseBody: body('token=visible') })]), config({ lenses: { HttpClientLens: { bodies: true } } })).sections.http![0]!;
+  const text = buildCapture(unit([call({ method: 'POST', requestHeaders: { 'content-type': 'text/plain' }, requestBody: body('password=hidden&user=visible'), responseHeaders: { 'content-type': 'text/plain' }, responseBody: body('note: token=hidden') })]), config({ lenses: { HttpClientLens: { bodies: true } } })).sections.http![0]!;
   assert.equal(text.request_payload, null);
-  assert.equal(text.request_body, 'password=visible');
+  assert.equal(text.request_body, 'password=********&user=visible');
   assert.equal(text.response_capture, null);
-  assert.equal(text.response_body, 'token=visible');
+  assert.equal(text.response_body, 'note: token=********');
 });
 
 test('truncated bodies keep their full size and skip the JSON capture', () => {

@@ -6,7 +6,7 @@ import { decodeJsonExport } from '../../src/collector/decodeJson';
 import { decodeProtobufExport } from '../../src/collector/decodeProtobuf';
 import { OtlpDecodeError } from '../../src/collector/model';
 import { otlpTypes } from '../../src/collector/otlpProto';
-import { OTLP_PROTO_SOURCES } from '../../src/collector/otlp-proto-sources';
+import { OTLP_PROTO_SOURCES } from '../../src/collector/otlpProtoSources';
 import { CLIENT, SERVER, TRACE, exportRequest, requestTrace, span } from './otlpFixtures';
 
 /** The JSON payload re-encoded as binary protobuf with the official definitions (ids hex → bytes). */

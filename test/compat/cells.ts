@@ -33,13 +33,18 @@ export const ALL = ['same-spans', 'same-headers', 'same-global', 'same-stderr', 
  */
 const AGENT = ALL.map((name) => (name === 'same-global' ? 'same-global-but-own-context' : name));
 
-/** Both orders, CommonJS and ESM (when the cell has an ESM setup), a script and a server of each kind. */
-function everyWay(esm: boolean, args: string[] = [], expect?: string[]): Run[] {
+/**
+ * Both orders, CommonJS and ESM (when the cell has an ESM setup), a script and a server of each kind.
+ * `esmArgs`: the ESM runs' own runner arguments, when the setup starts differently there (an agent's documented
+ * `--setup-flags`).
+ */
+function everyWay(esm: boolean, args: string[] = [], expect?: string[], esmArgs: string[] = args): Run[] {
   const runs: Run[] = [];
   for (const order of ['before', 'after'] as const) {
     for (const isEsm of esm ? [false, true] : [false]) {
-      runs.push({ mode: 'script', esm: isEsm, order, args, expect });
-      runs.push({ mode: 'server', server: isEsm ? 'express' : 'http', esm: isEsm, order, args, expect });
+      const runArgs = isEsm ? esmArgs : args;
+      runs.push({ mode: 'script', esm: isEsm, order, args: runArgs, expect });
+      runs.push({ mode: 'server', server: isEsm ? 'express' : 'http', esm: isEsm, order, args: runArgs, expect });
     }
     runs.push({ mode: 'server', server: 'express', order, args, expect });
   }
@@ -101,14 +106,32 @@ const SENTRY = (version: string): Cell => ({
 export const SENTRY_CELLS: Cell[] = [SENTRY('8.55.2'), SENTRY('9.47.2'), SENTRY('10.78.0')];
 
 const DD_ENV = ['--env', 'DD_TRACE_AGENT_URL=$SINK', '--env', 'DD_INSTRUMENTATION_TELEMETRY_ENABLED=false', '--env', 'DD_REMOTE_CONFIGURATION_ENABLED=false', '--env', 'DD_TRACE_FLUSH_INTERVAL=0', '--settle', '1500'];
+/** elastic-apm-node's documented ESM start: its loader, then `-r elastic-apm-node/start.js`, configured by ELASTIC_APM_* as the CJS setup's options. */
+const ELASTIC_ESM = [
+  '--setup-flags', '--experimental-loader=elastic-apm-node/loader.mjs -r elastic-apm-node/start.js -r ./tracing.cjs',
+  '--env', 'ELASTIC_APM_SERVER_URL=$SINK', '--env', 'ELASTIC_APM_SERVICE_NAME=compat', '--env', 'ELASTIC_APM_CENTRAL_CONFIG=false',
+  '--env', 'ELASTIC_APM_CLOUD_PROVIDER=none', '--env', 'ELASTIC_APM_METRICS_INTERVAL=0s', '--env', 'ELASTIC_APM_LOG_LEVEL=off',
+  '--env', 'ELASTIC_APM_API_REQUEST_TIME=100ms', '--settle', '800',
+];
+/**
+ * The agent connects to the runner's collector stand-in over TLS (it speaks nothing else; loopback.crt trusted
+ * through its `certificates` setting), harvests on shutdown and writes its own distributed-tracing headers
+ * (newrelic, traceparent, tracestate). Every transaction sampled (root sampler always_on): the comparison does not
+ * depend on the adaptive sampler's draw. No cloud metadata lookups (they would leave the machine). A server gets
+ * its request once the agent is connected (agent_settings follows connect), as a server in use would be.
+ */
 const NR_ENV = [
   '--env', 'NEW_RELIC_NO_CONFIG_FILE=true', '--env', 'NEW_RELIC_APP_NAME=compat', '--env', 'NEW_RELIC_LICENSE_KEY=0123456789abcdef0123456789abcdef0123NRAL',
-  '--env', 'NEW_RELIC_HOST=127.0.0.1', '--env', 'NEW_RELIC_PORT=$SINK_PORT', '--env', 'NEW_RELIC_LOG_ENABLED=false', '--env', 'NEW_RELIC_DISTRIBUTED_TRACING_ENABLED=true',
+  '--env', 'NEW_RELIC_HOST=127.0.0.1', '--env', 'NEW_RELIC_PORT=$TLS_SINK_PORT', '--env', 'NEW_RELIC_CERTIFICATES=$TLS_SINK_CA', '--env', 'NEW_RELIC_LOG_ENABLED=false',
+  '--env', 'NEW_RELIC_DISTRIBUTED_TRACING_ENABLED=true', '--env', 'NEW_RELIC_DISTRIBUTED_TRACING_SAMPLER_ROOT=always_on',
+  ...['AWS', 'AZURE', 'AZUREFUNCTION', 'GCP', 'PCF', 'DOCKER', 'KUBERNETES'].flatMap((cloud) => ['--env', `NEW_RELIC_UTILIZATION_DETECT_${cloud}=false`]),
+  '--await-sink', 'newrelic agent_settings',
 ];
+/** newrelic's documented ESM start (`--import newrelic/esm-loader.mjs -r newrelic`); tracing.cjs only adds the flush. */
+const NR_ESM = ['--setup-flags', '--import newrelic/esm-loader.mjs -r newrelic -r ./tracing.cjs', ...NR_ENV];
 
 export const AGENT_CELLS: Cell[] = [
   { name: 'dd-trace-5', setup: 'dd-trace 5.132 (Datadog agent stand-in)', dependencies: { ...APP, 'dd-trace': '5.132.0', '@msgpack/msgpack': '3.1.3' }, cjs: 'dd-trace.cjs', mjs: 'dd-trace.mjs', runs: everyWay(true, DD_ENV, AGENT) },
-  { name: 'elastic-apm-4', setup: 'elastic-apm-node 4.9 (APM server stand-in)', dependencies: { ...APP, 'elastic-apm-node': '4.9.0' }, cjs: 'elastic.cjs', runs: everyWay(false, ['--settle', '800'], AGENT) },
-  // The collector stand-in answers '{}': the agent never connects, so it exports nothing and propagates no headers of its own.
-  { name: 'newrelic-13', setup: 'newrelic 13.9 (collector stand-in)', dependencies: { ...APP, newrelic: '13.9.2' }, cjs: 'newrelic.cjs', runs: everyWay(false, NR_ENV, AGENT) },
+  { name: 'elastic-apm-4', setup: 'elastic-apm-node 4.9 (APM server stand-in)', dependencies: { ...APP, 'elastic-apm-node': '4.9.0' }, cjs: 'elastic.cjs', runs: everyWay(true, ['--settle', '800'], AGENT, ELASTIC_ESM) },
+  { name: 'newrelic-13', setup: 'newrelic 13.9 (collector stand-in: connects, harvests, propagates)', dependencies: { ...APP, newrelic: '13.9.2' }, cjs: 'newrelic.cjs', runs: everyWay(true, NR_ENV, AGENT, NR_ESM) },
 ];

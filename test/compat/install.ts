@@ -33,7 +33,7 @@ export function packProbe(): string {
  */
 export function installCell(cell: Cell): string {
   return installApp(cell.name, cell.dependencies, (app) => {
-    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
+    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'loopback.crt', 'loopback.key']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
     fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
     if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
   });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/config/resolve';
-import { ProbeConfigError } from '../../src/config/errors';
+import { ProbeConfigError } from '../../src/config/ProbeConfigError';
 import { PartialMask } from '../../src/mask/PartialMask';
 import { TestApp } from '../helpers/app';
 import type { ProbeConfig } from '../../src/config/types';

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/config/resolve';
-import { ProbeConfigError } from '../../src/config/errors';
+import { ProbeConfigError } from '../../src/config/ProbeConfigError';
 import { closestKey } from '../../src/config/suggest';
 import { TestApp } from '../helpers/app';
 import type { ProbeConfig } from '../../src/config/types';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/app';
 import { FixtureApp, launchBrowser, openPage, REBIND_HOST, startDashboardCli, type RunningCli } from './harness';
-import { allFixtureCaptures, BIG_ID, CHECKOUT_ID, XSS_NAME_ID, row } from './fixture-captures';
+import { allFixtureCaptures, BIG_ID, CHECKOUT_ID, XSS_NAME_ID } from './fixture-captures';
 import type { Capture } from '../../src/capture/types';
 
 // Browser globals used inside page.evaluate callbacks (tests are type-checked without the DOM lib).
@@ -321,10 +321,6 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     const js = await rawGet(cli.port, '/assets/app.js');
     assert.equal(js.status, 200, js.body);
     assert.match(String(js.headers['content-type']), /javascript/);
-  });
-
-  it('keeps the unused helpers honest', () => {
-    assert.equal(row({ method: 'GET', url: 'https://a.test/1' }).endpoint, 'GET https://a.test/{id}');
   });
 });
 

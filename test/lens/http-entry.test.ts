@@ -64,6 +64,20 @@ describe('wrapHttpEntries', () => {
     unwrap();
   });
 
+  it("shows another agent's symbol marks, live, so its guard against wrapping twice still holds", () => {
+    // elastic-apm-node's shimmer marks its wrappers with a private symbol and skips a function that has it.
+    const isWrapped = Symbol('elasticAPMIsWrapped');
+    const agentWrapper = Object.assign(() => 'req', { [isWrapped]: true });
+    const mod = { request: agentWrapper as (...args: unknown[]) => unknown, get: () => null };
+    const unwrap = wrapHttpEntries([mod]);
+    assert.notEqual(mod.request, agentWrapper);
+    const marks = mod.request as unknown as Record<symbol, unknown>;
+    assert.equal(marks[isWrapped], true);
+    (agentWrapper as unknown as Record<symbol, unknown>)[isWrapped] = false;
+    assert.equal(marks[isWrapped], false, 'read through to the agent wrapper');
+    unwrap();
+  });
+
   it('leaves nothing pending when the call throws, and does not wrap twice', () => {
     const mod = { request: () => { throw new TypeError('bad url'); }, get: () => null };
     const unwrap = wrapHttpEntries([mod]);

@@ -29,7 +29,7 @@ const U = process.env.UPSTREAM;
   await call('/echo?c=gql', { method: 'POST', headers: { 'content-type': 'application/graphql+json' }, body: JSON.stringify({ query: 'query { login(password: "hunter2", user: "ada") { id } }' }) });
   await call('/text?c=text');
   await call('/html?c=html');
-  await call('/echo?c=plain', { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: 'raw password=visible' });
+  await call('/echo?c=plain', { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: 'raw password=visible kept=visible' });
   await call('/big?bytes=10000&c=big');
   await call('/echo?c=bigjson', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(5000), password: 'p' }) });
   await call('/deflate?c=deflate');
@@ -85,9 +85,9 @@ describe('lens options, masking and response captures', () => {
 
     const plain = byMarker(rows, 'plain');
     assert.equal(plain.request_payload, null);
-    assert.equal(plain.request_body, 'raw password=visible', 'bodies that are neither JSON nor form stay unmasked');
+    assert.equal(plain.request_body, 'raw password=******** kept=visible', 'bodies that are neither JSON nor form: secret-named pairs masked as text');
     assert.equal(plain.response_capture, null, 'no pattern matches application/octet-stream');
-    assert.equal(plain.response_body, 'raw password=visible');
+    assert.equal(plain.response_body, 'raw password=******** kept=visible');
 
     const big = byMarker(rows, 'big');
     assert.equal(big.response_bytes, 10000, 'sizes count every byte');

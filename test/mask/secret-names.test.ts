@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nameKey, SecretNames } from '../../src/mask/SecretNames';
 import { resolveConfig } from '../../src/config/resolve';
-import { ProbeConfigError } from '../../src/config/errors';
+import { ProbeConfigError } from '../../src/config/ProbeConfigError';
 import type { ProbeConfig } from '../../src/config/types';
 
 const resolve = (file: ProbeConfig = {}) => resolveConfig({ root: '/app', configFile: null, file, env: {} });

@@ -1,11 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { TestApp } from '../helpers/app';
+import { REPO_ROOT, TestApp } from '../helpers/app';
 import { connectMcp, type McpSession } from '../helpers/mcp';
 import { IDS, fixtureCaptures } from '../fixtures/captures/fixtures';
 import { seedFileStore } from './seed';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Every file under the folder with its size and mtime: the server must leave it exactly as it was. */
 function snapshot(dir: string): string[] {
@@ -39,6 +41,7 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
   test('exposes exactly probe-rows, probe-list and probe-show, described for agents with typed inputs', async () => {
     const { tools } = await mcp.client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), ['probe-list', 'probe-rows', 'probe-show']);
+    assert.deepEqual(mcp.client.getServerVersion(), { name: 'probe', version: PACKAGE_VERSION });
     for (const tool of tools) {
       assert.match(tool.description ?? '', /Example input: \{/);
       assert.match(tool.description ?? '', /Returns JSON/);

@@ -1,6 +1,6 @@
 // The store contract (SPEC 5) as a suite any driver runs: `runStoreContract(driver)`. Stores are resolved the
-// way the app, the CLI and the dashboard resolve them: from an app root's probe.config.mjs (loadConfig →
-// register(probe) → createStore), in this process and in separate writer processes.
+// way the app, the CLI and the dashboard resolve them: from an app root's probe.config.mjs (openStore: load
+// config → register(probe) → create the store), in this process and in separate writer processes.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,8 +8,7 @@ import path from 'node:path';
 import type { Capture, IndexRow } from '../../src/capture/types';
 import type { Store } from '../../src/store/Store';
 import { indexRowOf } from '../../src/capture/index-row';
-import { loadConfig } from '../../src/config/load';
-import { createStore, extendStore } from '../../src/store/registry';
+import { openStore as openStoreOf } from '../../src/store/openStore';
 import { createLogger } from '../../src/util/logger';
 import { REPO_ROOT, TestApp, collect, eventually } from '../helpers/app';
 // @ts-expect-error plain .mjs fixture shared with the writer processes and the benchmark
@@ -45,9 +44,9 @@ function cleanEnv(): NodeJS.ProcessEnv {
 
 /** The store an app in `app.dir` would get (`writeThread`: as its runtime gets it). */
 export function openStore(app: TestApp, options: { writeThread?: boolean } = {}): Store {
-  const config = loadConfig({ cwd: app.dir, env: cleanEnv() });
-  config.register?.({ extendStore });
-  return createStore({ root: config.root, config, logger: createLogger(() => undefined) }, options);
+  const { store } = openStoreOf({ cwd: app.dir, env: cleanEnv(), logger: createLogger(() => undefined), recording: options.writeThread });
+  if (!store) throw new Error('the test app has Probe disabled');
+  return store;
 }
 
 interface Written {

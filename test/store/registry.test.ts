@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ProbeConfigError } from '../../src/config/errors';
+import { ProbeConfigError } from '../../src/config/ProbeConfigError';
 import { FileStore } from '../../src/store/FileStore';
 import { RedisStore } from '../../src/store/RedisStore';
 import { TestApp } from '../helpers/app';

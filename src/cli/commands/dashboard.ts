@@ -5,7 +5,7 @@ import { createLogger } from '../../util/logger';
 import { startDashboard, type RunningDashboard } from '../../dashboard/DashboardServer';
 
 /** Tried first so the address stays the same between runs; a free port is used when it is taken. */
-export const DEFAULT_DASHBOARD_PORT = 4400;
+const DEFAULT_DASHBOARD_PORT = 4400;
 
 export const dashboard: CliCommand = async (argv, io) => {
   const { values } = parseArgs({

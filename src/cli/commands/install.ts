@@ -156,7 +156,7 @@ function addVsCodeExcludes(json: Json): string | null {
  * where this package is missing, would fetch and run the unrelated registry package named `probe`). Claude
  * Code and Cursor start project servers in the project folder; VS Code's `${workspaceFolder}` says so.
  */
-export const MCP_CLI = 'node_modules/probe/dist/cli/main.js';
+const MCP_CLI = 'node_modules/probe/dist/cli/main.js';
 const SERVER = { command: 'node', args: [MCP_CLI, 'mcp'] };
 const VSCODE_SERVER = { type: 'stdio', command: 'node', args: [`\${workspaceFolder}/${MCP_CLI}`, 'mcp'] };
 

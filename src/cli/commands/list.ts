@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../io';
-import { closeContext, openContext } from '../context';
-import { QueryError } from '../../query/QueryError';
+import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { queryList } from '../../query/list';
 import { renderList } from '../../query/text';
 
@@ -23,25 +22,18 @@ export const list: CliCommand = async (argv, io) => {
     },
     strict: true,
   });
-  const context = openContext(io);
-  if (!context) return 2;
-  try {
-    const result = await queryList(context.store, {
-      has: values.has?.flatMap((name) => name.split(',')).filter(Boolean),
-      has_errors: values['has-errors'] || values.errors ? true : values['no-errors'] ? false : undefined,
-      since: values.since,
-      type: values.type,
-      route: values.route,
-      group_by: values['group-by'],
-      limit: values.limit === undefined ? undefined : Number(values.limit),
-    });
-    io.out(values.json ? JSON.stringify(result, null, 2) : renderList(result));
-    return 0;
-  } catch (error) {
-    if (!(error instanceof QueryError)) throw error;
-    io.err(`probe list: ${error.message}`);
-    return 2;
-  } finally {
-    await closeContext(context);
-  }
+  return runQuery(io, 'list', {
+    json: values.json,
+    query: (store) =>
+      queryList(store, {
+        has: commaList(values.has),
+        has_errors: values['has-errors'] || values.errors ? true : values['no-errors'] ? false : undefined,
+        since: values.since,
+        type: values.type,
+        route: values.route,
+        group_by: values['group-by'],
+        limit: numberFlag(values.limit),
+      }),
+    render: renderList,
+  });
 };

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CliCommand } from '../io';
 import { closeContext, openContext } from '../context';
 import { createMcpServer } from '../../mcp/server';
+import { packageVersion } from '../../util/packageVersion';
 
 /** `probe mcp`: the agent tools on stdio. Stdout is the protocol channel: nothing else may print there. */
 export const mcp: CliCommand = async (_argv, io) => {
@@ -25,11 +24,3 @@ export const mcp: CliCommand = async (_argv, io) => {
   await closeContext(context).catch(() => {});
   return 0;
 };
-
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}

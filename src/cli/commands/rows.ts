@@ -1,12 +1,11 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../io';
-import { closeContext, openContext } from '../context';
-import { QueryError } from '../../query/QueryError';
+import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { KNOWN_SECTIONS } from '../../query/locate';
 import { queryRows } from '../../query/rows';
-import { ROW_FIELD } from '../../query/row-select';
+import { ROW_FIELD } from '../../query/rowSelect';
 import { renderRows } from '../../query/text';
-import { parseWhere } from '../../query/where-text';
+import { parseWhere } from '../../query/whereText';
 
 /**
  * `probe rows [id|*]`: rows of a section, filtered and sorted; the probe-rows tool as a shell command, one
@@ -41,31 +40,24 @@ export const rows: CliCommand = async (argv, io) => {
       return 2;
     }
   }
-  const context = openContext(io);
-  if (!context) return 2;
-  try {
-    const fields = values.fields?.flatMap((name) => name.split(',')).filter(Boolean);
-    // The table always shows the ROW number; JSON holds exactly the fields asked for.
-    const asked = !values.json && fields?.length && !fields.includes(ROW_FIELD) ? [ROW_FIELD, ...fields] : fields;
-    const result = await queryRows(context.store, {
-      section,
-      where: values.where?.map(parseWhere),
-      sort: values.sort,
-      dir: values.dir as 'asc' | 'desc' | undefined,
-      limit: values.limit === undefined ? undefined : Number(values.limit),
-      fields: asked,
-      id,
-      since: values.since,
-      type: values.type,
-      name: values.name,
-    });
-    io.out(values.json ? JSON.stringify(result, null, 2) : renderRows(result, fields));
-    return 0;
-  } catch (error) {
-    if (!(error instanceof QueryError)) throw error;
-    io.err(`probe rows: ${error.message}`);
-    return 2;
-  } finally {
-    await closeContext(context);
-  }
+  const fields = commaList(values.fields);
+  // The table always shows the ROW number; JSON holds exactly the fields asked for.
+  const asked = !values.json && fields?.length && !fields.includes(ROW_FIELD) ? [ROW_FIELD, ...fields] : fields;
+  return runQuery(io, 'rows', {
+    json: values.json,
+    query: (store) =>
+      queryRows(store, {
+        section,
+        where: values.where?.map(parseWhere),
+        sort: values.sort,
+        dir: values.dir as 'asc' | 'desc' | undefined,
+        limit: numberFlag(values.limit),
+        fields: asked,
+        id,
+        since: values.since,
+        type: values.type,
+        name: values.name,
+      }),
+    render: (result) => renderRows(result, fields),
+  });
 };

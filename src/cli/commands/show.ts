@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../io';
-import { closeContext, openContext } from '../context';
-import { QueryError } from '../../query/QueryError';
+import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { queryShow } from '../../query/show';
 import { renderShow } from '../../query/text';
 
@@ -24,28 +23,21 @@ export const show: CliCommand = async (argv, io) => {
     io.err(`probe show: one capture id at most, got ${[values.id, ...positionals].filter(Boolean).map((id) => JSON.stringify(id)).join(' and ')} (usage: probe show [id] [options]; see probe show --help)`);
     return 2;
   }
-  const row = values.row === undefined ? undefined : Number(values.row);
+  const row = numberFlag(values.row);
   if (row !== undefined && (values.row!.trim() === '' || !Number.isInteger(row) || row < 0)) {
     io.err(`probe show: --row must be a row number, 0 or more (the ROW column of probe rows), got ${JSON.stringify(values.row)}`);
     return 2;
   }
-  const context = openContext(io);
-  if (!context) return 2;
-  try {
-    const result = await queryShow(context.store, {
-      id: values.id ?? positionals[0],
-      sections: values.sections?.flatMap((name) => name.split(',')).filter(Boolean),
-      limit: values.limit === undefined ? undefined : Number(values.limit),
-      section: values.section,
-      row,
-    });
-    io.out(values.json ? JSON.stringify(result, null, 2) : renderShow(result));
-    return 0;
-  } catch (error) {
-    if (!(error instanceof QueryError)) throw error;
-    io.err(`probe show: ${error.message}`);
-    return 2;
-  } finally {
-    await closeContext(context);
-  }
+  return runQuery(io, 'show', {
+    json: values.json,
+    query: (store) =>
+      queryShow(store, {
+        id: values.id ?? positionals[0],
+        sections: commaList(values.sections),
+        limit: numberFlag(values.limit),
+        section: values.section,
+        row,
+      }),
+    render: renderShow,
+  });
 };

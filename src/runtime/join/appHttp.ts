@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { apiRegistry } from './globals';
 import { isRealProvider } from './provider';
+import { keepForeignMarks } from './foreignMarks';
 
 type Marked = { __wrapped?: unknown; __original?: unknown; __unwrap?: unknown };
 
@@ -33,8 +34,8 @@ export function appInstrumentsHttp(): boolean {
 
 /**
  * Makes an instrumentation's `_wrap` leave in place a wrapper it did not make: it stacks on top instead of
- * unwrapping first (an agent's shimmer wrapper, or a wrapper set after Probe's check). Its own wrappers are
- * still unwrapped when it is disabled.
+ * unwrapping first (an agent's shimmer wrapper, or a wrapper set after Probe's check), and shows that wrapper's
+ * own marks (see keepForeignMarks). Its own wrappers are still unwrapped when it is disabled.
  */
 export function neverUnwrapOthers(instrumentation: object): void {
   const target = instrumentation as {
@@ -46,8 +47,12 @@ export function neverUnwrapOthers(instrumentation: object): void {
   if (typeof wrap !== 'function' || typeof unwrap !== 'function') return;
   const own = new WeakSet<object>();
   target._wrap = (exports, name, wrapper) => {
+    const original = (exports as Record<string, unknown> | undefined)?.[name];
     const wrapped = wrap(exports, name, wrapper);
-    if (wrapped && typeof wrapped === 'function') own.add(wrapped);
+    if (wrapped && typeof wrapped === 'function') {
+      own.add(wrapped);
+      keepForeignMarks(wrapped, original);
+    }
     return wrapped;
   };
   target._unwrap = (exports, name) => {

@@ -1,9 +1,14 @@
 /**
- * Span attributes Probe reads beyond the OpenTelemetry semantic conventions, when a sender adds them (Probe's
- * own processor may, on spans it exports elsewhere; any SDK can). Each one fills a field of the HTTP row that
- * the conventions have no place for. All are optional; a value of the wrong type is ignored.
+ * The `probe.*` span attributes, in one place for the runtime that sets them and the collector that reads them.
+ * Beyond the OpenTelemetry semantic conventions, when a sender adds them (Probe's own processor may, on spans it
+ * exports elsewhere; any SDK can), each fills a field of the HTTP row or capture the conventions have no place for.
+ * All are optional; a value of the wrong type is ignored.
  */
 export const PROBE_ATTRIBUTES = {
+  /** string: `job` or `command`, on the root span of `job()` / `command()`: that span starts a unit of its own. */
+  unit: 'probe.unit',
+  /** string: a unit's status set by `job()` / `command()` (`done`, `failed`, an exit code). */
+  status: 'probe.status',
   /** string: app file of the call, relative to the app root (`origin.file`). */
   originFile: 'probe.origin.file',
   /** int: line of that file (`origin.line`). */

@@ -1,7 +1,7 @@
 import type { Capture } from '../capture/types';
 import { QueryError } from './QueryError';
 import { FIELD_LIMITS, ROW_LIMITS, clip } from './clip';
-import { knownFieldsOf, type FieldType } from './http-fields';
+import { knownFieldsOf, type FieldType } from './httpFields';
 import { fieldsOf, getPath, rootOf } from './paths';
 import { compareValues, compileClause, fieldTypeOf, type WhereClause } from './where';
 

@@ -1,8 +1,7 @@
 import { context, createContextKey } from '@opentelemetry/api';
-import type { CallRecord } from '../runtime/CallRecord';
-import type { Unit } from '../runtime/Unit';
+import type { Unit } from './Unit';
 
-interface Scope<T> {
+export interface Scope<T> {
   getStore(): T | undefined;
   run<R>(store: T, fn: () => R): R;
 }
@@ -12,7 +11,7 @@ interface Scope<T> {
  * AsyncLocalStorage of Probe's own: on Node 20 every extra instance adds work to every async resource the
  * app creates, which measured as a few percent of a keep-alive call.
  */
-function contextScope<T>(name: string): Scope<T> {
+export function contextScope<T>(name: string): Scope<T> {
   const key = createContextKey(name);
   return {
     getStore: () => context.active().getValue(key) as T | undefined,
@@ -22,9 +21,6 @@ function contextScope<T>(name: string): Scope<T> {
 
 /** The pool a call is made in: `pool(fn)` runs fn inside one. */
 export const poolScope = contextScope<{ unit: Unit; number: number }>('probe.pool');
-
-/** The app-level `fetch()` call in progress, so its redirect hops fold into one row. */
-export const fetchScope = contextScope<CallRecord>('probe.fetch');
 
 /** Pool number for a call made now in `unit`, or null outside a pool (or in another unit's pool). */
 export function currentPool(unit: Unit): number | null {

@@ -2,7 +2,7 @@
  * The fields of an HTTP row (SPEC 2.1), listed so that a filter on `exception.message` is valid even in a
  * capture where no call failed, and so a bad field name can be answered with the names that exist.
  */
-export const HTTP_FIELDS: readonly string[] = [
+const HTTP_FIELDS: readonly string[] = [
   'method',
   'url',
   'host',

@@ -1,0 +1,39 @@
+import type { CliIo } from './io';
+import type { Store } from '../store/Store';
+import { closeContext, openContext } from './context';
+import { QueryError } from '../query/QueryError';
+
+/**
+ * The steps `probe list`, `show` and `rows` share: open the app's store, run the query, print the result as
+ * JSON (`--json`, what the agent tool returns) or as text, close the store. A QueryError (a bad filter, an
+ * unknown id) is one line naming the command, exit 2.
+ */
+export async function runQuery<R>(
+  io: CliIo,
+  command: string,
+  options: { json?: boolean; query: (store: Store) => Promise<R>; render: (result: R) => string },
+): Promise<number> {
+  const context = openContext(io);
+  if (!context) return 2;
+  try {
+    const result = await options.query(context.store);
+    io.out(options.json ? JSON.stringify(result, null, 2) : options.render(result));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof QueryError)) throw error;
+    io.err(`probe ${command}: ${error.message}`);
+    return 2;
+  } finally {
+    await closeContext(context);
+  }
+}
+
+/** A repeatable flag whose values may also be comma-separated: `--has http,db --has log`. */
+export function commaList(values: string[] | undefined): string[] | undefined {
+  return values?.flatMap((value) => value.split(',')).filter(Boolean);
+}
+
+/** A number flag as the query takes it; the query names a value that is not a number. */
+export function numberFlag(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
+}
