@@ -131,7 +131,8 @@ export class Recorder {
       try {
         call.stack = null;
         call.entry = null;
-        foldCall((unit.folded ??= emptyFold()), call.toInput(), unit.startedAt, lens);
+        // Its facts straight from the record: a folded call never becomes a row, so no input is made for it.
+        foldCall((unit.folded ??= emptyFold()), call, call.start, lens.masker);
       } catch (error) {
         this.logger.warnOnce('fold', 'could not count a call past max_rows', error);
         keep.push(call);
