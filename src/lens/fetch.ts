@@ -81,8 +81,9 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   if (!URL.canParse(url)) return null;
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
   const record = new CallRecord(maxBodyBytes);
-  record.stack = captureStack(callStackLimit(FETCH_STACK_LIMIT));
+  // One context lookup for both: the entry decides how deep the call's own stack is taken.
   record.entry = currentEntry();
+  record.stack = captureStack(callStackLimit(FETCH_STACK_LIMIT, record.entry));
   record.url = url;
   record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   record.clientDecodes = true;

@@ -79,8 +79,8 @@ export class HttpLens {
     const url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
     const record = new CallRecord(this.maxBodyBytes);
-    record.stack = entry !== undefined ? entry : captureStack(callStackLimit());
     record.entry = currentEntry();
+    record.stack = entry !== undefined ? entry : captureStack(callStackLimit(undefined, record.entry));
     // Now: the call sites are let go soon after the call starts, long before a response arrives.
     record.clientDecodes = record.stack ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
     record.spanId = spanId;

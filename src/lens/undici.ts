@@ -70,8 +70,9 @@ export class UndiciLens {
       }
     } else {
       record = new CallRecord(this.maxBodyBytes);
-      record.stack = captureStack(callStackLimit());
+      // One context lookup for both: the entry decides how deep the call's own stack is taken.
       record.entry = currentEntry();
+      record.stack = captureStack(callStackLimit(undefined, record.entry));
       record.spanId = spanId;
       record.parentSpanId = span.parentSpanContext?.spanId ?? null;
       record.method = request.method;
