@@ -26,6 +26,7 @@ export const VARIANTS = [
 export const DIAGNOSTIC_VARIANTS = [
   { id: 'nostore', label: '(e) Probe, store that drops', probe: true },
   { id: 'noorigin', label: '(f) Probe, origin off', probe: true },
+  { id: 'sampled', label: '(g) Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' } },
 ];
 
 const DROPPING_STORE_CONFIG = `module.exports = {

@@ -1,9 +1,9 @@
-import type { Capture, CaptureSpan, HttpRow, HttpTotals, RequestSection, Summary } from '../capture/types';
+import type { Capture, CaptureSpan, HttpRow, RequestSection, Summary } from '../capture/types';
 import type { ResolvedConfig } from '../config/types';
-import type { CallInput, UnitInput } from './input';
+import type { CallInput, FoldedCallsInput, UnitInput } from './input';
 import { buildHttpRow } from './httpRow';
 import { parseUrl } from './endpoint';
-import { MAX_ERRORS, errorLine } from './fold';
+import { emptyFold, foldCall, mergeFold } from './fold';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -26,28 +26,15 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
     }
   }
 
+  // Totals and pool bounds: every call this unit still holds, kept as a row or not, then those folded before.
+  const counted = emptyFold();
+  for (const call of calls) foldCall(counted, call, unit.endedAt, (lens ?? config).masker);
+  if (folded) mergeFold(counted, folded);
+
   const summary: Summary = { errors: [], warnings: [] };
-  if (lens && (calls.length > 0 || folded?.count)) {
-    const totals: HttpTotals = { http_ms: 0, http_by_host: {}, http_calls: calls.length, http_failed: 0 };
-    for (const call of calls) {
-      const index = rowOf.get(call);
-      const row = index === undefined ? buildHttpRow(call, unit.startedAt, unit.endedAt, lens) : rows[index]!;
-      totals.http_ms += row.duration ?? 0;
-      totals.http_by_host[row.host] = (totals.http_by_host[row.host] ?? 0) + 1;
-      if (row.failed) {
-        totals.http_failed++;
-        if (summary.errors.length < MAX_ERRORS) summary.errors.push(errorLine(row));
-      }
-    }
-    if (folded) {
-      totals.http_calls += folded.count;
-      totals.http_ms += folded.ms;
-      totals.http_failed += folded.failed;
-      for (const [host, count] of Object.entries(folded.byHost)) totals.http_by_host[host] = (totals.http_by_host[host] ?? 0) + count;
-      for (const line of folded.errors) if (summary.errors.length < MAX_ERRORS) summary.errors.push(line);
-    }
-    totals.http_ms = round(totals.http_ms);
-    summary.totals = totals;
+  if (lens && counted.count > 0) {
+    summary.errors.push(...counted.errors);
+    summary.totals = { http_ms: round(counted.ms), http_by_host: counted.byHost, http_calls: counted.count, http_failed: counted.failed };
   }
   if (dropped) summary.dropped_rows = dropped;
 
@@ -73,7 +60,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
     job_id: unit.jobId,
     meta: { ...unit.meta },
     summary,
-    spans: buildSpans(unit, calls, rowOf, rows),
+    spans: buildSpans(unit, calls, rowOf, rows, counted.pools),
     sections,
   };
 }
@@ -93,7 +80,7 @@ function requestSection(unit: UnitInput, config: ResolvedConfig): RequestSection
 }
 
 /** The root, the unit's other spans, one pool span per pool, and one http span per kept row. */
-function buildSpans(unit: UnitInput, calls: CallInput[], rowOf: Map<CallInput, number>, rows: HttpRow[]): CaptureSpan[] {
+function buildSpans(unit: UnitInput, calls: CallInput[], rowOf: Map<CallInput, number>, rows: HttpRow[], poolBounds: FoldedCallsInput['pools']): CaptureSpan[] {
   const at = (ms: number) => round(Math.max(0, ms - unit.startedAt));
   const span = (id: string, kind: CaptureSpan['kind'], name: string, start: number, end: number, meta: Record<string, unknown>): CaptureSpan => ({
     id,
@@ -114,27 +101,15 @@ function buildSpans(unit: UnitInput, calls: CallInput[], rowOf: Map<CallInput, n
   }
   const parentOf = (id: string | null) => (id && known.has(id) ? id : rootId);
 
-  const poolBounds = new Map<number, { start: number; end: number }>();
-  for (const [number, bounds] of Object.entries(unit.folded?.pools ?? {})) poolBounds.set(Number(number), { ...bounds });
-  for (const call of calls) {
-    if (call.pool === null) continue;
-    const end = call.end ?? unit.endedAt;
-    const bounds = poolBounds.get(call.pool);
-    if (!bounds) poolBounds.set(call.pool, { start: call.start, end });
-    else {
-      bounds.start = Math.min(bounds.start, call.start);
-      bounds.end = Math.max(bounds.end, end);
-    }
-  }
   for (const pool of unit.pools) {
-    const bounds = poolBounds.get(pool.number);
+    const bounds = poolBounds[pool.number];
     if (!bounds) continue;
     spans.push(span(`pool-${pool.number}`, 'pool', `pool ${pool.number}`, bounds.start, bounds.end, { pool: pool.number, parent_id: parentOf(pool.parentSpanId) }));
   }
   for (const call of calls) {
     const row = rowOf.get(call);
     if (row === undefined) continue;
-    const parent = call.pool !== null && poolBounds.has(call.pool) && unit.pools.some((p) => p.number === call.pool) ? `pool-${call.pool}` : parentOf(call.parentSpanId);
+    const parent = call.pool !== null && poolBounds[call.pool] !== undefined && unit.pools.some((p) => p.number === call.pool) ? `pool-${call.pool}` : parentOf(call.parentSpanId);
     spans.push(span(call.spanId, 'http', `${rows[row]!.method} ${rows[row]!.url.split('?')[0]}`, call.start, call.end ?? unit.endedAt, { row, parent_id: parent }));
   }
   return spans;

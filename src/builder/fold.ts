@@ -1,7 +1,6 @@
-import type { HttpRow } from '../capture/types';
-import type { ResolvedHttpLens } from '../config/types';
-import type { CallInput, FoldedCallsInput } from './input';
-import { buildHttpRow, innermostMessage } from './httpRow';
+import type { Masker } from '../mask/Masker';
+import type { FoldedCallsInput } from './input';
+import { callFacts, failureLine, type FactsInput } from './callFacts';
 
 /** Failed calls named in `summary.errors`; the rest are only counted. */
 export const MAX_ERRORS = 3;
@@ -10,32 +9,39 @@ export function emptyFold(): FoldedCallsInput {
   return { count: 0, ms: 0, byHost: {}, failed: 0, errors: [], pools: {} };
 }
 
-/** The `summary.errors` line of a failed row. */
-export function errorLine(row: HttpRow): string {
-  return `HTTP call failed: ${row.method} ${row.url} (${row.status ?? innermostMessage(row)})`;
+/**
+ * Adds one call to running totals: the summary's counts and the time span of its pool. The one totals path:
+ * the recorder folds finished calls past `max_rows` here as they pile up, so a job making 100,000 calls
+ * holds `max_rows` records, not 100,000, and `buildCapture` folds the calls it still holds the same way.
+ * `end`: where a call with no end stops (the unit's end).
+ */
+export function foldCall(fold: FoldedCallsInput, call: FactsInput, end: number, masker: Masker): void {
+  const facts = callFacts(call, end, masker);
+  fold.count++;
+  fold.ms += facts.duration;
+  fold.byHost[facts.host] = (fold.byHost[facts.host] ?? 0) + 1;
+  if (facts.failed) {
+    fold.failed++;
+    if (fold.errors.length < MAX_ERRORS) fold.errors.push(failureLine(call, masker));
+  }
+  if (call.pool !== null) addToPool(fold, call.pool, call.start, call.end ?? end);
 }
 
-/**
- * Adds a finished call past `max_rows` to running totals, so the recorder can let it go instead of
- * holding every call of a long job until the job ends. The totals are what `buildCapture` would have
- * taken from the call's row.
- */
-export function foldCall(fold: FoldedCallsInput, call: CallInput, unitStart: number, lens: ResolvedHttpLens): void {
-  const end = call.end ?? call.start;
-  const row = buildHttpRow(call, unitStart, end, lens);
-  fold.count++;
-  fold.ms += row.duration ?? 0;
-  fold.byHost[row.host] = (fold.byHost[row.host] ?? 0) + 1;
-  if (row.failed) {
-    fold.failed++;
-    if (fold.errors.length < MAX_ERRORS) fold.errors.push(errorLine(row));
-  }
-  if (call.pool !== null) {
-    const bounds = fold.pools[call.pool];
-    if (!bounds) fold.pools[call.pool] = { start: call.start, end };
-    else {
-      bounds.start = Math.min(bounds.start, call.start);
-      bounds.end = Math.max(bounds.end, end);
-    }
+/** `into` gains `from`'s totals after its own (errors: `into`'s first). */
+export function mergeFold(into: FoldedCallsInput, from: FoldedCallsInput): void {
+  into.count += from.count;
+  into.ms += from.ms;
+  into.failed += from.failed;
+  for (const [host, count] of Object.entries(from.byHost)) into.byHost[host] = (into.byHost[host] ?? 0) + count;
+  for (const line of from.errors) if (into.errors.length < MAX_ERRORS) into.errors.push(line);
+  for (const [pool, bounds] of Object.entries(from.pools)) addToPool(into, Number(pool), bounds.start, bounds.end);
+}
+
+function addToPool(fold: FoldedCallsInput, pool: number, start: number, end: number): void {
+  const bounds = fold.pools[pool];
+  if (!bounds) fold.pools[pool] = { start, end };
+  else {
+    bounds.start = Math.min(bounds.start, start);
+    bounds.end = Math.max(bounds.end, end);
   }
 }

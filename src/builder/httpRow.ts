@@ -166,9 +166,3 @@ function roundTiming(timing: CallInput['timing'] & object): Timing {
   if (timing.protocol) out.protocol = timing.protocol;
   return out;
 }
-
-/** The message the summary shows for a call without a response: the innermost cause. */
-export function innermostMessage(row: HttpRow): string {
-  const chain = row.exception?.previous ?? [];
-  return chain.length ? chain[chain.length - 1]!.message : row.exception?.message || 'no response';
-}

@@ -57,7 +57,7 @@ export function decodedCount(encoding: string, cap: number): DecodedCount | null
   const gzip = coding === 'gzip' || coding === 'x-gzip';
   // Input waiting for the thread pool is bounded too: a counter that falls this far behind gives up.
   const pending = cap + PENDING_INPUT;
-  return { from: gzip ? cap : Math.floor(cap / 64), start: () => new ZlibCounter(open, pending) };
+  return { from: gzip ? cap : Math.floor(cap / 64), start: (settled) => new ZlibCounter(open, pending, settled) };
 }
 
 const PENDING_INPUT = 4 * 1024 * 1024;
@@ -82,11 +82,8 @@ class ZlibCounter implements SizeCounter {
   constructor(
     private readonly open: Open,
     private readonly maxPending: number,
+    private readonly settled: (size: number | undefined) => void,
   ) {}
-
-  get size(): number | undefined {
-    return this.state === 'done' ? this.total : undefined;
-  }
 
   write(chunk: Buffer): void {
     if (this.state !== 'running' || chunk.length === 0) return;
@@ -102,7 +99,7 @@ class ZlibCounter implements SizeCounter {
   end(): void {
     if (this.state !== 'running') return;
     if (!this.stream) {
-      this.state = 'done';
+      this.done();
       return;
     }
     try {
@@ -117,15 +114,21 @@ class ZlibCounter implements SizeCounter {
     stream.on('data', (out: Buffer) => {
       this.total += out.length;
     });
-    stream.on('end', () => {
-      if (this.state === 'running') this.state = 'done';
-    });
+    stream.on('end', () => this.done());
     stream.on('error', () => this.fail());
     return stream;
   }
 
+  private done(): void {
+    if (this.state !== 'running') return;
+    this.state = 'done';
+    this.settled(this.total);
+  }
+
   private fail(): void {
+    if (this.state !== 'running') return;
     this.state = 'failed';
     this.stream?.destroy();
+    this.settled(undefined);
   }
 }

@@ -72,17 +72,19 @@ export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBo
 }
 
 function startRecord(recorder: Recorder, input: string | URL | Request, init: RequestInit | undefined, maxBodyBytes: number): CallRecord | null {
+  const unit = recorder.activeUnit();
+  // A unit left out by sampling records nothing: no record, no stack, no body held; asked first, so such a
+  // call costs one lookup and nothing else.
+  if (!unit.sampled) return null;
   const isRequest = typeof input === 'object' && input !== null && 'url' in input && typeof (input as Request).method === 'string';
   const url = isRequest ? (input as Request).url : String(input);
   // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. canParse makes no URL object.
   if (!URL.canParse(url)) return null;
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
-  const unit = recorder.activeUnit();
-  // A unit left out by sampling records nothing: no record, no stack, no body held.
-  if (!unit.sampled) return null;
   const record = new CallRecord(maxBodyBytes);
-  record.stack = captureStack(callStackLimit(FETCH_STACK_LIMIT));
+  // One context lookup for both: the entry decides how deep the call's own stack is taken.
   record.entry = currentEntry();
+  record.stack = captureStack(callStackLimit(FETCH_STACK_LIMIT, record.entry));
   record.url = url;
   record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   record.clientDecodes = true;
@@ -127,7 +129,7 @@ function readFakeRequest(record: CallRecord, init: RequestInit | undefined, held
   return readSettledBody(body, record.requestTap()).then((type) => {
     const headers = record.requestHeaders;
     // fetch sends the type its body implies (a FormData's boundary) when the app names none.
-    if (type && typeof headers === 'object' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = type;
+    if (type && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = type;
   });
 }
 

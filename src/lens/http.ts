@@ -51,7 +51,8 @@ export class HttpLens {
   private incoming(span: SdkSpan, request: http.IncomingMessage): void {
     const unit = this.recorder.unitOfSpan(span.spanContext().spanId);
     // Once per request: a second server span of the same request (see Recorder.noteIncoming) shares the unit.
-    if (unit.type !== 'request' || unit.request) return;
+    // A request left out by sampling is never written: nothing of it is copied.
+    if (unit.type !== 'request' || unit.request || !unit.sampled) return;
     const method = (request.method ?? 'GET').toUpperCase();
     const target = request.url ?? '/';
     const encrypted = Boolean((request.socket as { encrypted?: boolean } | undefined)?.encrypted);
@@ -68,51 +69,69 @@ export class HttpLens {
   }
 
   private outgoing(span: SdkSpan, request: http.ClientRequest): void {
+    // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
+    const entry = takeEntryStack();
+    const { spanId } = span.spanContext();
+    const unit = this.recorder.unitOfSpan(spanId);
+    // A unit left out by sampling records nothing: no record, no stack, no taps (asked first: nothing else runs).
+    if (!unit.sampled) return;
     const hostHeader = request.getHeader('host');
     const url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
-    const { spanId } = span.spanContext();
-    // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
-    const entry = takeEntryStack();
-    const unit = this.recorder.unitOfSpan(spanId);
-    // A unit left out by sampling records nothing: no record, no stack, no taps.
-    if (!unit.sampled) return;
     const record = new CallRecord(this.maxBodyBytes);
-    record.stack = entry !== undefined ? entry : captureStack(callStackLimit());
     record.entry = currentEntry();
+    record.stack = entry !== undefined ? entry : captureStack(callStackLimit(undefined, record.entry));
     // Now: the call sites are let go soon after the call starts, long before a response arrives.
     record.clientDecodes = record.stack ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
     record.spanId = spanId;
     record.parentSpanId = span.parentSpanContext?.spanId ?? null;
     record.method = request.method;
     record.url = url;
-    // Headers can still change until they are sent; read them when the row is built.
-    record.requestHeaders = () => request.getHeaders() as Record<string, string | string[] | number | undefined>;
     record.pool = currentPool(unit);
     this.recorder.addCall(unit, record);
 
+    // Headers can change until they are sent: copied once, as plain data, when the first write() or end()
+    // has sent them (or the request fails or closes before either).
+    record.requestHeaders = UNSENT;
     // The wrappers pass `arguments` on as they came: no rest arrays per event and chunk, and the original
     // sees exactly the arguments the caller gave.
     const write = request.write as (...args: unknown[]) => boolean;
     request.write = function (this: http.ClientRequest, chunk: unknown, encoding?: unknown) {
       tapChunk(record, chunk, encoding);
-      return write.apply(this, arguments as unknown as unknown[]);
+      const result = write.apply(this, arguments as unknown as unknown[]);
+      takeHeaders(record, this);
+      return result;
     } as typeof request.write;
     const end = request.end as (...args: unknown[]) => http.ClientRequest;
     request.end = function (this: http.ClientRequest, chunk?: unknown, encoding?: unknown) {
       if (typeof chunk !== 'function') tapChunk(record, chunk, encoding);
-      return end.apply(this, arguments as unknown as unknown[]);
+      const result = end.apply(this, arguments as unknown as unknown[]);
+      takeHeaders(record, this);
+      return result;
     } as typeof request.end;
 
     const emit = request.emit as Emit;
     request.emit = function (this: http.ClientRequest, event: string | symbol, first?: unknown) {
       try {
+        if (event === 'error' || event === 'close') takeHeaders(record, this);
         observeRequest(record, event, first);
       } catch {
         // observing never changes delivery
       }
       return emit.apply(this, arguments as unknown as Parameters<Emit>);
     } as typeof request.emit;
+  }
+}
+
+/** A request's headers before they are taken: shared, never written to. */
+const UNSENT: CallRecord['requestHeaders'] = Object.freeze({});
+
+function takeHeaders(record: CallRecord, request: http.ClientRequest): void {
+  if (record.requestHeaders !== UNSENT) return;
+  try {
+    record.requestHeaders = request.getHeaders() as CallRecord['requestHeaders'];
+  } catch {
+    record.requestHeaders = {}; // a request whose headers cannot be read keeps none
   }
 }
 

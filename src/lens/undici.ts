@@ -48,11 +48,15 @@ export class UndiciLens {
   private start(span: SdkSpan, request: UndiciRequest): void {
     const { spanId } = span.spanContext();
     const group = fetchScope.getStore();
+    const joins = group && !group.settled;
+    // A unit left out by sampling records nothing: no record, no stack, no taps (asked before anything is read).
+    const unit = joins ? null : this.recorder.unitOfSpan(spanId);
+    if (unit && !unit.sampled) return;
     const headers = undiciRequestHeaders(request.headers);
     // A fetch the wrapper already let through as the app's is not asked again (its hops carry the same marks).
     if (!group && isTelemetryTraffic(`${request.origin}${request.path}`, (name) => headers[name])) return;
     let record: CallRecord;
-    if (group && !group.settled) {
+    if (joins) {
       record = group;
       if (!record.spanId) {
         const dispatched = record.onDispatch;
@@ -66,19 +70,17 @@ export class UndiciLens {
         record.beginHop();
       }
     } else {
-      const unit = this.recorder.unitOfSpan(spanId);
-      // A unit left out by sampling records nothing: no record, no stack, no taps.
-      if (!unit.sampled) return;
       record = new CallRecord(this.maxBodyBytes);
-      record.stack = captureStack(callStackLimit());
+      // One context lookup for both: the entry decides how deep the call's own stack is taken.
       record.entry = currentEntry();
+      record.stack = captureStack(callStackLimit(undefined, record.entry));
       record.spanId = spanId;
       record.parentSpanId = span.parentSpanContext?.spanId ?? null;
       record.method = request.method;
       record.url = `${request.origin}${request.path}`;
       record.requestHeaders = headers;
-      record.pool = currentPool(unit);
-      this.recorder.addCall(unit, record);
+      record.pool = currentPool(unit!);
+      this.recorder.addCall(unit!, record);
     }
     this.records.set(request, record);
     tapMethod(request, 'onBodySent', (chunk) => record.requestTap().add(chunk));

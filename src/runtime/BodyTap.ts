@@ -1,16 +1,18 @@
 import type { BodyInput } from '../builder/input';
 
-/** When to start counting a body's decoded size (wire bytes seen), and the counter to start. */
+/**
+ * When to start counting a body's decoded size (wire bytes seen), and the counter to start. The counter
+ * calls `settled` once, with the size, or undefined when it could not tell (corrupt, cut off, fell behind).
+ */
 export interface DecodedCount {
   from: number;
-  start(): SizeCounter;
+  start(settled: (size: number | undefined) => void): SizeCounter;
 }
 
-/** Counts the decoded size of a body fed in wire chunks; `size` is undefined until it is known. */
+/** Counts the decoded size of a body fed in wire chunks. */
 export interface SizeCounter {
   write(chunk: Buffer): void;
   end(): void;
-  readonly size: number | undefined;
 }
 
 /**
@@ -22,8 +24,13 @@ export class BodyTap {
   size = 0;
   kept = 0;
   truncated = false;
+  /** The decoded size, once a counter settled on it: plain data for the builder. */
+  decodedSize: number | undefined;
   private counting: DecodedCount | null = null;
   private counter: SizeCounter | null = null;
+  /** A started counter whose body ended and that has not settled yet; then who waits for it. */
+  private finishing = false;
+  private onSettled: (() => void) | null = null;
 
   constructor(private readonly cap: number) {}
 
@@ -59,7 +66,7 @@ export class BodyTap {
   private count(bytes: Buffer, copy: Buffer | null): void {
     if (!this.counter) {
       if (this.size <= this.counting!.from) return;
-      this.counter = this.counting!.start();
+      this.counter = this.counting!.start((size) => this.settle(size));
       // What was kept so far, this chunk's kept part included.
       for (const kept of this.chunks) this.counter.write(kept);
     } else if (copy) {
@@ -69,15 +76,34 @@ export class BodyTap {
     if (rest > 0) this.counter.write(Buffer.from(bytes.subarray(bytes.length - rest)));
   }
 
-  /** The body ended (or failed): a running counter gets its last input. */
+  /** The body ended (or failed): a running counter gets its last input, and settles on the thread pool. */
   end(): void {
-    this.counter?.end();
+    if (!this.counter) return;
+    this.finishing = true;
+    this.counter.end();
+  }
+
+  private settle(size: number | undefined): void {
+    this.decodedSize = size;
+    const settled = this.finishing ? this.onSettled : null;
+    this.finishing = false;
+    this.onSettled = null;
+    settled?.();
+  }
+
+  /**
+   * The body ended and its decoded size is still being counted: `then` runs once it is known (the recorder
+   * holds the unit's input until then). False, and `then` never runs, when nothing is left to wait for.
+   */
+  whenCounted(then: () => void): boolean {
+    if (!this.finishing) return false;
+    this.onSettled = then;
+    return true;
   }
 
   toInput(): BodyInput {
     const input: BodyInput = { chunks: this.chunks, size: this.size, truncated: this.truncated };
-    // Read when the capture is built, a turn later: the count may still be finishing on the thread pool.
-    if (this.counting) Object.defineProperty(input, 'decodedSize', { enumerable: true, get: () => this.counter?.size });
+    if (this.counting) input.decodedSize = this.decodedSize;
     return input;
   }
 }

@@ -14,7 +14,7 @@ export class CallRecord {
   parentSpanId: string | null = null;
   method = 'GET';
   url = '';
-  requestHeaders: CallInput['requestHeaders'] | (() => CallInput['requestHeaders']) = {};
+  requestHeaders: CallInput['requestHeaders'] = {};
   requestBody: BodyTap | null = null;
   status: number | null = null;
   responseHeaders: CallInput['responseHeaders'] = {};
@@ -127,13 +127,12 @@ export class CallRecord {
   }
 
   toInput(): CallInput {
-    const headers = typeof this.requestHeaders === 'function' ? safe(this.requestHeaders, {}) : this.requestHeaders;
     return {
       spanId: this.spanId,
       parentSpanId: this.parentSpanId,
       method: this.method,
       url: this.url,
-      requestHeaders: headers,
+      requestHeaders: this.requestHeaders,
       requestBody: this.requestBody?.toInput() ?? null,
       status: this.status,
       responseHeaders: this.responseHeaders,
@@ -147,13 +146,5 @@ export class CallRecord {
       fake: this.fake,
       origin: this.origin,
     };
-  }
-}
-
-function safe<T>(fn: () => T, fallback: T): T {
-  try {
-    return fn();
-  } catch {
-    return fallback;
   }
 }

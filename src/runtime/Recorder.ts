@@ -48,6 +48,10 @@ export class Recorder {
   /** Set once a test ran here: the process's own command capture is then kept only when it holds calls. */
   ranTests = false;
   private originsScheduled = false;
+  /** Units ended whose input waits for a decoded size still being counted (see close). */
+  private readonly waiting = new Set<Unit>();
+  /** Set by closeAll: the process is ending, nothing more is waited for. */
+  private exiting = false;
   readonly sampler: Sampler;
 
   constructor(
@@ -133,7 +137,8 @@ export class Recorder {
       try {
         call.stack = null;
         call.entry = null;
-        foldCall((unit.folded ??= emptyFold()), call.toInput(), unit.startedAt, lens);
+        // Its facts straight from the record: a folded call never becomes a row, so no input is made for it.
+        foldCall((unit.folded ??= emptyFold()), call, call.start, lens.masker);
       } catch (error) {
         this.logger.warnOnce('fold', 'could not count a call past max_rows', error);
         keep.push(call);
@@ -152,22 +157,26 @@ export class Recorder {
     this.pendingOrigins.push(call);
     if (this.originsScheduled) return;
     this.originsScheduled = true;
-    setImmediate(() => {
-      this.originsScheduled = false;
-      const calls = this.pendingOrigins;
-      this.pendingOrigins = [];
-      for (const pending of calls) {
-        try {
-          // The call's own stack first; with no app frame there (the library started it after an async hop),
-          // where the app entered the library.
-          if (!pending.origin) pending.origin = resolveOrigin(pending.stack, this.config.root) ?? entryOrigin(pending.entry, this.config.root);
-        } catch (error) {
-          this.logger.warnOnce('origin', 'could not resolve a call origin', error);
-        }
-        pending.stack = null;
-        pending.entry = null;
+    setImmediate(() => this.resolvePendingOrigins()).unref?.();
+  }
+
+  /** The one place call sites become origins: the call's own stack first, then where the app entered its library. */
+  private resolvePendingOrigins(): void {
+    this.originsScheduled = false;
+    const calls = this.pendingOrigins;
+    this.pendingOrigins = [];
+    const root = this.config.root;
+    for (const pending of calls) {
+      try {
+        // With no app frame on the call's own stack (the library started it after an async hop), where the
+        // app entered the library.
+        if (!pending.origin) pending.origin = resolveOrigin(pending.stack, root) ?? entryOrigin(pending.entry, root);
+      } catch (error) {
+        this.logger.warnOnce('origin', 'could not resolve a call origin', error);
       }
-    }).unref?.();
+      pending.stack = null;
+      pending.entry = null;
+    }
   }
 
   /**
@@ -258,7 +267,7 @@ export class Recorder {
       return;
     }
     if (span.kind === SpanKind.CLIENT && OWN_CLIENT_SCOPES.has(span.instrumentationScope?.name ?? '')) return;
-    if (unit.closed) return;
+    if (unit.closed || !unit.sampled) return;
     unit.spans.push({ id: spanId, parentId: span.parentSpanContext?.spanId ?? null, name: span.name, start: hrToMs(span.startTime), end, meta: { kind: SpanKind[span.kind]?.toLowerCase() } });
   }
 
@@ -297,8 +306,24 @@ export class Recorder {
     }
     unit.openSpans.clear();
     if (!unit.sampled || this.excluded(unit.name)) return;
+    // Call sites still waiting for their turn (resolveOriginSoon) are resolved now, in the same one place.
+    if (this.pendingOrigins.length) this.resolvePendingOrigins();
+    // A decoded size still being counted on the thread pool (a long compressed body that just ended) is
+    // waited for, so the builder gets it as plain data; at exit nothing is waited for.
+    let counting = 0;
+    if (!this.exiting) {
+      const counted = () => {
+        if (--counting === 0 && this.waiting.delete(unit)) this.enqueue(unit);
+      };
+      for (const call of unit.calls) if (call.responseBody?.whenCounted(counted)) counting++;
+    }
+    if (counting) this.waiting.add(unit);
+    else this.enqueue(unit);
+  }
+
+  private enqueue(unit: Unit): void {
     try {
-      this.writer.enqueue(unit.toInput(this.config.root, this.metaNow(), this.config.origin.enabled));
+      this.writer.enqueue(unit.toInput(this.metaNow()));
     } catch (error) {
       this.logger.warnOnce('unit-input', 'could not record a capture', error);
     }
@@ -321,6 +346,11 @@ export class Recorder {
    * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself).
    */
   closeAll(exitCode: number, endedBy: 'exit' | 'error'): void {
+    this.exiting = true;
+    for (const unit of [...this.waiting]) {
+      this.waiting.delete(unit);
+      this.enqueue(unit);
+    }
     // A test still running at exit did not pass (the process exited or crashed inside it).
     for (const unit of this.tests.splice(0).reverse()) {
       unit.status = 'failed';

@@ -2,8 +2,6 @@ import type { CaptureType, EndedBy } from '../capture/types';
 import type { FoldedCallsInput, IncomingRequestInput, PoolInput, SpanInput, UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import { newCaptureId } from '../capture/ids';
-import { resolveOrigin } from './origin';
-import { entryOrigin } from './entry';
 
 /** A unit of work in progress: the root of one future capture. */
 export class Unit {
@@ -59,7 +57,8 @@ export class Unit {
     return number;
   }
 
-  toInput(root: string, meta: UnitInput['meta'], originEnabled: boolean): UnitInput {
+  /** Plain data for the builder: origins are resolved by then (Recorder.resolvePendingOrigins). */
+  toInput(meta: UnitInput['meta']): UnitInput {
     const endedAt = this.endedAt ?? Date.now();
     return {
       id: this.id,
@@ -79,12 +78,7 @@ export class Unit {
       meta,
       request: this.request,
       spans: this.spans,
-      calls: this.calls.map((call) => {
-        if (originEnabled && !call.origin) call.origin = resolveOrigin(call.stack, root) ?? entryOrigin(call.entry, root);
-        call.stack = null;
-        call.entry = null;
-        return call.toInput();
-      }),
+      calls: this.calls.map((call) => call.toInput()),
       pools: this.pools,
       ...(this.folded ? { folded: this.folded } : {}),
     };

@@ -41,8 +41,8 @@ export function enterLibrary<R>(fn: () => R, below: Function, stack: EntryStack 
  */
 const INSIDE_ENTRY_LIMIT = 10;
 
-export function callStackLimit(limit?: number): number | undefined {
-  return currentEntry() ? INSIDE_ENTRY_LIMIT : limit;
+export function callStackLimit(limit?: number, entry: EntryStack | null = currentEntry()): number | undefined {
+  return entry ? INSIDE_ENTRY_LIMIT : limit;
 }
 
 /** For lazy builders (superagent): the caller's stack kept on the object the library hands back. */

@@ -15,7 +15,7 @@ test('a burst of ended units is stored over several turns, not in one long one, 
   for (let i = 0; i < 100; i++) {
     const unit = new Unit('job', `job ${i}`, Date.now(), 'a'.repeat(32), null, null);
     unit.endedAt = Date.now();
-    writer.enqueue(unit.toInput('/app', meta, false));
+    writer.enqueue(unit.toInput(meta));
   }
   await new Promise((resolve) => setImmediate(resolve));
   const afterOneTurn = (await store.index()).length;
@@ -27,7 +27,7 @@ test('a burst of ended units is stored over several turns, not in one long one, 
 const ended = (name: string) => {
   const unit = new Unit('job', name, Date.now(), 'a'.repeat(32), null, null);
   unit.endedAt = Date.now();
-  return unit.toInput('/app', meta, false);
+  return unit.toInput(meta);
 };
 
 test('a store whose put never settles cannot hold flush(): the put times out, is counted and reported', async () => {

@@ -120,10 +120,11 @@ export class Joiner {
     const follow = (request: unknown, response: unknown) => this.followAppServerSpan(request, response);
     target._incomingRequestFunction = function (this: unknown, component, original) {
       const patched = make.call(this, component, original);
-      return function (this: unknown, event, ...args) {
-        if (event === 'request' && follow(args[0], args[1])) return original.apply(this, [event, ...args]);
-        return patched.apply(this, [event, ...args]);
-      };
+      // Runs on every event the server emits: `arguments` passed on as they came, no arrays made per event.
+      return function (this: unknown, event: string, request?: unknown, response?: unknown) {
+        if (event === 'request' && follow(request, response)) return original.apply(this, arguments as unknown as Parameters<Emit>);
+        return patched.apply(this, arguments as unknown as Parameters<Emit>);
+      } as Emit;
     };
   }
 
