@@ -2,8 +2,6 @@ import type { CaptureType, EndedBy } from '../capture/types';
 import type { FoldedCallsInput, IncomingRequestInput, PoolInput, SpanInput, UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import { newCaptureId } from '../capture/ids';
-import { resolveOrigin } from './origin';
-import { entryOrigin } from './entry';
 
 /** A unit of work in progress: the root of one future capture. */
 export class Unit {
@@ -79,12 +77,12 @@ export class Unit {
       meta,
       request: this.request,
       spans: this.spans,
-      calls: this.calls.map((call) => {
-        if (originEnabled && !call.origin) call.origin = resolveOrigin(call.stack, root) ?? entryOrigin(call.entry, root);
-        call.stack = null;
-        call.entry = null;
-        return call.toInput();
-      }),
+      calls: this.calls
+        .filter((call) => {
+          call.settle(root, originEnabled);
+          return !call.byAgent;
+        })
+        .map((call) => call.toInput()),
       pools: this.pools,
       ...(this.folded ? { folded: this.folded } : {}),
     };
