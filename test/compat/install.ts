@@ -36,6 +36,7 @@ export function installCell(cell: Cell): string {
     for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'loopback.crt', 'loopback.key']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
     fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
     if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
+    for (const file of cell.files ?? []) fs.copyFileSync(path.join(HERE, 'setups', file), path.join(app, file));
   });
 }
 
