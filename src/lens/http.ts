@@ -6,7 +6,7 @@ import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
 import { captureStack } from '../runtime/origin';
 import { callStackLimit, currentEntry } from '../runtime/entry';
-import { takeEntryStack } from './httpEntry';
+import { entryPort, takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
 import { currentPool } from '../runtime/scope';
@@ -68,8 +68,7 @@ export class HttpLens {
   }
 
   private outgoing(span: SdkSpan, request: http.ClientRequest): void {
-    const hostHeader = request.getHeader('host');
-    const url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
+    const url = `${request.protocol}//${authority(request)}${request.path}`;
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
     const { spanId } = span.spanContext();
     // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
@@ -114,6 +113,22 @@ export class HttpLens {
       return emit.apply(this, arguments as unknown as Parameters<Emit>);
     } as typeof request.emit;
   }
+}
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
+
+/**
+ * The URL's host and port: where the request really goes when its port is known (the call came through Probe's
+ * entry wrapper), as a URL writes it (no default port, IPv6 in brackets); else the Host header, as sent. The
+ * Host header stays in request_headers as it was.
+ */
+function authority(request: http.ClientRequest): string {
+  const port = entryPort((request as { agent?: unknown }).agent);
+  if (port !== undefined && request.host) {
+    const host = request.host.includes(':') && !request.host.startsWith('[') ? `[${request.host}]` : request.host;
+    return port === DEFAULT_PORTS[request.protocol] ? host : `${host}:${port}`;
+  }
+  return String(request.getHeader('host') ?? request.host);
 }
 
 function tapChunk(record: CallRecord, chunk: unknown, encoding: unknown): void {
