@@ -4,10 +4,12 @@
 // finds no AWS, before the agent loads: https://github.com/newrelic/node-newrelic/blob/main/lib/utilization/aws-info.js
 const Module = require('node:module');
 const file = require.resolve('newrelic/lib/utilization/aws-info');
+// Loaded after the agent, the stand-in would be too late and AWS's lookup would go out: fail the run instead.
+if (require.cache[file] && !require.cache[file].exports.standIn) throw new Error('newrelic-aws-off.cjs must be loaded before newrelic');
 const stand = new Module(file, module);
 stand.filename = file;
 stand.loaded = true;
 stand.exports = Object.assign(function fetchAWSInfo(_agent, callback) {
   setImmediate(callback, null);
-}, { clearCache() {} });
+}, { clearCache() {}, standIn: true });
 require.cache[file] = stand;
