@@ -4,7 +4,7 @@ import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
-import { captureStack } from '../runtime/origin';
+import { captureStack, capturingOrigins } from '../runtime/origin';
 import { callStackLimit, currentEntry } from '../runtime/entry';
 import { entryPort, takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
@@ -80,7 +80,8 @@ export class HttpLens {
     record.stack = entry !== undefined ? entry : captureStack(callStackLimit());
     record.entry = currentEntry();
     // Now: the call sites are let go soon after the call starts, long before a response arrives.
-    record.clientDecodes = record.stack ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
+    // With origins off, a stack taken only to tell an agent's own calls is too short to name the client.
+    record.clientDecodes = record.stack && capturingOrigins() ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
     record.spanId = spanId;
     record.parentSpanId = span.parentSpanContext?.spanId ?? null;
     record.method = request.method;

@@ -39,6 +39,11 @@ export function setStackCapture(enabled: boolean, whileRecording?: () => boolean
   recording = whileRecording;
 }
 
+/** Whether stacks are taken for origins (`origin.enabled`), not only to tell an agent's own calls. */
+export function capturingOrigins(): boolean {
+  return capturing;
+}
+
 /**
  * The raw call sites of the current stack. Structured call sites skip V8's string formatting (the costly
  * part); turning them into file:line happens after the unit of work ends. `below`: frames down to that
