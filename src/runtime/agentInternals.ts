@@ -64,8 +64,8 @@ let seen = false;
 let lookedAt = -Infinity;
 
 /**
- * Whether one of these agents (but Sentry) is loaded (in require's cache). Once seen, true for good; until then looked up at
- * most once a second: agents load first thing, before the app's calls and their own.
+ * Whether one of these agents but Sentry is loaded (in require's cache). Once seen, true for good; until then
+ * looked up at most once a second: agents load first thing, before the app's calls and their own.
  */
 export function agentLoaded(): boolean {
   if (seen) return true;

@@ -27,6 +27,9 @@ export interface Cell {
   runs: Run[];
 }
 
+/** A run's `--env` for Probe with `origin.enabled: false` (harness/probe.origin-off.cjs). */
+export const ORIGIN_OFF = 'PROBE_CONFIG=probe.origin-off.cjs';
+
 const APP = { axios: '1.21.1', undici: '7.30.2', express: '4.21.2' };
 export const ALL = ['same-spans', 'same-headers', 'same-global', 'same-stderr', 'rows-complete', 'no-extra-rows'];
 /**
@@ -135,9 +138,17 @@ const NR_ENV = [
 ];
 /** newrelic's documented ESM start (`--import newrelic/esm-loader.mjs -r newrelic`); tracing.cjs only adds the flush. */
 const NR_ESM = ['--setup-flags', '--import newrelic/esm-loader.mjs -r ./newrelic-aws-off.cjs -r newrelic -r ./tracing.cjs', ...NR_ENV];
+/**
+ * With origins off Probe takes a stack only while an agent is loaded, a short one, to tell the agent's own calls:
+ * the ECS lookup's sender is within it, in both orders (rows then carry no origin: `no-origin`).
+ */
+const NR_ORIGIN_OFF: Run[] = (['before', 'after'] as const).flatMap((order) => [
+  { mode: 'script' as const, order, args: [...NR_ENV, '--env', ORIGIN_OFF], expect: [...AGENT, 'same-vendors', 'no-origin'] },
+  { mode: 'server' as const, server: 'http' as const, order, args: [...NR_ENV, '--env', ORIGIN_OFF], expect: [...AGENT, 'same-vendors', 'no-origin'] },
+]);
 
 export const AGENT_CELLS: Cell[] = [
   { name: 'dd-trace-5', setup: 'dd-trace 5.132 (Datadog agent stand-in)', dependencies: { ...APP, 'dd-trace': '5.132.0', '@msgpack/msgpack': '3.1.3' }, cjs: 'dd-trace.cjs', mjs: 'dd-trace.mjs', runs: everyWay(true, DD_ENV, AGENT) },
   { name: 'elastic-apm-4', setup: 'elastic-apm-node 4.9 (APM server stand-in)', dependencies: { ...APP, 'elastic-apm-node': '4.9.0' }, cjs: 'elastic.cjs', runs: everyWay(true, ['--settle', '800'], AGENT, ELASTIC_ESM) },
-  { name: 'newrelic-13', setup: 'newrelic 13.9 (collector stand-in: connects, harvests, propagates)', dependencies: { ...APP, newrelic: '13.9.2' }, cjs: 'newrelic.cjs', files: ['newrelic-aws-off.cjs'], runs: everyWay(true, NR_ENV, [...AGENT, 'same-vendors'], NR_ESM) },
+  { name: 'newrelic-13', setup: 'newrelic 13.9 (collector stand-in: connects, harvests, propagates)', dependencies: { ...APP, newrelic: '13.9.2' }, cjs: 'newrelic.cjs', files: ['newrelic-aws-off.cjs'], runs: [...everyWay(true, NR_ENV, [...AGENT, 'same-vendors'], NR_ESM), ...NR_ORIGIN_OFF] },
 ];
