@@ -15,14 +15,14 @@ const INTERNALS: Record<string, string[]> = {
   // dd-trace: every request to the Datadog agent or intake goes through exporters/common/request.js (traces, span
   // stats, telemetry, remote config, profiles, data streams, LLM Observability, CI Visibility):
   // https://github.com/DataDog/dd-trace-js/tree/master/packages/dd-trace/src/exporters; the senders that build on it
-  // or on node:http directly: telemetry/, remote_config/, profiling/exporters/, datastreams/, llmobs/writers/,
+  // or on node:http directly: telemetry/, remote_config/, profiling/exporters/, datastreams/writer.js, llmobs/writers/,
   // ci-visibility/ (exporters, requests), debugger/devtools_client/, flare/, agent/info.js, opentelemetry/otlp/
   'dd-trace': [
     'packages/dd-trace/src/exporters/',
     'packages/dd-trace/src/telemetry/',
     'packages/dd-trace/src/remote_config/',
     'packages/dd-trace/src/profiling/exporters/',
-    'packages/dd-trace/src/datastreams/',
+    'packages/dd-trace/src/datastreams/writer.js',
     'packages/dd-trace/src/llmobs/writers/',
     'packages/dd-trace/src/ci-visibility/exporters/',
     'packages/dd-trace/src/ci-visibility/requests/',
