@@ -4,9 +4,9 @@ import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { CallRecord } from '../runtime/CallRecord';
-import { captureStack } from '../runtime/origin';
+import { captureStack, capturingOrigins } from '../runtime/origin';
 import { callStackLimit, currentEntry } from '../runtime/entry';
-import { takeEntryStack } from './httpEntry';
+import { entryPort, takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
 import { currentPool } from '../runtime/scope';
@@ -75,14 +75,14 @@ export class HttpLens {
     const unit = this.recorder.unitOfSpan(spanId);
     // A unit left out by sampling records nothing: no record, no stack, no taps (asked first: nothing else runs).
     if (!unit.sampled) return;
-    const hostHeader = request.getHeader('host');
-    const url = `${request.protocol}//${hostHeader ?? request.host}${request.path}`;
+    const url = `${request.protocol}//${authority(request)}${request.path}`;
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
     const record = new CallRecord(this.maxBodyBytes);
     record.entry = currentEntry();
     record.stack = entry !== undefined ? entry : captureStack(callStackLimit(undefined, record.entry));
     // Now: the call sites are let go soon after the call starts, long before a response arrives.
-    record.clientDecodes = record.stack ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
+    // With origins off, a stack taken only to tell an agent's own calls is too short to name the client.
+    record.clientDecodes = record.stack && capturingOrigins() ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
     record.spanId = spanId;
     record.parentSpanId = span.parentSpanContext?.spanId ?? null;
     record.method = request.method;
@@ -133,6 +133,22 @@ function takeHeaders(record: CallRecord, request: http.ClientRequest): void {
   } catch {
     record.requestHeaders = {}; // a request whose headers cannot be read keeps none
   }
+}
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
+
+/**
+ * The URL's host and port: where the request really goes when its port is known (the call came through Probe's
+ * entry wrapper), as a URL writes it (no default port, IPv6 in brackets); else the Host header, as sent. The
+ * Host header stays in request_headers as it was.
+ */
+function authority(request: http.ClientRequest): string {
+  const port = entryPort((request as { agent?: unknown }).agent);
+  if (port !== undefined && request.host) {
+    const host = request.host.includes(':') && !request.host.startsWith('[') ? `[${request.host}]` : request.host;
+    return port === DEFAULT_PORTS[request.protocol] ? host : `${host}:${port}`;
+  }
+  return String(request.getHeader('host') ?? request.host);
 }
 
 function tapChunk(record: CallRecord, chunk: unknown, encoding: unknown): void {

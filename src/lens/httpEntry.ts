@@ -13,6 +13,8 @@ const SHIMMER_MARKS = ['__wrapped', '__original', '__unwrap'];
 /** No stack taken by an entry point that is still running (the lens then captures its own). */
 const NONE = undefined;
 let taken: NodeJS.CallSite[] | null | undefined = NONE;
+/** The arguments of the `http.request`/`get` call in progress (see entryPort). */
+let callArgs: ArrayLike<unknown> | undefined;
 
 /**
  * The call sites of the `http.request`/`http.get` call in progress, taken where the app (or its client
@@ -22,6 +24,40 @@ export function takeEntryStack(): NodeJS.CallSite[] | null | undefined {
   const sites = taken;
   taken = NONE;
   return sites;
+}
+
+/**
+ * The port the `http.request`/`get` call in progress connects to, read from its arguments as Node merges them
+ * (a URL, then options over it; else the options' or the agent's default port), or undefined outside one. Why:
+ * a ClientRequest keeps its host but not its port, and a Host header set by the caller may leave the port out
+ * (New Relic's collector client does).
+ */
+export function entryPort(agent: unknown): number | undefined {
+  const args = callArgs;
+  if (!args) return undefined;
+  let port: unknown;
+  let defaultPort: unknown;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (typeof arg === 'string' || arg instanceof URL) {
+      const url = typeof arg === 'string' ? parseUrl(arg) : arg;
+      if (url?.port) port = url.port;
+    } else if (arg && typeof arg === 'object') {
+      const options = arg as { port?: unknown; defaultPort?: unknown };
+      if (options.port !== undefined && options.port !== null && options.port !== '') port = options.port;
+      if (options.defaultPort) defaultPort = options.defaultPort;
+    }
+  }
+  const value = Number(port || defaultPort || (agent as { defaultPort?: unknown } | null)?.defaultPort);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -48,6 +84,7 @@ export function wrapHttpEntries(modules: EntryModule[], onRequest?: (request: ob
         // Nested (`https.get` calls `https.request`): the outer call's stack stands.
         if (taken !== NONE) return original.apply(this, args);
         taken = captureStack(callStackLimit());
+        callArgs = args;
         try {
           const request = original.apply(this, args);
           // No lens hook took the stack inside the call (the app's instrumentation made the span, or none did):
@@ -62,6 +99,7 @@ export function wrapHttpEntries(modules: EntryModule[], onRequest?: (request: ob
           return request;
         } finally {
           taken = NONE;
+          callArgs = undefined;
         }
       } as Entry & { [ORIGINAL]?: Entry };
       entry[ORIGINAL] = original;

@@ -12,6 +12,8 @@ type HeaderOf = (name: string) => unknown;
  *   other means (dd-trace's noop store, New Relic's and Elastic's transactions): the user agent of the OTLP
  *   exporters, New Relic and Elastic; dd-trace's `datadog-meta-tracer-version`; Sentry's `sentry_client` /
  *   `x-sentry-auth`; New Relic's collector method path.
+ * A third, for calls with neither (New Relic's metadata lookups): the call's stack passes through an agent's own
+ * code, read off the app's path (runtime/agentInternals.ts, CallRecord.settle).
  */
 export function isTelemetryTraffic(url: string, header: HeaderOf): boolean {
   return isTracingSuppressed(context.active()) || isAgentRequest(url, header);

@@ -1,5 +1,7 @@
 import type { CallInput, ErrorInput, TimingInput } from '../builder/input';
 import type { EntryStack } from './entry';
+import { entryOrigin } from './entry';
+import { AGENTS_OWN, readStack } from './origin';
 import type { Origin } from '../capture/types';
 import { BodyTap } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
@@ -36,6 +38,8 @@ export class CallRecord {
   /** The app's stack where it entered the client library that made this call (see entry.ts): the fallback. */
   entry: EntryStack | null = null;
   origin: Origin | null = null;
+  /** Made by an APM agent for itself (its stack passed through the agent's own senders): never a row, nor counted. */
+  byAgent = false;
 
   // Timing marks (epoch ms).
   socket: object | undefined;
@@ -50,6 +54,22 @@ export class CallRecord {
   constructor(readonly maxBodyBytes: number, start = now()) {
     this.start = start;
     this.hopStart = start;
+  }
+
+  /**
+   * Reads the call sites once: whether an agent made the call, else (with origins on) its origin, from its own
+   * stack or, with no app frame there (the library started it after an async hop), where the app entered the
+   * library. The call sites are let go. Again later: nothing more to read.
+   */
+  settle(root: string, withOrigin: boolean): void {
+    if (this.stack) {
+      const read = readStack(this.stack, root, withOrigin);
+      if (read === AGENTS_OWN) this.byAgent = true;
+      else if (read && !this.origin) this.origin = read;
+    }
+    if (withOrigin && !this.byAgent && !this.origin) this.origin = entryOrigin(this.entry, root);
+    this.stack = null;
+    this.entry = null;
   }
 
   /** A new hop of the same app call (a redirect followed by fetch): response state starts over. */

@@ -10,8 +10,7 @@ import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
 import { PROBE_ATTRIBUTES } from '../capture/attributes';
 import { Sampler } from './Sampler';
-import { resolveOrigin, setStackCapture } from './origin';
-import { entryOrigin } from './entry';
+import { setStackCapture } from './origin';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
@@ -127,16 +126,19 @@ export class Recorder {
    * added in start order, so the first `max_rows` stay whole, as the builder would keep them.
    */
   private foldPastCap(unit: Unit, lens: ResolvedHttpLens): void {
-    const keep = unit.calls.slice(0, lens.max_rows);
-    for (let i = lens.max_rows; i < unit.calls.length; i++) {
-      const call = unit.calls[i]!;
+    // An agent's own calls take no row and are not counted: read now those not read yet (once per file).
+    const calls = unit.calls.filter((call) => {
+      call.settle(this.config.root, this.config.origin.enabled);
+      return !call.byAgent;
+    });
+    const keep = calls.slice(0, lens.max_rows);
+    for (let i = lens.max_rows; i < calls.length; i++) {
+      const call = calls[i]!;
       if (!call.done) {
         keep.push(call);
         continue;
       }
       try {
-        call.stack = null;
-        call.entry = null;
         // Its facts straight from the record: a folded call never becomes a row, so no input is made for it.
         foldCall((unit.folded ??= emptyFold()), call, call.start, lens.masker);
       } catch (error) {
@@ -149,9 +151,10 @@ export class Recorder {
   }
 
   /**
-   * Turns call sites into an origin on a later turn, off the app's path. Soon rather than when the unit
-   * ends: call sites hold their frames' functions and receivers (requests, sockets), and keeping them for
-   * a whole request or job kept those alive into the old generation, which showed as GC time.
+   * Reads call sites on a later turn, off the app's path: whether an agent made the call for itself (then it is
+   * left out when the unit is built), else its origin. Soon rather than when the unit ends: call sites hold
+   * their frames' functions and receivers (requests, sockets), and keeping them for a whole request or job kept
+   * those alive into the old generation, which showed as GC time.
    */
   private resolveOriginSoon(call: CallRecord): void {
     this.pendingOrigins.push(call);
@@ -168,9 +171,9 @@ export class Recorder {
     const root = this.config.root;
     for (const pending of calls) {
       try {
-        // With no app frame on the call's own stack (the library started it after an async hop), where the
-        // app entered the library.
-        if (!pending.origin) pending.origin = resolveOrigin(pending.stack, root) ?? entryOrigin(pending.entry, root);
+        // The call's own stack first (an app frame, or an agent's own sender: then the call is the agent's), then
+        // where the app entered its library (the library started the call after an async hop).
+        pending.settle(root, this.config.origin.enabled);
       } catch (error) {
         this.logger.warnOnce('origin', 'could not resolve a call origin', error);
       }
@@ -370,8 +373,16 @@ export class Recorder {
     main.endedBy = endedBy;
     // A server's (or a test file's) own command capture matters only when something outside its requests
     // (tests) called out; a launcher's, only when it called out itself.
-    if (main.calls.length > 0 || main.folded || (!this.servedRequest && !this.ranTests && !this.startedChild)) this.close(main);
+    if (this.holdsCalls(main) || main.folded || (!this.servedRequest && !this.ranTests && !this.startedChild)) this.close(main);
     else main.closed = true;
+  }
+
+  /** Whether the unit holds a call of the app's (an agent's own calls do not count). */
+  private holdsCalls(unit: Unit): boolean {
+    return unit.calls.some((call) => {
+      call.settle(this.config.root, this.config.origin.enabled);
+      return !call.byAgent;
+    });
   }
 }
 

@@ -78,7 +78,8 @@ export class Unit {
       meta,
       request: this.request,
       spans: this.spans,
-      calls: this.calls.map((call) => call.toInput()),
+      // An agent's own calls (told once their stacks were read: Recorder.close settles every pending one first).
+      calls: this.calls.filter((call) => !call.byAgent).map((call) => call.toInput()),
       pools: this.pools,
       ...(this.folded ? { folded: this.folded } : {}),
     };

@@ -1,6 +1,6 @@
 import { context, createContextKey } from '@opentelemetry/api';
 import type { Origin } from '../capture/types';
-import { FETCH_STACK_LIMIT, captureStack, resolveOrigin } from './origin';
+import { FETCH_STACK_LIMIT, captureStack, capturingOrigins, resolveOrigin } from './origin';
 
 /**
  * The app's stack where its code handed a call to a client library, for the calls that library makes after
@@ -58,6 +58,8 @@ export function markedEntry(target: unknown): EntryStack | null {
 }
 
 function take(below: Function): EntryStack | null {
+  // Only for origins: an agent's own calls are told by their own stack.
+  if (!capturingOrigins()) return null;
   // The app's frame is a few library frames above the entry: a short capture.
   const sites = captureStack(FETCH_STACK_LIMIT, below);
   return sites ? { sites } : null;

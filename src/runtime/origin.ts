@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findSourceMap } from 'node:module';
 import type { Origin } from '../capture/types';
+import { agentLoaded, isAgentInternal } from './agentInternals';
 
 const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
 /**
@@ -12,6 +13,11 @@ const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
  */
 const STACK_LIMIT = 40;
 export const FETCH_STACK_LIMIT = 20;
+/**
+ * Frames taken with origins off, only while an APM agent is loaded, to tell its own calls: its sender calls
+ * node:http itself, a few frames (the agent's own http wrappers, Probe's) under the capture.
+ */
+const AGENT_STACK_LIMIT = 12;
 const CHAIN = 5;
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 /** Bound on remembered script names (eval'd code can make many). */
@@ -23,7 +29,8 @@ let capturing = true;
 let recording: (() => boolean) | undefined;
 
 /**
- * `origin.enabled: false` turns stack capture off at the source, not only the resolving. `whileRecording`
+ * `origin.enabled: false` turns stack capture off at the source, not only the resolving (but for a short stack
+ * while an APM agent is loaded: see agentInternals). `whileRecording`
  * (set only when sampling is in effect: it costs a context lookup per capture) tells whether the work in
  * progress is recorded at all: a call of a unit left out by sampling takes no stack, wherever it is asked.
  */
@@ -32,13 +39,22 @@ export function setStackCapture(enabled: boolean, whileRecording?: () => boolean
   recording = whileRecording;
 }
 
+/** Whether stacks are taken for origins (`origin.enabled`), not only to tell an agent's own calls. */
+export function capturingOrigins(): boolean {
+  return capturing;
+}
+
 /**
  * The raw call sites of the current stack. Structured call sites skip V8's string formatting (the costly
  * part); turning them into file:line happens after the unit of work ends. `below`: frames down to that
  * function's are left out.
  */
 export function captureStack(limit = STACK_LIMIT, below: Function = captureStack): NodeJS.CallSite[] | null {
-  if (!capturing || (recording !== undefined && !recording())) return null;
+  if (recording !== undefined && !recording()) return null;
+  if (!capturing) {
+    if (!agentLoaded()) return null;
+    limit = Math.min(limit, AGENT_STACK_LIMIT);
+  }
   const previousPrepare = Error.prepareStackTrace;
   const previousLimit = Error.stackTraceLimit;
   try {
@@ -63,10 +79,32 @@ interface Frame {
 
 /** The first app frame (outside node_modules, node internals and Probe) and a short chain, relative to root. */
 export function resolveOrigin(sites: NodeJS.CallSite[] | null, root: string): Origin | null {
+  const read = readStack(sites, root, true, false);
+  return read === AGENTS_OWN ? null : read;
+}
+
+/** What readStack says of a call an APM agent made for itself. */
+export const AGENTS_OWN = 'agent';
+
+/**
+ * A call's stack read once: `AGENTS_OWN` when an agent's own sender (agentInternals) comes before any app frame
+ * (innermost first: an app callback the agent called made its call itself), else the origin (null when
+ * `withOrigin` is false, or no app frame is there). `byAgent` false: agent frames count as any library's.
+ */
+export function readStack(sites: NodeJS.CallSite[] | null, root: string, withOrigin = true, byAgent = true): Origin | null | typeof AGENTS_OWN {
   if (!sites) return null;
   const frames: Frame[] = [];
   for (const site of sites) {
-    const frame = appFrame(site, root);
+    const name = site.getFileName() ?? (site as { getScriptNameOrSourceURL?: () => string }).getScriptNameOrSourceURL?.() ?? null;
+    if (!name) continue;
+    const info = fileInfo(name);
+    if (info === AGENT_FILE) {
+      if (byAgent && frames.length === 0) return AGENTS_OWN;
+      continue;
+    }
+    if (!info || site.isNative()) continue;
+    if (!withOrigin) return null;
+    const frame = appFrame(site, info, root);
     if (frame) frames.push(frame);
     if (frames.length >= CHAIN) break;
   }
@@ -83,11 +121,14 @@ interface FileInfo {
   shown?: { root: string; file: string };
 }
 
+/** The verdict on a file of an agent's own senders (see agentInternals). */
+const AGENT_FILE = 0;
+
 // Script name → verdict. A stack repeats the same few files call after call; the path checks, URL
 // conversion and source-map lookup run once per file.
-const files = new Map<string, FileInfo | null>();
+const files = new Map<string, FileInfo | null | typeof AGENT_FILE>();
 
-function fileInfo(name: string): FileInfo | null {
+function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
   let info = files.get(name);
   if (info !== undefined) return info;
   info = null;
@@ -101,16 +142,14 @@ function fileInfo(name: string): FileInfo | null {
   }
   if (file && !file.startsWith('node:') && path.isAbsolute(file) && !file.startsWith(PROBE_DIR) && !file.includes(NODE_MODULES)) {
     info = { file, map: sourceMapOf(file) };
+  } else if (file.includes(NODE_MODULES) && isAgentInternal(file)) {
+    info = AGENT_FILE;
   }
   if (files.size < MAX_FILES) files.set(name, info);
   return info;
 }
 
-function appFrame(site: NodeJS.CallSite, root: string): Frame | null {
-  const name = site.getFileName() ?? (site as { getScriptNameOrSourceURL?: () => string }).getScriptNameOrSourceURL?.() ?? null;
-  if (!name) return null;
-  const info = fileInfo(name);
-  if (!info || site.isNative()) return null;
+function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null {
   let file = info.file;
   let line = site.getLineNumber() ?? 0;
   if (info.map) {

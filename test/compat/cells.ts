@@ -22,8 +22,13 @@ export interface Cell {
   /** Setup files from test/compat/setups/, copied into the app as tracing.cjs / tracing.mjs. */
   cjs: string;
   mjs?: string;
+  /** More files from test/compat/setups/, copied into the app under their own names. */
+  files?: string[];
   runs: Run[];
 }
+
+/** A run's `--env` for Probe with `origin.enabled: false` (harness/probe.origin-off.cjs). */
+export const ORIGIN_OFF = 'PROBE_CONFIG=probe.origin-off.cjs';
 
 const APP = { axios: '1.21.1', undici: '7.30.2', express: '4.21.2' };
 export const ALL = ['same-spans', 'same-headers', 'same-global', 'same-stderr', 'rows-complete', 'no-extra-rows'];
@@ -117,21 +122,33 @@ const ELASTIC_ESM = [
  * The agent connects to the runner's collector stand-in over TLS (it speaks nothing else; loopback.crt trusted
  * through its `certificates` setting), harvests on shutdown and writes its own distributed-tracing headers
  * (newrelic, traceparent, tracestate). Every transaction sampled (root sampler always_on): the comparison does not
- * depend on the adaptive sampler's draw. No cloud metadata lookups (they would leave the machine). A server gets
+ * depend on the adaptive sampler's draw. Its one metadata lookup left on is ECS's, at the sink (loopback), made
+ * when it connects without any mark of the agent: Probe records no row of it (told by its stack) and the connect
+ * payload names the container id the sink answered (same-vendors). No cloud lookup (they would leave the
+ * machine): AWS's is stood in for (newrelic-aws-off.cjs: ECS's needs detect_aws), the others off. A server gets
  * its request once the agent is connected (agent_settings follows connect), as a server in use would be.
  */
 const NR_ENV = [
   '--env', 'NEW_RELIC_NO_CONFIG_FILE=true', '--env', 'NEW_RELIC_APP_NAME=compat', '--env', 'NEW_RELIC_LICENSE_KEY=0123456789abcdef0123456789abcdef0123NRAL',
   '--env', 'NEW_RELIC_HOST=127.0.0.1', '--env', 'NEW_RELIC_PORT=$TLS_SINK_PORT', '--env', 'NEW_RELIC_CERTIFICATES=$TLS_SINK_CA', '--env', 'NEW_RELIC_LOG_ENABLED=false',
   '--env', 'NEW_RELIC_DISTRIBUTED_TRACING_ENABLED=true', '--env', 'NEW_RELIC_DISTRIBUTED_TRACING_SAMPLER_ROOT=always_on',
-  ...['AWS', 'AZURE', 'AZUREFUNCTION', 'GCP', 'PCF', 'DOCKER', 'KUBERNETES'].flatMap((cloud) => ['--env', `NEW_RELIC_UTILIZATION_DETECT_${cloud}=false`]),
+  ...['AZURE', 'AZUREFUNCTION', 'GCP', 'PCF', 'DOCKER', 'KUBERNETES'].flatMap((cloud) => ['--env', `NEW_RELIC_UTILIZATION_DETECT_${cloud}=false`]),
+  '--env', 'NEW_RELIC_UTILIZATION_DETECT_AWS=true', '--env', 'ECS_CONTAINER_METADATA_URI_V4=$SINK/ecs/v4/compat',
   '--await-sink', 'newrelic agent_settings',
 ];
 /** newrelic's documented ESM start (`--import newrelic/esm-loader.mjs -r newrelic`); tracing.cjs only adds the flush. */
-const NR_ESM = ['--setup-flags', '--import newrelic/esm-loader.mjs -r newrelic -r ./tracing.cjs', ...NR_ENV];
+const NR_ESM = ['--setup-flags', '--import newrelic/esm-loader.mjs -r ./newrelic-aws-off.cjs -r newrelic -r ./tracing.cjs', ...NR_ENV];
+/**
+ * With origins off Probe takes a stack only while an agent is loaded, a short one, to tell the agent's own calls:
+ * the ECS lookup's sender is within it, in both orders (rows then carry no origin: `no-origin`).
+ */
+const NR_ORIGIN_OFF: Run[] = (['before', 'after'] as const).flatMap((order) => [
+  { mode: 'script' as const, order, args: [...NR_ENV, '--env', ORIGIN_OFF], expect: [...AGENT, 'same-vendors', 'no-origin'] },
+  { mode: 'server' as const, server: 'http' as const, order, args: [...NR_ENV, '--env', ORIGIN_OFF], expect: [...AGENT, 'same-vendors', 'no-origin'] },
+]);
 
 export const AGENT_CELLS: Cell[] = [
   { name: 'dd-trace-5', setup: 'dd-trace 5.132 (Datadog agent stand-in)', dependencies: { ...APP, 'dd-trace': '5.132.0', '@msgpack/msgpack': '3.1.3' }, cjs: 'dd-trace.cjs', mjs: 'dd-trace.mjs', runs: everyWay(true, DD_ENV, AGENT) },
   { name: 'elastic-apm-4', setup: 'elastic-apm-node 4.9 (APM server stand-in)', dependencies: { ...APP, 'elastic-apm-node': '4.9.0' }, cjs: 'elastic.cjs', runs: everyWay(true, ['--settle', '800'], AGENT, ELASTIC_ESM) },
-  { name: 'newrelic-13', setup: 'newrelic 13.9 (collector stand-in: connects, harvests, propagates)', dependencies: { ...APP, newrelic: '13.9.2' }, cjs: 'newrelic.cjs', runs: everyWay(true, NR_ENV, AGENT, NR_ESM) },
+  { name: 'newrelic-13', setup: 'newrelic 13.9 (collector stand-in: connects, harvests, propagates)', dependencies: { ...APP, newrelic: '13.9.2' }, cjs: 'newrelic.cjs', files: ['newrelic-aws-off.cjs'], runs: [...everyWay(true, NR_ENV, [...AGENT, 'same-vendors'], NR_ESM), ...NR_ORIGIN_OFF] },
 ];

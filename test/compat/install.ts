@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Cell, Run } from './cells';
+import { ORIGIN_OFF, type Cell, type Run } from './cells';
 
 const ROOT = path.resolve(__dirname, '../..');
 const HERE = __dirname;
@@ -33,9 +33,10 @@ export function packProbe(): string {
  */
 export function installCell(cell: Cell): string {
   return installApp(cell.name, cell.dependencies, (app) => {
-    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'loopback.crt', 'loopback.key']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
+    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'probe.origin-off.cjs', 'loopback.crt', 'loopback.key']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
     fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
     if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
+    for (const file of cell.files ?? []) fs.copyFileSync(path.join(HERE, 'setups', file), path.join(app, file));
   });
 }
 
@@ -88,5 +89,5 @@ export function compare(app: string, run: Run, expect: string[]): Outcome {
 }
 
 export function describeRun(run: Run): string {
-  return `${run.esm ? 'ESM' : 'CJS'} ${run.mode}${run.server ? ` (${run.server})` : ''}, Probe ${run.order}${run.args?.includes('--setup') ? ', zero-code' : ''}`;
+  return `${run.esm ? 'ESM' : 'CJS'} ${run.mode}${run.server ? ` (${run.server})` : ''}, Probe ${run.order}${run.args?.includes('--setup') ? ', zero-code' : ''}${run.args?.includes(ORIGIN_OFF) ? ', origins off' : ''}`;
 }

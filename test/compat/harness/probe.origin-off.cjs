@@ -1,0 +1,1 @@
+module.exports = { origin: { enabled: false }, lenses: { HttpClientLens: { bodies: true } } };
