@@ -37,7 +37,7 @@ function patch(dist, file, pattern, replacement) {
 }
 
 const NO_CAPTURE = ['runtime/CaptureWriter.js', /enqueue\(unit\) \{/, 'enqueue(unit) { return;'];
-const NO_STACK = ['runtime/Recorder.js', /setStackCapture\)\(config\.origin\.enabled\)/, 'setStackCapture)(false)'];
+const NO_STACK = ['runtime/Recorder.js', /setStackCapture\)\(config\.origin\.enabled,/, 'setStackCapture)(false,'];
 const NO_PUT = ['runtime/CaptureWriter.js', /if \(capture\)\s*this\.put\(capture\);/, 'void capture;'];
 const NO_HANDOFF = ['store/ThreadedFileStore.js', /const prepared = \(0, FileStore_1\.preparePut\)\(capture\);/, 'const prepared = (0, FileStore_1.preparePut)(capture); return void prepared;'];
 
