@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { buildCapture } from '../../src/builder/buildCapture';
+import { emptyFold, foldCall } from '../../src/builder/fold';
 import { resolveConfig } from '../../src/config/resolve';
 import { GraphqlCapture } from '../../src/response/GraphqlCapture';
 import { JsonCapture } from '../../src/response/JsonCapture';
@@ -200,8 +201,7 @@ test('the built-in JSON capture gives what the generic capture path gives, from 
   }
 });
 
-test('one totals path: calls folded past max_rows give the same summary, errors and pool span as the same calls kept', async () => {
-  const { emptyFold, foldCall } = await import('../../src/builder/fold');
+test('one totals path: calls folded past max_rows give the same summary, errors and pool span as the same calls kept', () => {
   const refused = { class: 'Error', message: 'fetch failed', code: null, causes: [{ class: 'Error', message: 'connect ECONNREFUSED', code: 'ECONNREFUSED' }] };
   const calls = Array.from({ length: 8 }, (_, i) =>
     call({
