@@ -5,7 +5,7 @@
 // next, which hides a 5% change between runs made one after the other; two apps measured side by side see
 // the same drift, so their ratio holds still. Prints each round's ratio and the median.
 // Usage: node bench/server-pair.mjs [--a otel] [--b probe] [--rounds 6] [--requests 3000] [--warm 1000] [--connections 8]
-//   a variant is none | otel | probe | bodies | nostore | noorigin, or a folder holding a build of Probe (a dist/ copy)
+//   a variant is none | otel | probe | bodies | nostore | noorigin | sampled (sampling.rate 0.1), or a folder holding a build of Probe (a dist/ copy)
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { existsSync } from 'node:fs';

@@ -26,10 +26,15 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
     }
   }
 
-  // Totals and pool bounds: every call this unit still holds, kept as a row or not, then those folded before.
+  // Totals and pool bounds: every call this unit still holds, kept as a row or not, and those folded before,
+  // in start order (the error lines name the first failures): the rows' calls started first, then the
+  // folded ones (finished past the cap), then the rest still held.
   const counted = emptyFold();
-  for (const call of calls) foldCall(counted, call, unit.endedAt, (lens ?? config).masker);
+  const masker = (lens ?? config).masker;
+  const kept = Math.min(rows.length, calls.length);
+  for (let i = 0; i < kept; i++) foldCall(counted, calls[i]!, unit.endedAt, masker);
   if (folded) mergeFold(counted, folded);
+  for (let i = kept; i < calls.length; i++) foldCall(counted, calls[i]!, unit.endedAt, masker);
 
   const summary: Summary = { errors: [], warnings: [] };
   if (lens && counted.count > 0) {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { buildCapture } from '../../src/builder/buildCapture';
+import { emptyFold, foldCall } from '../../src/builder/fold';
 import { resolveConfig } from '../../src/config/resolve';
 import { GraphqlCapture } from '../../src/response/GraphqlCapture';
 import { JsonCapture } from '../../src/response/JsonCapture';
@@ -198,4 +199,30 @@ test('the built-in JSON capture gives what the generic capture path gives, from 
       assert.equal(builtIn?.capture, 'JsonCapture');
     }
   }
+});
+
+test('one totals path: calls folded past max_rows give the same summary, errors and pool span as the same calls kept', () => {
+  const refused = { class: 'Error', message: 'fetch failed', code: null, causes: [{ class: 'Error', message: 'connect ECONNREFUSED', code: 'ECONNREFUSED' }] };
+  const calls = Array.from({ length: 8 }, (_, i) =>
+    call({
+      spanId: `s${i}`, start: T0 + i, end: i === 7 ? null : T0 + i + 2.5, pool: i >= 2 ? 1 : null, url: `https://h${i % 3}.test/p/${i}?token=secret${i}`,
+      ...(i === 3 ? { status: null, error: refused } : i % 3 === 1 ? { status: 503 } : {}),
+    }),
+  );
+  const cfg = config({ lenses: { HttpClientLens: { max_rows: 2 } } });
+  const pools = [{ number: 1, parentSpanId: null }];
+  const whole = buildCapture(unit(calls, { pools }), cfg);
+  // The recorder folds finished calls past the cap as they pile up; the rest stay records until the unit ends.
+  const folded = emptyFold();
+  for (const c of calls.slice(2, 6)) foldCall(folded, c, c.start, cfg.http!.masker);
+  const split = buildCapture(unit([...calls.slice(0, 2), ...calls.slice(6)], { pools, folded }), cfg);
+  assert.deepEqual(split.summary, whole.summary);
+  assert.deepEqual(split.spans.find((s) => s.kind === 'pool'), whole.spans.find((s) => s.kind === 'pool'));
+  assert.equal(whole.summary.totals!.http_calls, 8);
+  assert.ok(whole.summary.errors.every((line) => !line.includes('secret')), 'error lines carry masked URLs');
+  assert.deepEqual(whole.summary.errors, [
+    'HTTP call failed: GET https://h1.test/p/1?token=******** (503)',
+    'HTTP call failed: GET https://h0.test/p/3?token=******** (connect ECONNREFUSED)',
+    'HTTP call failed: GET https://h1.test/p/4?token=******** (503)',
+  ]);
 });
