@@ -6,9 +6,31 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
 import { readdirSync } from 'node:fs';
-import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import {
+  BENCH_DIR,
+  VARIANTS,
+  DIAGNOSTIC_VARIANTS,
+  tryVariant,
+  prepareVariant,
+  startChild,
+  startUpstream,
+  median,
+  rotated,
+  table,
+  machine,
+  ratio,
+} from './lib/common.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '9' }, calls: { type: 'string', default: '2000' }, warm: { type: 'string', default: '500' }, profile: { type: 'boolean', default: false }, diagnose: { type: 'boolean', default: false }, try: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '9' },
+    calls: { type: 'string', default: '2000' },
+    warm: { type: 'string', default: '500' },
+    profile: { type: 'boolean', default: false },
+    diagnose: { type: 'boolean', default: false },
+    try: { type: 'string' },
+  },
+});
 const rounds = Number(values.rounds);
 const app = path.join(BENCH_DIR, 'calls-app.mjs');
 const variants = [...VARIANTS, ...(values.diagnose ? DIAGNOSTIC_VARIANTS : []), ...(values.try ? [tryVariant(values.try)] : [])];
@@ -16,7 +38,12 @@ const prepared = variants.map((v) => prepareVariant(v, app));
 const upstream = await startUpstream();
 const results = Object.fromEntries(variants.map((v) => [v.id, { fetch: [], http: [], fetchCpu: [], httpCpu: [] }]));
 
-console.log(`load average at the start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `load average at the start: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`calls: ${rounds} rounds × ${values.calls} calls per client (after ${values.warm} warm-up), ${machine()}`);
 try {
   for (let round = 0; round < rounds; round++) {
@@ -50,13 +77,22 @@ for (const client of ['fetch', 'http']) {
     rows.push([`${client === 'http' ? 'node:http' : 'fetch'} ${v.label}`, wall.toFixed(0), ratio(wall, med.none[client]), cpu.toFixed(0), ...others]);
   }
 }
-console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `\nload average at the end: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log('\n' + table(['client / variant', 'wall µs/call', 'wall vs none', 'CPU µs/call', 'CPU vs none', 'CPU vs OTel'], rows));
 if (values.profile) {
   for (const v of prepared) {
     const dir = path.join(v.root, 'prof');
     try {
-      console.log(`profiles ${v.id}: ${readdirSync(dir).map((f) => path.join(dir, f)).join(' ')}`);
+      console.log(
+        `profiles ${v.id}: ${readdirSync(dir)
+          .map((f) => path.join(dir, f))
+          .join(' ')}`,
+      );
     } catch {
       // no profile for this variant
     }

@@ -52,6 +52,15 @@ console.log(
   '\n' +
     table(
       ['variant', 'requests ok', 'errors', 'heap before MiB', 'heap after MiB', 'growth MiB', 'after vs none MiB', 'captures stored'],
-      rows.map((r) => [r.variant.label, r.ok, r.errors, MiB(r.before), MiB(r.after), MiB(r.after - r.before), r === base ? '-' : (r.after - base.after >= 0 ? '+' : '') + MiB(r.after - base.after), r.stored]),
+      rows.map((r) => [
+        r.variant.label,
+        r.ok,
+        r.errors,
+        MiB(r.before),
+        MiB(r.after),
+        MiB(r.after - r.before),
+        r === base ? '-' : (r.after - base.after >= 0 ? '+' : '') + MiB(r.after - base.after),
+        r.stored,
+      ]),
     ),
 );

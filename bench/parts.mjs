@@ -39,7 +39,11 @@ function patch(dist, file, pattern, replacement) {
 const NO_CAPTURE = ['runtime/CaptureWriter.js', /enqueue\(unit\) \{/, 'enqueue(unit) { return;'];
 const NO_STACK = ['runtime/Recorder.js', /setStackCapture\)\(config\.origin\.enabled,/, 'setStackCapture)(false,'];
 const NO_PUT = ['runtime/CaptureWriter.js', /if \(capture\)\s*this\.put\(capture\);/, 'void capture;'];
-const NO_HANDOFF = ['store/ThreadedFileStore.js', /const prepared = \(0, FileStore_1\.preparePut\)\(capture\);/, 'const prepared = (0, FileStore_1.preparePut)(capture); return void prepared;'];
+const NO_HANDOFF = [
+  'store/ThreadedFileStore.js',
+  /const prepared = \(0, FileStore_1\.preparePut\)\(capture\);/,
+  'const prepared = (0, FileStore_1.preparePut)(capture); return void prepared;',
+];
 
 const STEPS = [
   { id: 'lens', adds: 'recording calls and units (no stack, no capture)', patches: [NO_CAPTURE, NO_STACK] },
@@ -50,9 +54,16 @@ const STEPS = [
 ];
 
 const app = path.join(BENCH_DIR, 'server-app.mjs');
-const otel = prepareVariant(VARIANTS.find((v) => v.id === 'otel'), app);
+const otel = prepareVariant(
+  VARIANTS.find((v) => v.id === 'otel'),
+  app,
+);
 const builds = STEPS.map((step) => {
-  if (!step.patches) return prepareVariant(VARIANTS.find((v) => v.id === 'probe'), app);
+  if (!step.patches)
+    return prepareVariant(
+      VARIANTS.find((v) => v.id === 'probe'),
+      app,
+    );
   const dist = path.join(BENCH_DIR, '.exp', 'parts', step.id, 'dist');
   rmSync(dist, { recursive: true, force: true });
   cpSync(path.join(REPO, 'dist'), dist, { recursive: true });
@@ -61,7 +72,9 @@ const builds = STEPS.map((step) => {
 });
 
 const options = { rounds: Number(values.rounds), requests: Number(values.requests), warm: Number(values.warm), connections: Number(values.connections) };
-console.log(`server, parts of Probe as a chain of paired runs; ${options.rounds} rounds × ${options.requests} requests at ${options.connections} connections each per step; ${machine()}`);
+console.log(
+  `server, parts of Probe as a chain of paired runs; ${options.rounds} rounds × ${options.requests} requests at ${options.connections} connections each per step; ${machine()}`,
+);
 const upstream = await startUpstream();
 const rows = [];
 let product = 1;
@@ -73,7 +86,15 @@ try {
     const sorted = [...ratios].sort((x, y) => x - y);
     const ratio = median(ratios);
     product *= ratio;
-    rows.push([step.id, step.adds, `${median(cpus[0]).toFixed(0)} → ${median(cpus[1]).toFixed(0)}`, `${ratio.toFixed(3)}×`, `${sorted[0].toFixed(3)}–${sorted.at(-1).toFixed(3)}`, (median(cpus[1]) - median(cpus[0])).toFixed(0), `${product.toFixed(2)}×`]);
+    rows.push([
+      step.id,
+      step.adds,
+      `${median(cpus[0]).toFixed(0)} → ${median(cpus[1]).toFixed(0)}`,
+      `${ratio.toFixed(3)}×`,
+      `${sorted[0].toFixed(3)}–${sorted.at(-1).toFixed(3)}`,
+      (median(cpus[1]) - median(cpus[0])).toFixed(0),
+      `${product.toFixed(2)}×`,
+    ]);
     before = builds[i];
   }
 } finally {

@@ -17,7 +17,15 @@ import autocannon from 'autocannon';
 import { BENCH_DIR, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
 import { ask } from './lib/ipc.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '6' }, connections: { type: 'string', default: '16' }, warm: { type: 'string', default: '2' }, try: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '6' },
+    connections: { type: 'string', default: '16' },
+    warm: { type: 'string', default: '2' },
+    try: { type: 'string' },
+  },
+});
 const rounds = Number(values.rounds);
 const app = path.join(BENCH_DIR, 'peers-app.cjs');
 
@@ -42,8 +50,20 @@ const sink = await startSink();
 const variants = [
   { id: 'none', label: 'no instrumentation' },
   { id: 'otel', label: 'plain OTel (exporter drops)', proof: 'spans' },
-  { id: 'otlp', label: 'OTel exporting OTLP/HTTP protobuf', preloadFile: path.join(BENCH_DIR, 'otel-otlp-preload.cjs'), env: { BENCH_OTLP_URL: `http://127.0.0.1:${sink.port}/v1/traces` }, proof: 'sink:/v1/traces' },
-  { id: 'sentry', label: 'Sentry 10, tracesSampleRate 1', preloadFile: path.join(BENCH_DIR, 'sentry-preload.cjs'), env: { BENCH_SENTRY_DSN: `http://public@127.0.0.1:${sink.port}/1` }, proof: 'sink:/api/1/envelope/' },
+  {
+    id: 'otlp',
+    label: 'OTel exporting OTLP/HTTP protobuf',
+    preloadFile: path.join(BENCH_DIR, 'otel-otlp-preload.cjs'),
+    env: { BENCH_OTLP_URL: `http://127.0.0.1:${sink.port}/v1/traces` },
+    proof: 'sink:/v1/traces',
+  },
+  {
+    id: 'sentry',
+    label: 'Sentry 10, tracesSampleRate 1',
+    preloadFile: path.join(BENCH_DIR, 'sentry-preload.cjs'),
+    env: { BENCH_SENTRY_DSN: `http://public@127.0.0.1:${sink.port}/1` },
+    proof: 'sink:/api/1/envelope/',
+  },
   { id: 'probe', label: 'Probe, defaults', proof: 'captures' },
   { id: 'sampled', label: 'Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' }, proof: 'captures' },
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
@@ -60,7 +80,12 @@ const captureFiles = (root) => {
   }
 };
 
-console.log(`load average at the start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `load average at the start: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`peers: ${rounds} rounds × ${values.seconds}s at ${values.connections} connections (after ${values.warm}s warm-up), ${machine()}`);
 try {
   for (let round = 0; round < rounds; round++) {
@@ -97,18 +122,39 @@ const proofs = variants.map((v) => {
     return [v.label, `${n} capture files kept (store limit 200)`, n > 0];
   }
   const got = sink.received.get(v.proof.slice('sink:'.length));
-  return [v.label, `${results[v.id].spans} spans; sink got ${got?.requests ?? 0} requests, ${got?.bytes ?? 0} bytes`, (got?.bytes ?? 0) > 0 && results[v.id].spans > 0];
+  return [
+    v.label,
+    `${results[v.id].spans} spans; sink got ${got?.requests ?? 0} requests, ${got?.bytes ?? 0} bytes`,
+    (got?.bytes ?? 0) > 0 && results[v.id].spans > 0,
+  ];
 });
 
-console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `\nload average at the end: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 const med = Object.fromEntries(variants.map((v) => [v.id, { rps: median(results[v.id].rps), cpu: median(results[v.id].cpu) }]));
 const anchors = ['none', 'otel', 'otlp', 'sentry'];
 const rows = variants.map((v) => {
   const m = med[v.id];
-  return [v.label, m.rps.toFixed(0), m.cpu.toFixed(0), ...anchors.map((a) => (a === v.id || v.id === 'none' ? '-' : ratio(m.cpu, med[a].cpu))), results[v.id].errors];
+  return [
+    v.label,
+    m.rps.toFixed(0),
+    m.cpu.toFixed(0),
+    ...anchors.map((a) => (a === v.id || v.id === 'none' ? '-' : ratio(m.cpu, med[a].cpu))),
+    results[v.id].errors,
+  ];
 });
 console.log('\n' + table(['variant', 'req/s', 'server CPU µs/req', 'vs none', 'vs plain OTel', 'vs OTel+OTLP', 'vs Sentry', 'errors'], rows));
-console.log('\n' + table(['variant', 'proof it did its work'], proofs.map((p) => p.slice(0, 2))));
+console.log(
+  '\n' +
+    table(
+      ['variant', 'proof it did its work'],
+      proofs.map((p) => p.slice(0, 2)),
+    ),
+);
 const failed = proofs.filter((p) => p[2] === false);
 if (failed.length) {
   console.error(`\nnot measured: ${failed.map((p) => p[0]).join(', ')} did no work`);

@@ -66,10 +66,38 @@ for (const file of positionals) {
   }
   const pct = (x) => ((100 * x) / total).toFixed(1) + '%';
   console.log(`\n${file}\nbusy ${(total / 1000).toFixed(0)} ms (idle excluded)`);
-  console.log(table(['area', 'self ms', 'share of busy'], [...byArea].filter(([a]) => a !== 'idle').sort((a, b) => b[1] - a[1]).map(([a, t]) => [a, (t / 1000).toFixed(0), pct(t)])));
-  console.log('\n' + table(['caused by (native + node internals charged to the JS caller)', 'ms', 'share of busy'], [...byCause].sort((a, b) => b[1] - a[1]).map(([a, t]) => [a, (t / 1000).toFixed(0), pct(t)])));
+  console.log(
+    table(
+      ['area', 'self ms', 'share of busy'],
+      [...byArea]
+        .filter(([a]) => a !== 'idle')
+        .sort((a, b) => b[1] - a[1])
+        .map(([a, t]) => [a, (t / 1000).toFixed(0), pct(t)]),
+    ),
+  );
+  console.log(
+    '\n' +
+      table(
+        ['caused by (native + node internals charged to the JS caller)', 'ms', 'share of busy'],
+        [...byCause].sort((a, b) => b[1] - a[1]).map(([a, t]) => [a, (t / 1000).toFixed(0), pct(t)]),
+      ),
+  );
   const causeTop = [...byCauseFn].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
-  if (causeTop.length) console.log('\n' + table(['Probe function (self + native/internals it calls)', 'ms', 'share of busy'], causeTop.map(([k, t]) => [k, (t / 1000).toFixed(1), pct(t)])));
+  if (causeTop.length)
+    console.log(
+      '\n' +
+        table(
+          ['Probe function (self + native/internals it calls)', 'ms', 'share of busy'],
+          causeTop.map(([k, t]) => [k, (t / 1000).toFixed(1), pct(t)]),
+        ),
+    );
   const top = [...byFn].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
-  if (top.length) console.log('\n' + table(['Probe function (dist/, self time)', 'self ms', 'share of busy'], top.map(([k, t]) => [k, (t / 1000).toFixed(1), pct(t)])));
+  if (top.length)
+    console.log(
+      '\n' +
+        table(
+          ['Probe function (dist/, self time)', 'self ms', 'share of busy'],
+          top.map(([k, t]) => [k, (t / 1000).toFixed(1), pct(t)]),
+        ),
+    );
 }

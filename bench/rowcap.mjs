@@ -10,7 +10,10 @@ import { BENCH_DIR, VARIANTS, prepareVariant, startChild, startUpstream, table, 
 const { FileStore } = createRequire(import.meta.url)('../dist/index.js');
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '100000' }, workers: { type: 'string', default: '8' } } });
-const variant = prepareVariant(VARIANTS.find((v) => v.id === 'probe'), path.join(BENCH_DIR, 'rowcap-app.mjs'));
+const variant = prepareVariant(
+  VARIANTS.find((v) => v.id === 'probe'),
+  path.join(BENCH_DIR, 'rowcap-app.mjs'),
+);
 const upstream = await startUpstream();
 const MiB = (n) => (n / 1048576).toFixed(1);
 
@@ -25,7 +28,13 @@ try {
   upstream.stop();
 }
 console.log(`ran in ${((Date.now() - t0) / 1000).toFixed(1)}s, exit code ${result.exit.code}${result.exit.err ? `, stderr: ${result.exit.err.trim()}` : ''}`);
-console.log('\n' + table(['calls made', 'heapUsed MiB (after GC)'], result.marks.map((m) => [m.calls, MiB(m.heap)])));
+console.log(
+  '\n' +
+    table(
+      ['calls made', 'heapUsed MiB (after GC)'],
+      result.marks.map((m) => [m.calls, MiB(m.heap)]),
+    ),
+);
 
 const dir = path.join(variant.root, '.probe', 'captures');
 const store = new FileStore({ path: dir, limit: 200 });

@@ -31,7 +31,9 @@ const variantOf = (spec) => {
 };
 const pair = [variantOf(values.a), variantOf(values.b)].map((v) => prepareVariant(v, app));
 const upstream = await startUpstream();
-console.log(`server, paired: A = ${pair[0].label}, B = ${pair[1].label}; ${values.rounds} rounds × ${values.requests} requests each at ${values.connections} connections each; ${machine()}`);
+console.log(
+  `server, paired: A = ${pair[0].label}, B = ${pair[1].label}; ${values.rounds} rounds × ${values.requests} requests each at ${values.connections} connections each; ${machine()}`,
+);
 let outcome;
 try {
   const options = { rounds: Number(values.rounds), requests: Number(values.requests), warm: Number(values.warm), connections: Number(values.connections) };

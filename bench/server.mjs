@@ -7,10 +7,33 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import {
+  BENCH_DIR,
+  VARIANTS,
+  DIAGNOSTIC_VARIANTS,
+  tryVariant,
+  prepareVariant,
+  startChild,
+  startUpstream,
+  median,
+  rotated,
+  table,
+  machine,
+  ratio,
+} from './lib/common.mjs';
 import { ask } from './lib/ipc.mjs';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '6' }, connections: { type: 'string', default: '16' }, warm: { type: 'string', default: '2' }, profile: { type: 'boolean', default: false }, diagnose: { type: 'boolean', default: false }, try: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '6' },
+    connections: { type: 'string', default: '16' },
+    warm: { type: 'string', default: '2' },
+    profile: { type: 'boolean', default: false },
+    diagnose: { type: 'boolean', default: false },
+    try: { type: 'string' },
+  },
+});
 const rounds = Number(values.rounds);
 const app = path.join(BENCH_DIR, 'server-app.mjs');
 const variants = [...VARIANTS, ...(values.diagnose ? DIAGNOSTIC_VARIANTS : []), ...(values.try ? [tryVariant(values.try)] : [])];
@@ -19,7 +42,12 @@ const upstream = await startUpstream();
 const results = Object.fromEntries(variants.map((v) => [v.id, { rps: [], p50: [], p99: [], cpu: [], errors: 0 }]));
 const load = (url, duration) => autocannon({ url, connections: Number(values.connections), duration, pipelining: 1 });
 
-console.log(`load average at the start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `load average at the start: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`server: ${rounds} rounds × ${values.seconds}s at ${values.connections} connections (after ${values.warm}s warm-up), ${machine()}`);
 try {
   for (let round = 0; round < rounds; round++) {
@@ -52,10 +80,26 @@ try {
   upstream.stop();
 }
 
-console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `\nload average at the end: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 const med = Object.fromEntries(variants.map((v) => [v.id, Object.fromEntries(['rps', 'p50', 'p99', 'cpu'].map((k) => [k, median(results[v.id][k])]))]));
 const rows = variants.map((v) => {
   const m = med[v.id];
-  return [v.label, m.rps.toFixed(0), v.id === 'none' ? '-' : ratio(m.rps, med.none.rps), ['none', 'otel'].includes(v.id) ? '-' : ratio(m.rps, med.otel.rps), m.p50.toFixed(1), m.p99.toFixed(1), m.cpu.toFixed(0), v.id === 'none' ? '-' : ratio(m.cpu, med.none.cpu), ['none', 'otel'].includes(v.id) ? '-' : ratio(m.cpu, med.otel.cpu), results[v.id].errors];
+  return [
+    v.label,
+    m.rps.toFixed(0),
+    v.id === 'none' ? '-' : ratio(m.rps, med.none.rps),
+    ['none', 'otel'].includes(v.id) ? '-' : ratio(m.rps, med.otel.rps),
+    m.p50.toFixed(1),
+    m.p99.toFixed(1),
+    m.cpu.toFixed(0),
+    v.id === 'none' ? '-' : ratio(m.cpu, med.none.cpu),
+    ['none', 'otel'].includes(v.id) ? '-' : ratio(m.cpu, med.otel.cpu),
+    results[v.id].errors,
+  ];
 });
 console.log('\n' + table(['variant', 'req/s', 'vs none', 'vs OTel', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'CPU vs none', 'CPU vs OTel', 'errors'], rows));

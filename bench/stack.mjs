@@ -21,7 +21,10 @@ const { values } = parseArgs({
   },
 });
 const limits = values.limits.split(',').map(Number);
-const app = prepareVariant(VARIANTS.find((v) => v.id === 'none'), path.join(BENCH_DIR, 'stack-app.mjs'));
+const app = prepareVariant(
+  VARIANTS.find((v) => v.id === 'none'),
+  path.join(BENCH_DIR, 'stack-app.mjs'),
+);
 const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
 const results = new Map(limits.map((limit) => [limit, { p50: [], p90: [], mean: [], loop: [] }]));
 console.log(`stack capture in a busy server; limits ${limits.join(', ')}; ${values.rounds} rounds × ${values.requests} requests; ${machine()}`);

@@ -79,7 +79,9 @@ function freePort() {
 async function startRedis() {
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'probe-bench-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise((resolve, reject) => {
     let output = '';
     child.on('error', reject);
@@ -123,7 +125,9 @@ async function main() {
   console.log('| driver | capture size | put/s (filling) | put/s (full, with trim) | index() ms | find() ms | naive index (read every capture) ms |');
   console.log('|---|---|---|---|---|---|---|');
   for (const r of results) {
-    console.log(`| ${r.driver} | ${(r.bytes / 1000).toFixed(1)} KB | ${r.putPerSec} | ${r.putFullPerSec} | ${fmt(r.indexMs)} | ${fmt(r.findMs)} | ${fmt(r.naiveMs)} |`);
+    console.log(
+      `| ${r.driver} | ${(r.bytes / 1000).toFixed(1)} KB | ${r.putPerSec} | ${r.putFullPerSec} | ${fmt(r.indexMs)} | ${fmt(r.findMs)} | ${fmt(r.naiveMs)} |`,
+    );
   }
   console.log('');
   for (const driver of ['file', 'redis']) {

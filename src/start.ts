@@ -124,15 +124,19 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   }
   // Web frameworks' route templates (Express, Fastify, Koa, Hono; NestJS through its adapter).
   cleanups.push(watchRoutes(recorder, provider, subscribe, logger));
-  cleanups.push(subscribe('http.server.request.start', (message) => {
-    const request = (message as { request?: object } | undefined)?.request;
-    if (request) recorder.noteIncoming(request);
-  }));
+  cleanups.push(
+    subscribe('http.server.request.start', (message) => {
+      const request = (message as { request?: object } | undefined)?.request;
+      if (request) recorder.noteIncoming(request);
+    }),
+  );
   // Node publishes every ChildProcess it creates (spawn, exec, execFile, fork) on 'child_process'
   // (nodejs/node#44045): a process that started one and made no call is a launcher, not a command to keep.
-  cleanups.push(subscribe('child_process', () => {
-    recorder.startedChild = true;
-  }));
+  cleanups.push(
+    subscribe('child_process', () => {
+      recorder.startedChild = true;
+    }),
+  );
   // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.
   watchTracerProvider(joiner.onProvider);
   cleanups.push(installExitHooks(recorder, writer));

@@ -71,7 +71,14 @@ export function prepareVariant(variant, appScript, extraConfig = {}) {
   // A variant may bring its own preload (a peer's SDK set-up) and environment.
   const preloadFile = variant.preloadFile ?? (variant.id === 'otel' ? OTEL : path.join(dist, 'register.js'));
   const preload = variant.id === 'none' ? [] : ['--require', preloadFile];
-  const env = { ...process.env, PROBE_ROOT: root, BENCH_VARIANT: variant.id, BENCH_IS_PROBE: isProbe(variant) ? '1' : '', BENCH_PROBE: path.join(dist, 'index.js'), ...variant.env };
+  const env = {
+    ...process.env,
+    PROBE_ROOT: root,
+    BENCH_VARIANT: variant.id,
+    BENCH_IS_PROBE: isProbe(variant) ? '1' : '',
+    BENCH_PROBE: path.join(dist, 'index.js'),
+    ...variant.env,
+  };
   delete env.NODE_OPTIONS;
   return { ...variant, root, script, preload, env };
 }
@@ -118,7 +125,11 @@ export function table(headers, rows) {
   const cells = [headers, ...rows].map((r) => r.map(String));
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
   const line = (r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  return [line(cells[0]), `|${widths.map((w, i) => (i === 0 ? ':' : '') + '-'.repeat(w + 1) + (i === 0 ? '' : ':')).join('|')}|`, ...cells.slice(1).map(line)].join('\n');
+  return [
+    line(cells[0]),
+    `|${widths.map((w, i) => (i === 0 ? ':' : '') + '-'.repeat(w + 1) + (i === 0 ? '' : ':')).join('|')}|`,
+    ...cells.slice(1).map(line),
+  ].join('\n');
 }
 
 export function machine() {

@@ -27,7 +27,9 @@ export async function runPair(pair, upstream, { rounds, requests, warm, connecti
     const before = await Promise.all(runs.map(({ run }) => ask(run.child, 'cpu')));
     const results = await Promise.all(runs.map(({ port }) => load(port, requests)));
     const after = await Promise.all(runs.map(({ run }) => ask(run.child, 'cpu')));
-    const per = runs.map((_, i) => (after[i].cpu.user - before[i].cpu.user + after[i].cpu.system - before[i].cpu.system) / Math.max(1, results[i].requests.total));
+    const per = runs.map(
+      (_, i) => (after[i].cpu.user - before[i].cpu.user + after[i].cpu.system - before[i].cpu.system) / Math.max(1, results[i].requests.total),
+    );
     for (const [i, r] of results.entries()) if (r.errors + r.non2xx) throw new Error(`${pair[i].label}: ${r.errors} errors, ${r.non2xx} non-2xx`);
     for (const { run } of runs) run.child.kill('SIGTERM');
     await Promise.all(runs.map(({ run }) => run.done));

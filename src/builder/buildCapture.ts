@@ -109,13 +109,20 @@ function buildSpans(unit: UnitInput, calls: CallInput[], rowOf: Map<CallInput, n
   for (const pool of unit.pools) {
     const bounds = poolBounds[pool.number];
     if (!bounds) continue;
-    spans.push(span(`pool-${pool.number}`, 'pool', `pool ${pool.number}`, bounds.start, bounds.end, { pool: pool.number, parent_id: parentOf(pool.parentSpanId) }));
+    spans.push(
+      span(`pool-${pool.number}`, 'pool', `pool ${pool.number}`, bounds.start, bounds.end, { pool: pool.number, parent_id: parentOf(pool.parentSpanId) }),
+    );
   }
   for (const call of calls) {
     const row = rowOf.get(call);
     if (row === undefined) continue;
-    const parent = call.pool !== null && poolBounds[call.pool] !== undefined && unit.pools.some((p) => p.number === call.pool) ? `pool-${call.pool}` : parentOf(call.parentSpanId);
-    spans.push(span(call.spanId, 'http', `${rows[row]!.method} ${rows[row]!.url.split('?')[0]}`, call.start, call.end ?? unit.endedAt, { row, parent_id: parent }));
+    const parent =
+      call.pool !== null && poolBounds[call.pool] !== undefined && unit.pools.some((p) => p.number === call.pool)
+        ? `pool-${call.pool}`
+        : parentOf(call.parentSpanId);
+    spans.push(
+      span(call.spanId, 'http', `${rows[row]!.method} ${rows[row]!.url.split('?')[0]}`, call.start, call.end ?? unit.endedAt, { row, parent_id: parent }),
+    );
   }
   return spans;
 }

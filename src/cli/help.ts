@@ -12,7 +12,8 @@ const JSON_FLAG: [string, string] = ['--json', 'print the JSON the agent tool re
 const HELP: Readonly<Record<string, CommandHelp>> = {
   install: {
     usage: 'probe install [--mcp]',
-    about: 'Writes probe.config.mjs when there is none and adds .probe/ to .gitignore, .cursorignore, .aiexclude and VS Code excludes. Every step merges with what is there.',
+    about:
+      'Writes probe.config.mjs when there is none and adds .probe/ to .gitignore, .cursorignore, .aiexclude and VS Code excludes. Every step merges with what is there.',
     options: [['--mcp', 'also register the MCP server in .mcp.json, .cursor/mcp.json and .vscode/mcp.json']],
     examples: ['probe install --mcp'],
   },

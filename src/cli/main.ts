@@ -7,7 +7,10 @@ import { storeFailure } from './storeFailure';
 /** Each command lives in its own file and is loaded only when run, so `probe list` never loads the dashboard. */
 const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
   install: { summary: 'write probe.config.mjs and ignore .probe/ (--mcp: register the MCP server)', load: () => require('./commands/install').install },
-  list: { summary: 'recent captures (--json, --type, --errors, --since, --has, --route, --group-by route, --limit)', load: () => require('./commands/list').list },
+  list: {
+    summary: 'recent captures (--json, --type, --errors, --since, --has, --route, --group-by route, --limit)',
+    load: () => require('./commands/list').list,
+  },
   show: { summary: 'one capture: header, summary and first rows, or one row whole (--row; --json)', load: () => require('./commands/show').show },
   rows: { summary: 'rows of a section of one capture or, with --since, of many; filtered and sorted (--json)', load: () => require('./commands/rows').rows },
   export: { summary: "a capture's calls as HAR 1.2 (probe export <id> --har [--out FILE])", load: () => require('./commands/export').exportCapture },

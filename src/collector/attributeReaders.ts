@@ -44,7 +44,9 @@ export function headers(attributes: Attributes, prefix: string): Record<string, 
   for (const [key, value] of Object.entries(attributes)) {
     if (!key.startsWith(prefix) || key.length === prefix.length) continue;
     const name = key.slice(prefix.length).toLowerCase().replace(/_/g, '-');
-    const values = Array.isArray(value) ? value.map(scalarText).filter((v): v is string => v !== null) : [scalarText(value)].filter((v): v is string => v !== null);
+    const values = Array.isArray(value)
+      ? value.map(scalarText).filter((v): v is string => v !== null)
+      : [scalarText(value)].filter((v): v is string => v !== null);
     if (values.length === 0) continue;
     out[name] = values.length === 1 ? values[0]! : values;
   }

@@ -27,10 +27,25 @@ export function callFromSpan(span: OtlpSpan, parentSpanId: string | null): CallI
     method: methodOf(span),
     url: str(a, P.url) ?? urlOf(span),
     requestHeaders: headers(a, 'http.request.header.'),
-    requestBody: bodyOf(str(a, P.requestBody), num(a, 'http.request.body.size', 'http.request_content_length_uncompressed', 'http.request_content_length', 'http.request.header.content-length')),
+    requestBody: bodyOf(
+      str(a, P.requestBody),
+      num(a, 'http.request.body.size', 'http.request_content_length_uncompressed', 'http.request_content_length', 'http.request.header.content-length'),
+    ),
     status: status === null ? null : Math.trunc(status),
     responseHeaders: headers(a, 'http.response.header.'),
-    responseBody: status === null ? null : bodyOf(str(a, P.responseBody), num(a, 'http.response.body.size', 'http.response_content_length_uncompressed', 'http.response_content_length', 'http.response.header.content-length')),
+    responseBody:
+      status === null
+        ? null
+        : bodyOf(
+            str(a, P.responseBody),
+            num(
+              a,
+              'http.response.body.size',
+              'http.response_content_length_uncompressed',
+              'http.response_content_length',
+              'http.response.header.content-length',
+            ),
+          ),
     // fetch (undici) hands the app decoded bytes; node:http hands it the wire bytes.
     clientDecodes: span.scope.name.includes('undici') || span.scope.name.includes('fetch'),
     start: span.start,
@@ -101,11 +116,13 @@ function errorOf(span: OtlpSpan): ErrorInput | null {
   if (!exception && !errorType && span.status.code !== StatusCode.ERROR) return null;
   const type = exception ? str(exception.attributes, 'exception.type') : null;
   const message = (exception ? str(exception.attributes, 'exception.message') : null) ?? (span.status.message || errorType || 'no response');
-  const stackClass = exception ? /^\s*([A-Za-z_$][\w$]*(?:\s*\[[^\]]*\])?):/.exec(str(exception.attributes, 'exception.stacktrace') ?? '')?.[1]?.replace(/\s*\[.*$/, '') : undefined;
+  const stackClass = exception
+    ? /^\s*([A-Za-z_$][\w$]*(?:\s*\[[^\]]*\])?):/.exec(str(exception.attributes, 'exception.stacktrace') ?? '')?.[1]?.replace(/\s*\[.*$/, '')
+    : undefined;
   const candidate = type ?? errorType;
   const looksLikeCode = candidate !== null && /^(E[A-Z0-9_]+|UND_ERR_[A-Z_]+|ERR_[A-Z0-9_]+)$/.test(candidate);
   return {
-    class: (looksLikeCode ? stackClass : candidate ?? stackClass) ?? 'Error',
+    class: (looksLikeCode ? stackClass : (candidate ?? stackClass)) ?? 'Error',
     message,
     code: looksLikeCode ? candidate : null,
     causes: [],

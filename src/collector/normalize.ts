@@ -61,7 +61,11 @@ function spanOf(span: unknown, resource: Attributes, scope: OtlpSpan['scope'], i
   const events: OtlpEvent[] = [];
   for (const event of asArray(field(span, 'events'))) {
     if (!isObject(event)) continue;
-    events.push({ name: text(field(event, 'name')), time: nanosToMs(field(event, 'timeUnixNano', 'time_unix_nano')) ?? start, attributes: attributes(field(event, 'attributes'), ids) });
+    events.push({
+      name: text(field(event, 'name')),
+      time: nanosToMs(field(event, 'timeUnixNano', 'time_unix_nano')) ?? start,
+      attributes: attributes(field(event, 'attributes'), ids),
+    });
   }
   return {
     traceId,
@@ -75,7 +79,9 @@ function spanOf(span: unknown, resource: Attributes, scope: OtlpSpan['scope'], i
     end: Math.max(start, end),
     attributes: attributes(field(span, 'attributes'), ids),
     events,
-    status: isObject(statusObject) ? { code: enumValue(field(statusObject, 'code'), 'STATUS_CODE_'), message: text(field(statusObject, 'message')) } : { code: 0, message: '' },
+    status: isObject(statusObject)
+      ? { code: enumValue(field(statusObject, 'code'), 'STATUS_CODE_'), message: text(field(statusObject, 'message')) }
+      : { code: 0, message: '' },
     resource,
     scope,
   };

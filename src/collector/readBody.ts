@@ -16,7 +16,9 @@ export class BodyError extends Error {
  * wire and again for the decompressed bytes, so a small gzip bomb cannot inflate past it.
  */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'deflate') {
     throw new BodyError(415, `unsupported content-encoding ${JSON.stringify(encoding)}: send gzip or none`);
   }

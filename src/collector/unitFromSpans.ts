@@ -22,7 +22,15 @@ export function unitFromSpans(group: SpanGroup, id: string, fallbackService: str
   const spans: SpanInput[] = [];
   for (const span of [...group.spans].sort((a, b) => a.start - b.start)) {
     if (span !== root && isHttpClientSpan(span)) calls.push(callFromSpan(span, inUnit(span.parentSpanId)));
-    else spans.push({ id: span.spanId, parentId: span === root ? null : inUnit(span.parentSpanId), name: span.name, start: span.start, end: span.end, meta: { otel_kind: KIND_NAMES[span.kind] ?? 'unspecified', scope: span.scope.name } });
+    else
+      spans.push({
+        id: span.spanId,
+        parentId: span === root ? null : inUnit(span.parentSpanId),
+        name: span.name,
+        start: span.start,
+        end: span.end,
+        meta: { otel_kind: KIND_NAMES[span.kind] ?? 'unspecified', scope: span.scope.name },
+      });
   }
   const first = group.spans[0]!;
   // A loop, not Math.min(...spans): a big group would overflow the argument list.
@@ -51,7 +59,15 @@ export function unitFromSpans(group: SpanGroup, id: string, fallbackService: str
   if (group.type === 'request' && root) {
     const { path, ...request } = requestFromSpan(root);
     const failed = root.status.code === StatusCode.ERROR && request.status === null;
-    return { ...base, type: 'request', name: `${request.method} ${path}`, status: request.status === null ? (failed ? 'failed' : 'unknown') : String(request.status), endedBy: failed ? 'error' : 'response', jobId: null, request };
+    return {
+      ...base,
+      type: 'request',
+      name: `${request.method} ${path}`,
+      status: request.status === null ? (failed ? 'failed' : 'unknown') : String(request.status),
+      endedBy: failed ? 'error' : 'response',
+      jobId: null,
+      request,
+    };
   }
   if (group.type === 'job' && root) {
     const failed = root.status.code === StatusCode.ERROR;

@@ -33,7 +33,8 @@ export function guardMask(setting: string, user: Mask): Mask {
 /** A user's capture class, reporting its first failure; the built-in classes are returned as they are. */
 export function guardCapture(setting: string, user: ResponseCaptureClass): ResponseCaptureClass {
   if (BUILTIN_CAPTURES.has(user)) return user;
-  const run = typeof user.capture === 'function' ? (input: ResponseCaptureInput) => user.capture!(input) : (input: ResponseCaptureInput) => new user().capture(input);
+  const run =
+    typeof user.capture === 'function' ? (input: ResponseCaptureInput) => user.capture!(input) : (input: ResponseCaptureInput) => new user().capture(input);
   const guarded = class {
     static capture(input: ResponseCaptureInput) {
       try {

@@ -89,7 +89,10 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
   const masker = new Masker(headerGlobal, new SecretNames(globalInputs.names, globalInputs.patterns));
 
   const lensesIn = optObject('lenses', file.lenses);
-  const http = resolveHttpLens(lensesIn[LENS] as boolean | HttpClientLensOptions | undefined, new Masker(headerForLens, new SecretNames(lensInputs.names, lensInputs.patterns)));
+  const http = resolveHttpLens(
+    lensesIn[LENS] as boolean | HttpClientLensOptions | undefined,
+    new Masker(headerForLens, new SecretNames(lensInputs.names, lensInputs.patterns)),
+  );
 
   const originIn = optObject('origin', file.origin) as { enabled?: unknown };
   const except = (file.except ?? []).map((item) => (item instanceof RegExp ? item : globToRegExp(item)));
@@ -124,7 +127,8 @@ function resolveHttpLens(input: boolean | HttpClientLensOptions | undefined, mas
   if (input === false) return null;
   const options = input === undefined || input === true ? {} : (optObject(setting, input) as HttpClientLensOptions);
   const typesIn = optObject(`${setting}.capture`, options.capture).response_types;
-  const types = typesIn === undefined ? defaultResponseTypes() : (optObject(`${setting}.capture.response_types`, typesIn) as Record<string, ResponseCaptureClass>);
+  const types =
+    typesIn === undefined ? defaultResponseTypes() : (optObject(`${setting}.capture.response_types`, typesIn) as Record<string, ResponseCaptureClass>);
   const response_types: ResolvedResponseType[] = Object.entries(types).map(([pattern, capture]) => {
     const name = `${setting}.capture.response_types['${pattern}']`;
     if (typeof capture !== 'function' || !capture.name) throw new ProbeConfigError(name, 'expected a capture class with a static name');
@@ -196,7 +200,8 @@ function isBuiltinMask(mask: object): boolean {
 function toMask(setting: string, spec: unknown): Mask {
   if (typeof spec === 'string') {
     const Builtin = BUILTIN_MASKS[spec];
-    if (!Builtin) throw new ProbeConfigError(setting, `unknown mask ${JSON.stringify(spec)} (known: FullMask, PartialMask, or a class/object with mask(value))`);
+    if (!Builtin)
+      throw new ProbeConfigError(setting, `unknown mask ${JSON.stringify(spec)} (known: FullMask, PartialMask, or a class/object with mask(value))`);
     return new Builtin();
   }
   if (typeof spec === 'function') {
@@ -204,7 +209,8 @@ function toMask(setting: string, spec: unknown): Mask {
     if (typeof instance.mask !== 'function') throw new ProbeConfigError(setting, `${spec.name || 'class'} has no mask(value) method`);
     return isBuiltinMask(instance) ? instance : guardMask(setting, instance);
   }
-  if (spec && typeof spec === 'object' && typeof (spec as Mask).mask === 'function') return isBuiltinMask(spec) ? (spec as Mask) : guardMask(setting, spec as Mask);
+  if (spec && typeof spec === 'object' && typeof (spec as Mask).mask === 'function')
+    return isBuiltinMask(spec) ? (spec as Mask) : guardMask(setting, spec as Mask);
   throw new ProbeConfigError(setting, `expected FullMask, PartialMask or an object with mask(value), got ${describe(spec)}`);
 }
 

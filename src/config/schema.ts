@@ -25,7 +25,9 @@ const wholeAtLeast = (min: number) => {
 const pattern = z.union([text, z.instanceof(RegExp)], { error: 'expected a regex string or RegExp' });
 const patterns = z.array(pattern, { error: 'expected an array of regex strings or RegExps' });
 
-const redis = strict({ url: text, prefix: text, ttl: wholeAtLeast(1) }).partial().nullish();
+const redis = strict({ url: text, prefix: text, ttl: wholeAtLeast(1) })
+  .partial()
+  .nullish();
 
 const storage = z
   .object({
@@ -49,17 +51,19 @@ const lensOptions = strict({
 }).partial();
 
 const lensInputs = strict({ HttpClientLens: patterns }).partial();
-const inputs = z.union(
-  [
-    z.array(z.union([pattern, lensInputs])),
-    strict({ '*': z.union([pattern, patterns]), HttpClientLens: patterns }).partial(),
-  ],
-  { error: 'expected an array of patterns' },
-);
+const inputs = z.union([z.array(z.union([pattern, lensInputs])), strict({ '*': z.union([pattern, patterns]), HttpClientLens: patterns }).partial()], {
+  error: 'expected an array of patterns',
+});
 
 const sampling = strict({
-  rate: z.number({ error: 'expected a number from 0 to 1' }).min(0, { error: 'expected a number from 0 to 1' }).max(1, { error: 'expected a number from 0 to 1' }),
-  max_per_second: z.number({ error: 'expected a positive number' }).positive({ error: 'expected a positive number' }).finite({ error: 'expected a positive number' }),
+  rate: z
+    .number({ error: 'expected a number from 0 to 1' })
+    .min(0, { error: 'expected a number from 0 to 1' })
+    .max(1, { error: 'expected a number from 0 to 1' }),
+  max_per_second: z
+    .number({ error: 'expected a positive number' })
+    .positive({ error: 'expected a positive number' })
+    .finite({ error: 'expected a positive number' }),
 })
   .partial()
   .nullish();
@@ -76,7 +80,9 @@ const configSchema = strict({
     .nullish(),
   origin: strict({ enabled: bool }).partial().nullish(),
   sampling,
-  except: z.array(z.union([z.string(), z.instanceof(RegExp)], { error: 'expected a glob string or RegExp' }), { error: 'expected an array of globs or RegExps' }),
+  except: z.array(z.union([z.string(), z.instanceof(RegExp)], { error: 'expected a glob string or RegExp' }), {
+    error: 'expected an array of globs or RegExps',
+  }),
   register: z.custom<(...args: unknown[]) => unknown>((value) => typeof value === 'function', { error: 'expected a function' }),
   default: z.unknown(),
 }).partial();

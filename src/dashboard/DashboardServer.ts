@@ -64,7 +64,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
         response.writeHead(303, { Location: url.pathname + url.search });
         return void response.end();
       }
-      if (!tokenMatches(tokenOf(request), token)) return sendText(response, 401, 'probe dashboard: token required (open the URL printed by `probe dashboard`)\n');
+      if (!tokenMatches(tokenOf(request), token))
+        return sendText(response, 401, 'probe dashboard: token required (open the URL printed by `probe dashboard`)\n');
     }
     const { pathname } = url;
     if (pathname === '/') {

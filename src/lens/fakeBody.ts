@@ -25,7 +25,11 @@ const isStream = (body: unknown): body is ReadableStream<Uint8Array> =>
   typeof body === 'object' && body !== null && typeof (body as ReadableStream).getReader === 'function' && typeof (body as ReadableStream).tee === 'function';
 
 const isRequest = (input: unknown): input is Request =>
-  typeof input === 'object' && input !== null && typeof (input as Request).clone === 'function' && typeof (input as Request).method === 'string' && 'url' in input;
+  typeof input === 'object' &&
+  input !== null &&
+  typeof (input as Request).clone === 'function' &&
+  typeof (input as Request).method === 'string' &&
+  'url' in input;
 
 /**
  * Stream bodies (a ReadableStream in `init`, or a Request's own body) can be read once, and the fake reads

@@ -94,7 +94,14 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   return record;
 }
 
-function resolved(record: CallRecord, response: Response, input: string | URL | Request, init: RequestInit | undefined, held: HeldBody | null, logger: Logger): void {
+function resolved(
+  record: CallRecord,
+  response: Response,
+  input: string | URL | Request,
+  init: RequestInit | undefined,
+  held: HeldBody | null,
+  logger: Logger,
+): void {
   if (record.spanId) {
     held?.release(); // undici reported the real exchange, body included
     return;

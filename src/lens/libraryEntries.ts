@@ -35,7 +35,8 @@ const LIBRARIES: Record<string, { why: string; hook(exports: Exports, hooking: H
   },
   stripe: {
     why: "Stripe's request sender awaits the user agent and its retry timers before http.request (https://github.com/stripe/stripe-node/blob/master/src/RequestSender.ts)",
-    hook: (exports, hooking) => scoped((exports.StripeResource ?? exports.default?.StripeResource)?.prototype, '_makeRequest', 'stripe StripeResource.prototype._makeRequest', hooking),
+    hook: (exports, hooking) =>
+      scoped((exports.StripeResource ?? exports.default?.StripeResource)?.prototype, '_makeRequest', 'stripe StripeResource.prototype._makeRequest', hooking),
   },
   '@anthropic-ai/sdk': {
     why: "the Anthropic client's request() awaits its options, then fetches and retries inside an APIPromise the app's await does not link to (https://github.com/anthropics/anthropic-sdk-typescript/blob/main/src/client.ts)",
@@ -131,12 +132,17 @@ function hookGot(options: Record<string, Fn> | undefined, { why, undo }: Hooking
   });
   if (merge) undo.push(merge);
   for (const name of ['getRequestFunction', 'getFallbackRequestFunction']) {
-    const done = patchMethod(options, name, `got Options.prototype.${name}`, why, (original) =>
-      function (this: unknown) {
-        const request = original.apply(this, arguments as unknown as unknown[]);
-        const marked = markedEntry(this);
-        return marked && typeof request === 'function' ? underEntry(request as Fn, marked) : request;
-      },
+    const done = patchMethod(
+      options,
+      name,
+      `got Options.prototype.${name}`,
+      why,
+      (original) =>
+        function (this: unknown) {
+          const request = original.apply(this, arguments as unknown as unknown[]);
+          const marked = markedEntry(this);
+          return marked && typeof request === 'function' ? underEntry(request as Fn, marked) : request;
+        },
     );
     if (done) undo.push(done);
   }

@@ -85,17 +85,19 @@ export class Masker {
     const at = out.search(/[?#]/);
     if (at < 0) return out;
     const head = out.slice(0, at + 1);
-    out = head + out.slice(at + 1).replace(/[^&#?]+/g, (part) => {
-      const eq = part.indexOf('=');
-      if (eq < 0) return part;
-      let name = part.slice(0, eq);
-      try {
-        name = decodeURIComponent(name.replace(/\+/g, ' '));
-      } catch {
-        // Malformed escapes: judge the name as written.
-      }
-      return this.isSecretName(name) ? `${part.slice(0, eq + 1)}${MASKED}` : part;
-    });
+    out =
+      head +
+      out.slice(at + 1).replace(/[^&#?]+/g, (part) => {
+        const eq = part.indexOf('=');
+        if (eq < 0) return part;
+        let name = part.slice(0, eq);
+        try {
+          name = decodeURIComponent(name.replace(/\+/g, ' '));
+        } catch {
+          // Malformed escapes: judge the name as written.
+        }
+        return this.isSecretName(name) ? `${part.slice(0, eq + 1)}${MASKED}` : part;
+      });
     return out;
   }
 

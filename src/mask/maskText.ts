@@ -133,8 +133,7 @@ function containerEnd(text: string, open: number): number {
       const end = stringEnd(text, k + 1);
       if (end < 0) break;
       k = end - 1;
-    }
-    else if (c === 0x7b || c === 0x5b) depth++;
+    } else if (c === 0x7b || c === 0x5b) depth++;
     else if ((c === 0x7d || c === 0x5d) && --depth === 0) return k + 1;
   }
   return text.length;
@@ -143,14 +142,26 @@ function containerEnd(text: string, open: number): number {
 /** Characters of a form or query name: `card%5Bnumber%5D`, `user[password]`, `api-key`, `a.b`, `first+name`. */
 function isFormNameChar(c: number): boolean {
   return (
-    (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||
-    c === 0x5f || c === 0x2d || c === 0x2e || c === 0x25 || c === 0x2b || c === 0x5b || c === 0x5d || c === 0x7e || c >= 0x80
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    c === 0x5f ||
+    c === 0x2d ||
+    c === 0x2e ||
+    c === 0x25 ||
+    c === 0x2b ||
+    c === 0x5b ||
+    c === 0x5d ||
+    c === 0x7e ||
+    c >= 0x80
   );
 }
 
 /** What may come before a form name: the start, a separator, white space, a quote or an opening bracket. */
 function startsFormName(c: number): boolean {
-  return isSpace(c) || c === 0x26 || c === 0x3f || c === 0x23 || c === 0x3b || c === 0x2c || c === QUOTE || c === 0x27 || c === 0x28 || c === 0x7b || c === BACKSLASH;
+  return (
+    isSpace(c) || c === 0x26 || c === 0x3f || c === 0x23 || c === 0x3b || c === 0x2c || c === QUOTE || c === 0x27 || c === 0x28 || c === 0x7b || c === BACKSLASH
+  );
 }
 
 /** The decoded name of `name=` before the `=` at `equals`, when it starts a pair; else null. */

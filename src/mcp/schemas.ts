@@ -56,7 +56,9 @@ export const rowsInput = {
     .array(
       z.object({
         field: z.string().describe('Field name, dotted for nested values: "status", "exception.message", "timing.wait"'),
-        op: z.enum(OPERATORS, { error: `op must be one of ${OPERATORS.join(' ')}` }).describe('Comparison: = != > >= < <= contains starts_with (contains/starts_with ignore case)'),
+        op: z
+          .enum(OPERATORS, { error: `op must be one of ${OPERATORS.join(' ')}` })
+          .describe('Comparison: = != > >= < <= contains starts_with (contains/starts_with ignore case)'),
         value: z
           .union([z.string(), z.number(), z.boolean(), z.null()])
           .transform((value) => String(value))
@@ -68,7 +70,9 @@ export const rowsInput = {
   sort: z.string().optional().describe('Field to sort by, dotted allowed ("duration", "timing.wait"); rows without a value come last'),
   dir: z.enum(['asc', 'desc'], { error: 'dir must be "asc" or "desc"' }).optional().describe('Sort direction (default asc)'),
   limit: count(1, ROWS_MAX_LIMIT, ROWS_DEFAULT_LIMIT, 'Rows returned'),
-  fields: names('Fields each row holds, exactly, dotted allowed: ["row", "url", "status", "duration", "exception.message"]; "row" is the row index (for probe-show). Default: every field plus "row", long values clipped').optional(),
+  fields: names(
+    'Fields each row holds, exactly, dotted allowed: ["row", "url", "status", "duration", "exception.message"]; "row" is the row index (for probe-show). Default: every field plus "row", long values clipped',
+  ).optional(),
   id: captureId.optional().describe('Capture id, or "*" for every capture (newest first). Default: the newest capture that has rows in the section'),
   since: since.describe('Read every capture started within this duration, newest first: "30s", "15m", "2h", "1d"; rows then carry capture_id and capture_name'),
   type: captureType.describe(`Only captures of this type: ${CAPTURE_TYPES.join(', ')}`),
@@ -85,7 +89,10 @@ export const listInput = {
   since,
   type: captureType.describe('request (incoming HTTP request), job, command (a script run), or test (one test case: status passed or failed)'),
   route: z.string().optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
-  group_by: z.enum(['route'], { error: 'group_by must be "route"' }).optional().describe('"route": also count every matching capture per route template (captures, with_errors, avg/max duration, latest id)'),
+  group_by: z
+    .enum(['route'], { error: 'group_by must be "route"' })
+    .optional()
+    .describe('"route": also count every matching capture per route template (captures, with_errors, avg/max duration, latest id)'),
   limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
 };
 

@@ -16,11 +16,15 @@ export function createMcpServer(store: Store, version: string): McpServer {
   const server = new McpServer({ name: 'probe', version });
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
-  server.registerTool('probe-rows', { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: rowsInput, annotations: readOnly }, (input) =>
-    answer(() => queryRows(store, input)),
+  server.registerTool(
+    'probe-rows',
+    { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: rowsInput, annotations: readOnly },
+    (input) => answer(() => queryRows(store, input)),
   );
-  server.registerTool('probe-list', { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: listInput, annotations: readOnly }, (input) =>
-    answer(() => queryList(store, input)),
+  server.registerTool(
+    'probe-list',
+    { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: listInput, annotations: readOnly },
+    (input) => answer(() => queryList(store, input)),
   );
   server.registerTool('probe-show', { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: showInput, annotations: readOnly }, (input) =>
     answer(() => queryShow(store, input)),

@@ -39,15 +39,16 @@ export interface ListResult {
   note?: string;
 }
 
-
 /** Index rows matching the filters, newest first. `now` is epoch seconds (a parameter so tests can fix it). */
 export async function queryList(store: Store, input: ListInput = {}, now = Date.now() / 1000): Promise<ListResult> {
   const limit = input.limit ?? LIST_DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) throw new QueryError(`limit must be a whole number from 1 to ${LIST_MAX_LIMIT}, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT)
+    throw new QueryError(`limit must be a whole number from 1 to ${LIST_MAX_LIMIT}, got ${limit}`);
   if (input.type !== undefined && !(CAPTURE_TYPES as readonly string[]).includes(input.type)) {
     throw new QueryError(`type ${JSON.stringify(input.type)} is not a capture type`, CAPTURE_TYPES);
   }
-  if (input.group_by !== undefined && input.group_by !== 'route') throw new QueryError(`group_by ${JSON.stringify(input.group_by)} is not a grouping`, ['route']);
+  if (input.group_by !== undefined && input.group_by !== 'route')
+    throw new QueryError(`group_by ${JSON.stringify(input.group_by)} is not a grouping`, ['route']);
   const after = input.since !== undefined ? now - parseSince(input.since) : null;
   const index = await store.index();
   const has = input.has ?? [];

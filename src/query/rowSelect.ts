@@ -103,11 +103,15 @@ function shapeRow(item: RowItem, fields: readonly string[] | null, across: boole
   if (fields) {
     const out: Record<string, unknown> = { ...origin };
     for (const field of fields) {
-      out[field] = field === ROW_FIELD || (across && field in origin) ? pseudoValue(item, field) : clip(getPath(item.row, field) ?? null, FIELD_LIMITS, field.slice(field.lastIndexOf('.') + 1));
+      out[field] =
+        field === ROW_FIELD || (across && field in origin)
+          ? pseudoValue(item, field)
+          : clip(getPath(item.row, field) ?? null, FIELD_LIMITS, field.slice(field.lastIndexOf('.') + 1));
     }
     return out;
   }
   const { row } = item;
-  if (row !== null && typeof row === 'object' && !Array.isArray(row)) return { ...origin, row: item.index, ...(clip(row, ROW_LIMITS) as Record<string, unknown>) };
+  if (row !== null && typeof row === 'object' && !Array.isArray(row))
+    return { ...origin, row: item.index, ...(clip(row, ROW_LIMITS) as Record<string, unknown>) };
   return { ...origin, row: item.index, value: clip(row, ROW_LIMITS) };
 }

@@ -72,7 +72,8 @@ export async function queryRows(store: Store, input: RowsInput = {}, now = Date.
   const section = input.section ?? DEFAULT_SECTION;
   if (typeof section !== 'string' || section === '') throw new QueryError('section must be the name of a capture section', KNOWN_SECTIONS);
   const limit = input.limit ?? ROWS_DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > ROWS_MAX_LIMIT) throw new QueryError(`limit must be a whole number from 1 to ${ROWS_MAX_LIMIT}, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > ROWS_MAX_LIMIT)
+    throw new QueryError(`limit must be a whole number from 1 to ${ROWS_MAX_LIMIT}, got ${limit}`);
   const dir = input.dir ?? 'asc';
   if (dir !== 'asc' && dir !== 'desc') throw new QueryError(`dir ${JSON.stringify(dir)} is not a direction`, ['asc', 'desc']);
   const accept = captureFilter(input, now);
@@ -81,7 +82,9 @@ export async function queryRows(store: Store, input: RowsInput = {}, now = Date.
 
   if (input.id !== undefined && input.id !== EVERY_CAPTURE) {
     if (filtered) {
-      throw new QueryError(`id ${JSON.stringify(input.id)} names one capture, and since, type and name choose captures: leave id out, or give id "*" to read every capture they choose`);
+      throw new QueryError(
+        `id ${JSON.stringify(input.id)} names one capture, and since, type and name choose captures: leave id out, or give id "*" to read every capture they choose`,
+      );
     }
     const capture = await findCapture(store, input.id);
     if (!(section in capture.sections)) throw new QueryError(`capture ${capture.id} has no section ${JSON.stringify(section)}`, sectionsOf(capture));
@@ -131,7 +134,8 @@ function answer(section: string, groups: RowItem[][], select: Parameters<typeof 
   const notes: string[] = [];
   if (selection.matched > select.limit) notes.push(`${selection.matched - select.limit} more matching rows beyond limit ${select.limit}.`);
   if (fitted.left_out > 0) notes.push(`${fitted.left_out} rows left out to keep the answer short: list fields, add where clauses or lower limit.`);
-  if (!select.fields?.length && fitted.rows.length > 0) notes.push('Long values are clipped; list fields to see one in full, or probe-show with section and row for one whole row.');
+  if (!select.fields?.length && fitted.rows.length > 0)
+    notes.push('Long values are clipped; list fields to see one in full, or probe-show with section and row for one whole row.');
   return {
     id: capture ? capture.id : EVERY_CAPTURE,
     capture: capture ? captureRef(capture) : null,

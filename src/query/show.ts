@@ -69,7 +69,8 @@ export function queryShow(store: Store, input: ShowInput): Promise<ShowResult | 
 export async function queryShow(store: Store, input: ShowInput = {}): Promise<ShowResult | ShownRow> {
   if (input.row !== undefined || input.section !== undefined) return showRow(store, input);
   const limit = input.limit ?? SHOW_DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 0 || limit > SHOW_MAX_LIMIT) throw new QueryError(`limit must be a whole number from 0 to ${SHOW_MAX_LIMIT}, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 0 || limit > SHOW_MAX_LIMIT)
+    throw new QueryError(`limit must be a whole number from 0 to ${SHOW_MAX_LIMIT}, got ${limit}`);
   let capture: Capture | null;
   if (input.id !== undefined) capture = await findCapture(store, input.id);
   else {
@@ -91,9 +92,13 @@ export async function queryShow(store: Store, input: ShowInput = {}): Promise<Sh
       sections[name] = clip(section, SHOW_LIMITS);
       continue;
     }
-    const rows = section.slice(0, limit).map((row, index) =>
-      row !== null && typeof row === 'object' && !Array.isArray(row) ? { row: index, ...(clip(row, SHOW_LIMITS) as Record<string, unknown>) } : { row: index, value: clip(row, SHOW_LIMITS) },
-    );
+    const rows = section
+      .slice(0, limit)
+      .map((row, index) =>
+        row !== null && typeof row === 'object' && !Array.isArray(row)
+          ? { row: index, ...(clip(row, SHOW_LIMITS) as Record<string, unknown>) }
+          : { row: index, value: clip(row, SHOW_LIMITS) },
+      );
     if (section.length > rows.length) more = true;
     sections[name] = { total: section.length, shown: rows.length, rows } satisfies ShownRows;
   }
@@ -127,7 +132,9 @@ async function showRow(store: Store, input: ShowInput): Promise<ShownRow> {
   const section = input.section ?? DEFAULT_SECTION;
   if (input.sections?.length) throw new QueryError('give either sections (the first rows of each) or section and row (one row whole), not both');
   if (input.row === undefined) {
-    throw new QueryError(`section goes with row, the index of one row to return whole (e.g. {"section": ${JSON.stringify(section)}, "row": 0}); for the first rows of a section give sections`);
+    throw new QueryError(
+      `section goes with row, the index of one row to return whole (e.g. {"section": ${JSON.stringify(section)}, "row": 0}); for the first rows of a section give sections`,
+    );
   }
   let capture: Capture | null;
   if (input.id !== undefined) capture = await findCapture(store, input.id);

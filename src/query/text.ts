@@ -48,7 +48,14 @@ export function renderList(result: ListResult): string {
   ]);
   const out = rows.length ? [renderTable(['id', 'type', 'status', 'duration', 'http', 'errors', 'started (utc)', 'name'], rows)] : [];
   if (result.groups?.length) {
-    const groups = result.groups.map((group) => [cell(group.route ?? '(no route)'), String(group.captures), group.with_errors ? String(group.with_errors) : '', ms(group.avg_duration), ms(group.max_duration), group.latest_id]);
+    const groups = result.groups.map((group) => [
+      cell(group.route ?? '(no route)'),
+      String(group.captures),
+      group.with_errors ? String(group.with_errors) : '',
+      ms(group.avg_duration),
+      ms(group.max_duration),
+      group.latest_id,
+    ]);
     out.unshift(renderTable(['route', 'captures', 'errors', 'avg', 'max', 'latest'], groups), '');
   }
   out.push(`${result.returned} of ${result.matched} matching captures (${result.total} stored)`);

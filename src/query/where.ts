@@ -37,7 +37,8 @@ function coerceValue(raw: string, type: FieldType, field: string): Scalar {
   switch (type) {
     case 'number': {
       const number = Number(text);
-      if (text === '' || !Number.isFinite(number)) throw new QueryError(`value ${JSON.stringify(raw)} for field ${field} is not a number (give digits such as "500", or "null")`);
+      if (text === '' || !Number.isFinite(number))
+        throw new QueryError(`value ${JSON.stringify(raw)} for field ${field} is not a number (give digits such as "500", or "null")`);
       return number;
     }
     case 'boolean': {

@@ -118,7 +118,16 @@ function maskedJson(data: string, maskValue: (value: unknown) => unknown): strin
 /** `data` parsed as JSON when it parses, else the text. */
 export function dataValue(data: string): unknown {
   const first = data.trimStart()[0];
-  if (first === '{' || first === '[' || first === '"' || first === '-' || (first !== undefined && first >= '0' && first <= '9') || data === 'true' || data === 'false' || data === 'null') {
+  if (
+    first === '{' ||
+    first === '[' ||
+    first === '"' ||
+    first === '-' ||
+    (first !== undefined && first >= '0' && first <= '9') ||
+    data === 'true' ||
+    data === 'false' ||
+    data === 'null'
+  ) {
     try {
       return JSON.parse(data) as unknown;
     } catch {

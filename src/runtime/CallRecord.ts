@@ -51,7 +51,10 @@ export class CallRecord {
   protocol: string | undefined;
   connection: SocketTimes | null = null;
 
-  constructor(readonly maxBodyBytes: number, start = now()) {
+  constructor(
+    readonly maxBodyBytes: number,
+    start = now(),
+  ) {
     this.start = start;
     this.hopStart = start;
   }

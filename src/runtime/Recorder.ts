@@ -271,7 +271,14 @@ export class Recorder {
     }
     if (span.kind === SpanKind.CLIENT && OWN_CLIENT_SCOPES.has(span.instrumentationScope?.name ?? '')) return;
     if (unit.closed || !unit.sampled) return;
-    unit.spans.push({ id: spanId, parentId: span.parentSpanContext?.spanId ?? null, name: span.name, start: hrToMs(span.startTime), end, meta: { kind: SpanKind[span.kind]?.toLowerCase() } });
+    unit.spans.push({
+      id: spanId,
+      parentId: span.parentSpanContext?.spanId ?? null,
+      name: span.name,
+      start: hrToMs(span.startTime),
+      end,
+      meta: { kind: SpanKind[span.kind]?.toLowerCase() },
+    });
   }
 
   private endRootSpan(unit: Unit, span: ReadableSpan, end: number): void {

@@ -54,7 +54,7 @@ export function markEntry(target: unknown, below: Function): void {
 
 /** The entry stack `markEntry` kept on `target`, if any. */
 export function markedEntry(target: unknown): EntryStack | null {
-  return (target && typeof target === 'object' ? ((target as Record<symbol, EntryStack | undefined>)[MARK] ?? null) : null);
+  return target && typeof target === 'object' ? ((target as Record<symbol, EntryStack | undefined>)[MARK] ?? null) : null;
 }
 
 function take(below: Function): EntryStack | null {

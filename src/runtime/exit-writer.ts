@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const captures = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Capture[];
   const { store } = openStore({ logger: createLogger() });
   try {
-    for (const capture of captures) await withDeadline(store.put(capture), PUT_TIMEOUT_MS, 'the store\'s put');
+    for (const capture of captures) await withDeadline(store.put(capture), PUT_TIMEOUT_MS, "the store's put");
   } finally {
     await store.close?.();
   }

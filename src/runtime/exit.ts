@@ -67,7 +67,8 @@ function writeSync(recorder: Recorder, captures: Capture[]): void {
       timeout: 15_000,
       maxBuffer: 1024 * 1024,
     });
-    if (result.status !== 0) recorder.logger.warn(`could not store ${captures.length} capture(s) at exit: ${String(result.stderr ?? result.error ?? '').trim()}`);
+    if (result.status !== 0)
+      recorder.logger.warn(`could not store ${captures.length} capture(s) at exit: ${String(result.stderr ?? result.error ?? '').trim()}`);
   } catch (error) {
     recorder.logger.warn('could not store captures at exit', error);
   }

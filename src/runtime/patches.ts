@@ -18,7 +18,13 @@ const ledger: Patch[] = [];
  * Replaces `owner[key]` with `make(original)` and records it. Returns its undo (which also takes it off the
  * ledger), or null when there is no function there. `why` names the upstream reason, with a link.
  */
-export function patchMethod<T extends object, K extends keyof T & string>(owner: T, key: K, target: string, why: string, make: (original: T[K]) => T[K]): (() => void) | null {
+export function patchMethod<T extends object, K extends keyof T & string>(
+  owner: T,
+  key: K,
+  target: string,
+  why: string,
+  make: (original: T[K]) => T[K],
+): (() => void) | null {
   const original = owner[key];
   if (typeof original !== 'function') return null;
   const replacement = make(original);

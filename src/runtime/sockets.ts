@@ -37,7 +37,8 @@ let installed = false;
 export function installSocketWatch(): void {
   if (installed) return;
   installed = true;
-  const why = 'undici and node:http agents open connections through these module functions: the one place a new socket is seen before its DNS lookup, TCP connect and TLS handshake (https://github.com/nodejs/undici/blob/main/lib/core/connect.js)';
+  const why =
+    'undici and node:http agents open connections through these module functions: the one place a new socket is seen before its DNS lookup, TCP connect and TLS handshake (https://github.com/nodejs/undici/blob/main/lib/core/connect.js)';
   const wrap = <T extends (...args: never[]) => net.Socket>(original: T): T =>
     function (this: unknown, ...args: Parameters<T>) {
       const created = performance.now();

@@ -1,4 +1,17 @@
-import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -331,7 +344,7 @@ function captureFilesOf(names: string[]): CaptureName[] {
 function writeOver(file: string, data: Buffer): void {
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT, 0o666);
   try {
-    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, done);
+    for (let done = 0; done < data.length;) done += writeSync(fd, data, done, data.length - done, done);
     ftruncateSync(fd, data.length);
   } finally {
     closeSync(fd);

@@ -120,7 +120,9 @@ export class RedisStore implements Store {
     const item = { id: capture.id, score, row: JSON.stringify(row), capture: JSON.stringify(capture) };
     if (this.status === 'closed' || this.queue.length >= MAX_QUEUE) {
       this.counters.dropped++;
-      this.logger?.debug(`redis store: dropped capture ${capture.id} (${this.status === 'closed' ? 'store closed' : `${MAX_QUEUE} writes already waiting`}; ${this.counters.dropped} dropped so far)`);
+      this.logger?.debug(
+        `redis store: dropped capture ${capture.id} (${this.status === 'closed' ? 'store closed' : `${MAX_QUEUE} writes already waiting`}; ${this.counters.dropped} dropped so far)`,
+      );
       return;
     }
     await new Promise<void>((resolve) => {
@@ -240,7 +242,7 @@ export class RedisStore implements Store {
       this.draining = false;
       if (this.queue.length > 0 && this.status === 'ready') void this.drain();
       else if (this.queue.length > 0) this.pump();
-      }
+    }
   }
 
   private write(client: Client, item: Pending): Promise<unknown> {
@@ -269,7 +271,11 @@ export class RedisStore implements Store {
     if (this.status !== 'ready' || !client) {
       throw new StoreError('PROBE_STORE_UNREACHABLE', `Redis at ${redactUrl(this.url)} is unreachable (storage.redis.url)`, this.lastError);
     }
-    return withDeadline(run(client), READ_TIMEOUT_MS, () => new StoreError('PROBE_STORE_TIMEOUT', `Redis at ${redactUrl(this.url)} did not answer in ${READ_TIMEOUT_MS / 1000} s`));
+    return withDeadline(
+      run(client),
+      READ_TIMEOUT_MS,
+      () => new StoreError('PROBE_STORE_TIMEOUT', `Redis at ${redactUrl(this.url)} did not answer in ${READ_TIMEOUT_MS / 1000} s`),
+    );
   }
 
   // --- connection -----------------------------------------------------------------------------------
@@ -282,7 +288,7 @@ export class RedisStore implements Store {
     this.status = 'connecting';
     const attempt = this.openClient(createClient).finally(() => {
       this.connecting = null;
-      });
+    });
     this.connecting = attempt;
     return attempt;
   }
@@ -302,7 +308,11 @@ export class RedisStore implements Store {
     try {
       // The client's connectTimeout ends at the TCP handshake; a server that accepts and never answers would
       // hold the handshake commands forever, so the whole connect gets a deadline.
-      await withDeadline(suppressed(() => client.connect()), CONNECT_TIMEOUT_MS, () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${CONNECT_TIMEOUT_MS} ms`));
+      await withDeadline(
+        suppressed(() => client.connect()),
+        CONNECT_TIMEOUT_MS,
+        () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${CONNECT_TIMEOUT_MS} ms`),
+      );
     } catch (error) {
       this.lastError = error;
       client.destroy();
@@ -344,10 +354,13 @@ export class RedisStore implements Store {
 
   private scheduleRetry(): void {
     if (this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      if (this.queue.length > 0) this.pump();
-    }, Math.max(0, this.retryAt - Date.now()));
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = null;
+        if (this.queue.length > 0) this.pump();
+      },
+      Math.max(0, this.retryAt - Date.now()),
+    );
     this.retryTimer.unref();
   }
 

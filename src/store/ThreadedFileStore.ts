@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Store } from './Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
-import { FileStore, preparePut, type PreparedPut } from './FileStore';
+import { type FileStore, preparePut, type PreparedPut } from './FileStore';
 import { StoreError } from './StoreError';
 import { WRITE_THREAD_MARK } from './threadMark';
 

@@ -28,7 +28,8 @@ export function rowOfHead(head: Buffer, wholeFile: boolean): IndexRow | null | u
   for (let i = start; i < head.length; i++) {
     const byte = head[i]!;
     if (inString) {
-      if (byte === 0x5c) i++; // a backslash: the next byte is escaped
+      if (byte === 0x5c)
+        i++; // a backslash: the next byte is escaped
       else if (byte === 0x22) inString = false;
     } else if (byte === 0x22) inString = true;
     else if (byte === 0x7b || byte === 0x5b) depth++;

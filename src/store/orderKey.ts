@@ -20,4 +20,3 @@ export function parseCaptureName(name: string): { name: string; key: string; id:
   const match = CAPTURE_NAME.exec(name);
   return match ? { name, key: match[1]!, id: match[2]! } : null;
 }
-

@@ -1,5 +1,10 @@
 /** The entry scripts of test runners' own processes: the runner itself and the workers that run no test file. */
-const RUNNER_ENTRIES = [/[\\/]vitest[\\/]vitest\.mjs$/, /[\\/]\.bin[\\/]vitest$/, /[\\/]tinypool[\\/]dist[\\/]entry[\\/]/, /[\\/]vitest[\\/]dist[\\/]workers[\\/]/];
+const RUNNER_ENTRIES = [
+  /[\\/]vitest[\\/]vitest\.mjs$/,
+  /[\\/]\.bin[\\/]vitest$/,
+  /[\\/]tinypool[\\/]dist[\\/]entry[\\/]/,
+  /[\\/]vitest[\\/]dist[\\/]workers[\\/]/,
+];
 
 /**
  * Whether this process is a test runner's own (`node --test`, `vitest run`, a Vitest pool worker). Its command

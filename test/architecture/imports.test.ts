@@ -6,16 +6,21 @@ const graph = importGraph();
 const edges = [...graph].flatMap(([from, targets]) => [...targets].map((to) => [from, to] as const));
 
 test('src/ has no import cycle (type-only imports included)', () => {
-  assert.deepEqual(cycles(graph).map((cycle) => cycle.join(' → ')), []);
+  assert.deepEqual(
+    cycles(graph).map((cycle) => cycle.join(' → ')),
+    [],
+  );
 });
 
 test('data flows one way: the runtime never imports the lens; the pure builder, masking and the store never import either', () => {
   const backwards = edges.filter(
     ([from, to]) =>
-      (from.startsWith('runtime/') && to.startsWith('lens/')) ||
-      (/^(builder|mask|store|capture|query)\//.test(from) && /^(runtime|lens)\//.test(to)),
+      (from.startsWith('runtime/') && to.startsWith('lens/')) || (/^(builder|mask|store|capture|query)\//.test(from) && /^(runtime|lens)\//.test(to)),
   );
-  assert.deepEqual(backwards.map(([from, to]) => `${from} → ${to}`), []);
+  assert.deepEqual(
+    backwards.map(([from, to]) => `${from} → ${to}`),
+    [],
+  );
 });
 
 test('the graph is read for real (a check that saw no edges would pass anything)', () => {

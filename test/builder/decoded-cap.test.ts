@@ -10,7 +10,8 @@ import type { CallInput, UnitInput } from '../../src/builder/input';
 
 const T0 = 1_700_000_000_000;
 const CAP = 2000;
-const config = (bodies: boolean) => resolveConfig({ root: '/app', configFile: null, file: { lenses: { HttpClientLens: { bodies, max_body_bytes: CAP } } }, env: {} });
+const config = (bodies: boolean) =>
+  resolveConfig({ root: '/app', configFile: null, file: { lenses: { HttpClientLens: { bodies, max_body_bytes: CAP } } }, env: {} });
 const RAW = Buffer.from(JSON.stringify({ items: Array.from({ length: 200 }, (_, i) => ({ id: i, name: `item ${i}`, password: 'hunter2' })) }));
 const zstd = zlib as unknown as { zstdCompressSync?: (b: Buffer) => Buffer };
 const ENCODED: Array<[string, Buffer]> = [
@@ -24,15 +25,45 @@ const ENCODED: Array<[string, Buffer]> = [
 function row(encoding: string, wire: Buffer, over: Partial<CallInput> & { bodies?: boolean } = {}) {
   const { bodies = false, ...rest } = over;
   const call: CallInput = {
-    spanId: 'a1', parentSpanId: 'root1', method: 'GET', url: 'https://api.test/items', requestHeaders: {}, requestBody: null, status: 200,
+    spanId: 'a1',
+    parentSpanId: 'root1',
+    method: 'GET',
+    url: 'https://api.test/items',
+    requestHeaders: {},
+    requestBody: null,
+    status: 200,
     responseHeaders: { 'content-type': 'application/json', 'content-encoding': encoding },
     responseBody: { chunks: [wire], size: wire.length, truncated: false },
-    clientDecodes: true, start: T0, end: T0 + 5, timing: null, error: null, pool: null, fake: false, origin: null, ...rest,
+    clientDecodes: true,
+    start: T0,
+    end: T0 + 5,
+    timing: null,
+    error: null,
+    pool: null,
+    fake: false,
+    origin: null,
+    ...rest,
   };
   const unit: UnitInput = {
-    id: 'cap_00000001', type: 'command', name: 'x', status: '0', parentId: null, traceId: 'f'.repeat(32), linkedVia: null, rootSpanId: 'root1',
-    startedAt: T0, endedAt: T0 + 10, endedBy: 'return', label: null, tags: [], jobId: null, meta: { pid: 1, hostname: 'h', node: 'v', service: 's' },
-    request: null, spans: [], calls: [call], pools: [],
+    id: 'cap_00000001',
+    type: 'command',
+    name: 'x',
+    status: '0',
+    parentId: null,
+    traceId: 'f'.repeat(32),
+    linkedVia: null,
+    rootSpanId: 'root1',
+    startedAt: T0,
+    endedAt: T0 + 10,
+    endedBy: 'return',
+    label: null,
+    tags: [],
+    jobId: null,
+    meta: { pid: 1, hostname: 'h', node: 'v', service: 's' },
+    request: null,
+    spans: [],
+    calls: [call],
+    pools: [],
   };
   return buildCapture(unit, config(bodies)).sections.http![0]!;
 }

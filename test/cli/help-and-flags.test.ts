@@ -19,7 +19,11 @@ describe('probe --help and every command --help, as real child processes', () =>
 
   test('each command answers --help (and -h, and probe help <command>) with usage, options and an example', async () => {
     for (const name of COMMANDS) {
-      for (const args of [[name, '--help'], [name, '-h'], ['help', name]]) {
+      for (const args of [
+        [name, '--help'],
+        [name, '-h'],
+        ['help', name],
+      ]) {
         const result = await app.cli(args);
         assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
         assert.equal(result.stderr, '', args.join(' '));
@@ -70,7 +74,27 @@ describe('probe rows / show: positional id, across captures, one row whole', () 
     assert.match(lines[1]!, new RegExp(`^${IDS.sync}\\s+sync-users\\s+0\\s+200$`));
     assert.match(lines[3]!, new RegExp(`^${IDS.order}\\s+GET /orders/42\\s+0\\s+200$`));
     assert.match(table.stdout, /4 of 4 matching http rows \(5 in 2 captures, newest first\)/);
-    const json = JSON.parse((await app.cli(['rows', '*', '--type', 'request', '--name', 'get /orders/*', '--sort', 'duration', '--dir', 'desc', '--limit', '1', '--fields', 'url', '--json'])).stdout);
+    const json = JSON.parse(
+      (
+        await app.cli([
+          'rows',
+          '*',
+          '--type',
+          'request',
+          '--name',
+          'get /orders/*',
+          '--sort',
+          'duration',
+          '--dir',
+          'desc',
+          '--limit',
+          '1',
+          '--fields',
+          'url',
+          '--json',
+        ])
+      ).stdout,
+    );
     assert.deepEqual(json.rows, [{ capture_id: IDS.order, capture_name: 'GET /orders/42', url: 'https://payments.example.test/charge' }]);
     const bad = await app.cli(['rows', '--since', 'yesterday']);
     assert.equal(bad.code, 2);

@@ -26,7 +26,10 @@ test('probe install in a fresh app: a loadable commented config, .probe/ ignored
   assert.match(config, /\/\/ limit: 200/);
   assert.match(config, /\/\/ driver: 'file'/);
   for (const file of ['.gitignore', '.cursorignore', '.aiexclude']) assert.equal(read(app, file), '.probe/\n');
-  assert.deepEqual(JSON.parse(read(app, '.vscode/settings.json')), { 'search.exclude': { '**/.probe': true }, 'files.watcherExclude': { '**/.probe/**': true } });
+  assert.deepEqual(JSON.parse(read(app, '.vscode/settings.json')), {
+    'search.exclude': { '**/.probe': true },
+    'files.watcherExclude': { '**/.probe/**': true },
+  });
   assert.equal(existsSync(path.join(app.dir, '.mcp.json')), false, 'MCP files only with --mcp');
 
   // The written config is the one every command and the app load.
@@ -65,7 +68,9 @@ test('probe install merges with what is there, never losing keys or lines', asyn
   assert.deepEqual(JSON.parse(read(app, '.mcp.json')), {
     mcpServers: { other: { command: 'other-server' }, probe: { command: 'node', args: ['node_modules/probe/dist/cli/main.js', 'mcp'] } },
   });
-  assert.deepEqual(JSON.parse(read(app, '.cursor/mcp.json')), { mcpServers: { probe: { command: 'node', args: ['node_modules/probe/dist/cli/main.js', 'mcp'] } } });
+  assert.deepEqual(JSON.parse(read(app, '.cursor/mcp.json')), {
+    mcpServers: { probe: { command: 'node', args: ['node_modules/probe/dist/cli/main.js', 'mcp'] } },
+  });
   // Says what it wrote.
   assert.match(result.stdout, /\.mcp\.json: registered the probe MCP server: node node_modules\/probe\/dist\/cli\/main\.js mcp/);
   assert.match(result.stdout, /\.vscode\/mcp\.json: already set up/);

@@ -20,14 +20,23 @@ describe('probe list / show / rows over a file store', () => {
     assert.match(table.stdout, /3 of 3 matching captures \(3 stored\)/);
 
     const json = JSON.parse((await app.cli(['list', '--json', '--errors'])).stdout);
-    assert.deepEqual(json.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    assert.deepEqual(
+      json.captures.map((row: { id: string }) => row.id),
+      [IDS.order],
+    );
     const ok = JSON.parse((await app.cli(['list', '--json', '--no-errors', '--type', 'job', '--since', '2h', '--has', 'http', '--limit', '5'])).stdout);
-    assert.deepEqual(ok.captures.map((row: { id: string }) => row.id), [IDS.sync]);
+    assert.deepEqual(
+      ok.captures.map((row: { id: string }) => row.id),
+      [IDS.sync],
+    );
   });
 
   test('probe list --route and --group-by route', async () => {
     const one = JSON.parse((await app.cli(['list', '--json', '--route', '/orders/:id'])).stdout);
-    assert.deepEqual(one.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    assert.deepEqual(
+      one.captures.map((row: { id: string }) => row.id),
+      [IDS.order],
+    );
     const grouped = await app.cli(['list', '--group-by', 'route', '--type', 'request']);
     assert.equal(grouped.code, 0, grouped.stderr);
     const lines = grouped.stdout.split('\n');
@@ -57,7 +66,26 @@ describe('probe list / show / rows over a file store', () => {
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /ROW\s+URL\s+STATUS\n1\s+https:\/\/payments\.example\.test\/charge\s+502\n/);
     const json = JSON.parse(
-      (await app.cli(['rows', '--section', 'http', '--id', IDS.order, '--where', 'url contains example', '--sort', 'timing.wait', '--dir', 'desc', '--limit', '2', '--fields', 'row,timing.wait', '--json'])).stdout,
+      (
+        await app.cli([
+          'rows',
+          '--section',
+          'http',
+          '--id',
+          IDS.order,
+          '--where',
+          'url contains example',
+          '--sort',
+          'timing.wait',
+          '--dir',
+          'desc',
+          '--limit',
+          '2',
+          '--fields',
+          'row,timing.wait',
+          '--json',
+        ])
+      ).stdout,
     );
     assert.deepEqual(json.rows, [
       { row: 1, 'timing.wait': 780 },

@@ -38,7 +38,12 @@ test('Redis stopped, or at a wrong address: one line naming the URL, exit 1, no 
     for (const args of READS) assertOneLine(await app.cli(args, { env }), args.join(' '), new RegExp(`Redis at ${url}/? is unreachable`));
 
     const wrong = `redis://127.0.0.1:${await freePort()}`;
-    for (const args of READS) assertOneLine(await app.cli(args, { env: { REDIS_URL: wrong } }), args.join(' '), new RegExp(`Redis at ${wrong.replace(/[.]/g, '\\.')}/? is unreachable`));
+    for (const args of READS)
+      assertOneLine(
+        await app.cli(args, { env: { REDIS_URL: wrong } }),
+        args.join(' '),
+        new RegExp(`Redis at ${wrong.replace(/[.]/g, '\\.')}/? is unreachable`),
+      );
   } finally {
     await redis.kill();
   }

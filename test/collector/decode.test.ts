@@ -12,13 +12,19 @@ import { CLIENT, SERVER, TRACE, exportRequest, requestTrace, span } from './otlp
 /** The JSON payload re-encoded as binary protobuf with the official definitions (ids hex → bytes). */
 function toProtobuf(request: Record<string, unknown>): Buffer {
   const { ExportTraceServiceRequest } = otlpTypes();
-  const withBytes = JSON.parse(JSON.stringify(request), (key, value) => (['traceId', 'spanId', 'parentSpanId'].includes(key) && typeof value === 'string' ? Buffer.from(value, 'hex') : value));
+  const withBytes = JSON.parse(JSON.stringify(request), (key, value) =>
+    ['traceId', 'spanId', 'parentSpanId'].includes(key) && typeof value === 'string' ? Buffer.from(value, 'hex') : value,
+  );
   return Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(withBytes)).finish());
 }
 
 test('the embedded .proto sources are the vendored files, unchanged', () => {
   for (const [file, text] of Object.entries(OTLP_PROTO_SOURCES)) {
-    assert.equal(text, readFileSync(path.join(__dirname, '..', '..', 'src', 'collector', 'proto', file), 'utf8'), `${file}: run node test/collector/fixtures/embed-protos.mjs`);
+    assert.equal(
+      text,
+      readFileSync(path.join(__dirname, '..', '..', 'src', 'collector', 'proto', file), 'utf8'),
+      `${file}: run node test/collector/fixtures/embed-protos.mjs`,
+    );
   }
 });
 
@@ -57,16 +63,44 @@ test('protobuf decodes to the same spans as the JSON mapping', () => {
 });
 
 test('span flags tell whether the parent is remote', () => {
-  const decoded = decodeJsonExport(Buffer.from(JSON.stringify(exportRequest([
-    span({ spanId: SERVER, parentSpanId: CLIENT, kind: 2, start: 0, end: 1, flags: 0x301 }),
-    span({ spanId: CLIENT, kind: 3, start: 0, end: 1, flags: 0x101 }),
-    span({ spanId: 'aaaaaaaaaaaaaaaa', kind: 3, start: 0, end: 1 }),
-  ]))));
-  assert.deepEqual(decoded.spans.map((s) => s.parentIsRemote), [true, false, null]);
+  const decoded = decodeJsonExport(
+    Buffer.from(
+      JSON.stringify(
+        exportRequest([
+          span({ spanId: SERVER, parentSpanId: CLIENT, kind: 2, start: 0, end: 1, flags: 0x301 }),
+          span({ spanId: CLIENT, kind: 3, start: 0, end: 1, flags: 0x101 }),
+          span({ spanId: 'aaaaaaaaaaaaaaaa', kind: 3, start: 0, end: 1 }),
+        ]),
+      ),
+    ),
+  );
+  assert.deepEqual(
+    decoded.spans.map((s) => s.parentIsRemote),
+    [true, false, null],
+  );
 });
 
 test('snake_case field names and enum names are accepted', () => {
-  const body = { resource_spans: [{ scope_spans: [{ spans: [{ trace_id: TRACE, span_id: SERVER, kind: 'SPAN_KIND_CONSUMER', start_time_unix_nano: 1000000, end_time_unix_nano: 3000000, status: { code: 'STATUS_CODE_ERROR' } }] }] }] };
+  const body = {
+    resource_spans: [
+      {
+        scope_spans: [
+          {
+            spans: [
+              {
+                trace_id: TRACE,
+                span_id: SERVER,
+                kind: 'SPAN_KIND_CONSUMER',
+                start_time_unix_nano: 1000000,
+                end_time_unix_nano: 3000000,
+                status: { code: 'STATUS_CODE_ERROR' },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
   const [s] = decodeJsonExport(Buffer.from(JSON.stringify(body))).spans;
   assert.equal(s!.kind, 5);
   assert.equal(s!.status.code, 2);
@@ -74,13 +108,19 @@ test('snake_case field names and enum names are accepted', () => {
 });
 
 test('malformed spans are rejected one by one; a malformed request is an OtlpDecodeError', () => {
-  const decoded = decodeJsonExport(Buffer.from(JSON.stringify(exportRequest([
-    span({ spanId: SERVER, kind: 2, start: 0, end: 1 }),
-    span({ spanId: 'xyz', kind: 2, start: 0, end: 1 }),
-    span({ spanId: SERVER, traceId: '00000000000000000000000000000000', kind: 2, start: 0, end: 1 }),
-    { ...span({ spanId: CLIENT, kind: 3, start: 0, end: 1 }), startTimeUnixNano: 'soon' },
-    'not a span' as unknown as Record<string, unknown>,
-  ]))));
+  const decoded = decodeJsonExport(
+    Buffer.from(
+      JSON.stringify(
+        exportRequest([
+          span({ spanId: SERVER, kind: 2, start: 0, end: 1 }),
+          span({ spanId: 'xyz', kind: 2, start: 0, end: 1 }),
+          span({ spanId: SERVER, traceId: '00000000000000000000000000000000', kind: 2, start: 0, end: 1 }),
+          { ...span({ spanId: CLIENT, kind: 3, start: 0, end: 1 }), startTimeUnixNano: 'soon' },
+          'not a span' as unknown as Record<string, unknown>,
+        ]),
+      ),
+    ),
+  );
   assert.equal(decoded.spans.length, 1);
   assert.equal(decoded.rejected, 4);
   assert.match(decoded.rejectReason!, /invalid spanId/);

@@ -36,7 +36,10 @@ async function exportThrough(exporter: 'json' | 'proto', gzip: boolean): Promise
   const app = new TestApp({ 'app.js': APP }, `otel-${exporter}`);
   const collector = await startCollector(app);
   try {
-    const child = app.spawn('app.js', { preload: 'none', env: { EXPORTER: exporter, GZIP: gzip ? '1' : '', COLLECTOR: collector.url, UPSTREAM: upstream.url, DOWN_URL: `http://127.0.0.1:${closedPort}/down` } });
+    const child = app.spawn('app.js', {
+      preload: 'none',
+      env: { EXPORTER: exporter, GZIP: gzip ? '1' : '', COLLECTOR: collector.url, UPSTREAM: upstream.url, DOWN_URL: `http://127.0.0.1:${closedPort}/down` },
+    });
     const exited = collectChild(child, 60_000);
     const [, port] = await waitForLine(child, /listening (\d+)/);
     const response = await fetch(`http://127.0.0.1:${port}/orders/42?x=1`, { headers: { 'user-agent': 'probe-test' } });

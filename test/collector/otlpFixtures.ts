@@ -49,7 +49,10 @@ export function span(spec: SpanSpec): Record<string, unknown> {
   };
 }
 
-export function exportRequest(spans: Array<Record<string, unknown>>, resource: Record<string, unknown> = { 'service.name': 'billing', 'host.name': 'worker-3', 'process.pid': 4242 }): Record<string, unknown> {
+export function exportRequest(
+  spans: Array<Record<string, unknown>>,
+  resource: Record<string, unknown> = { 'service.name': 'billing', 'host.name': 'worker-3', 'process.pid': 4242 },
+): Record<string, unknown> {
   return {
     resourceSpans: [
       {
@@ -69,7 +72,18 @@ export function requestTrace(): Array<Record<string, unknown>> {
       kind: 2,
       start: 0,
       end: 100,
-      attributes: { 'http.request.method': 'GET', 'url.scheme': 'https', 'server.address': 'api.example.test', 'server.port': 8443, 'url.path': '/invoices/7', 'url.query': 'full=1', 'http.route': '/invoices/:id', 'http.response.status_code': 200, 'client.address': '10.0.0.9', 'http.request.header.accept': ['application/json'] },
+      attributes: {
+        'http.request.method': 'GET',
+        'url.scheme': 'https',
+        'server.address': 'api.example.test',
+        'server.port': 8443,
+        'url.path': '/invoices/7',
+        'url.query': 'full=1',
+        'http.route': '/invoices/:id',
+        'http.response.status_code': 200,
+        'client.address': '10.0.0.9',
+        'http.request.header.accept': ['application/json'],
+      },
     }),
     span({ spanId: INTERNAL, parentSpanId: SERVER, name: 'load invoice', kind: 1, start: 5, end: 60 }),
     span({
@@ -79,7 +93,18 @@ export function requestTrace(): Array<Record<string, unknown>> {
       kind: 3,
       start: 10,
       end: 50.5,
-      attributes: { 'http.request.method': 'GET', 'url.full': 'https://ledger.example.test/v1/entries?token=abc', 'server.address': 'ledger.example.test', 'server.port': 443, 'http.response.status_code': 200, 'network.peer.address': '10.1.2.3', 'network.peer.port': 443, 'network.protocol.version': '2', 'http.response.header.content-type': ['application/json'], 'http.response.header.content-length': ['120'] },
+      attributes: {
+        'http.request.method': 'GET',
+        'url.full': 'https://ledger.example.test/v1/entries?token=abc',
+        'server.address': 'ledger.example.test',
+        'server.port': 443,
+        'http.response.status_code': 200,
+        'network.peer.address': '10.1.2.3',
+        'network.peer.port': 443,
+        'network.protocol.version': '2',
+        'http.response.header.content-type': ['application/json'],
+        'http.response.header.content-length': ['120'],
+      },
     }),
   ];
 }

@@ -65,15 +65,34 @@ test('a protobuf export gets an empty protobuf response; partial success reports
   assert.equal(answer.partialSuccess.rejectedSpans, '1');
   assert.match(answer.partialSuccess.errorMessage, /spanId/);
 
-  const withBytes = JSON.parse(JSON.stringify(bad), (key, value) => (key === 'spanId' ? Buffer.from('ab', 'hex') : key === 'traceId' ? Buffer.from(value, 'hex') : value));
-  const proto = await post(Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(withBytes)).finish()), { 'content-type': 'application/x-protobuf' });
+  const withBytes = JSON.parse(JSON.stringify(bad), (key, value) =>
+    key === 'spanId' ? Buffer.from('ab', 'hex') : key === 'traceId' ? Buffer.from(value, 'hex') : value,
+  );
+  const proto = await post(Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(withBytes)).finish()), {
+    'content-type': 'application/x-protobuf',
+  });
   assert.equal(proto.status, 200);
-  const decoded = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(Buffer.from(await proto.arrayBuffer())), { longs: Number }) as { partialSuccess: { rejectedSpans: number } };
+  const decoded = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(Buffer.from(await proto.arrayBuffer())), { longs: Number }) as {
+    partialSuccess: { rejectedSpans: number };
+  };
   assert.equal(decoded.partialSuccess.rejectedSpans, 1);
 });
 
 test('gzip bodies are decoded', async () => {
-  const body = zlib.gzipSync(JSON.stringify(exportRequest([span({ spanId: 'a1a1a1a1a1a1a1a1', traceId: 'a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1', kind: 2, start: 0, end: 5, attributes: { 'http.request.method': 'DELETE', 'url.path': '/gz' } })])));
+  const body = zlib.gzipSync(
+    JSON.stringify(
+      exportRequest([
+        span({
+          spanId: 'a1a1a1a1a1a1a1a1',
+          traceId: 'a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1',
+          kind: 2,
+          start: 0,
+          end: 5,
+          attributes: { 'http.request.method': 'DELETE', 'url.path': '/gz' },
+        }),
+      ]),
+    ),
+  );
   const res = await post(body, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
   assert.equal(res.status, 200);
   await eventually(async () => (await store.index()).some((row) => row.name === 'DELETE /gz'));
@@ -116,19 +135,33 @@ test('oversized bodies and gzip bombs get 413; other methods, paths and types th
 
 test('fuzz: random bytes, truncated protobuf, deep JSON and wrong types never stop the receiver', async () => {
   const { ExportTraceServiceRequest } = otlpTypes();
-  const good = JSON.parse(JSON.stringify(exportRequest(requestTrace())), (key, value) => (['traceId', 'spanId', 'parentSpanId'].includes(key) ? Buffer.from(value, 'hex') : value));
+  const good = JSON.parse(JSON.stringify(exportRequest(requestTrace())), (key, value) =>
+    ['traceId', 'spanId', 'parentSpanId'].includes(key) ? Buffer.from(value, 'hex') : value,
+  );
   const encoded = Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(good)).finish());
   const bodies: Array<[string, Buffer | string]> = [];
   for (let i = 0; i < 40; i++) bodies.push(['application/x-protobuf', randomBytes(1 + Math.floor(Math.random() * 512))]);
-  for (let cut = 1; cut < encoded.length; cut += Math.max(1, Math.floor(encoded.length / 30))) bodies.push(['application/x-protobuf', encoded.subarray(0, cut)]);
+  for (let cut = 1; cut < encoded.length; cut += Math.max(1, Math.floor(encoded.length / 30)))
+    bodies.push(['application/x-protobuf', encoded.subarray(0, cut)]);
   for (let i = 0; i < 20; i++) {
     const flipped = Buffer.from(encoded);
     flipped[Math.floor(Math.random() * flipped.length)] ^= 0xff;
     bodies.push(['application/x-protobuf', flipped]);
   }
   bodies.push(['application/json', '['.repeat(20_000) + ']'.repeat(20_000)]);
-  bodies.push(['application/json', `{"resourceSpans":[{"scopeSpans":[{"spans":[${'{"attributes":[{"key":"k","value":{"kvlistValue":{"values":['.repeat(500)}]}}]}]}]}`]);
-  for (const wrong of [1, 'x', null, true, [], { resourceSpans: {} }, { resourceSpans: [{ resource: 5, scopeSpans: [{ scope: 'x', spans: [{ traceId: 5, spanId: [], kind: {}, attributes: 'no', events: 7 }] }] }] }]) {
+  bodies.push([
+    'application/json',
+    `{"resourceSpans":[{"scopeSpans":[{"spans":[${'{"attributes":[{"key":"k","value":{"kvlistValue":{"values":['.repeat(500)}]}}]}]}]}`,
+  ]);
+  for (const wrong of [
+    1,
+    'x',
+    null,
+    true,
+    [],
+    { resourceSpans: {} },
+    { resourceSpans: [{ resource: 5, scopeSpans: [{ scope: 'x', spans: [{ traceId: 5, spanId: [], kind: {}, attributes: 'no', events: 7 }] }] }] },
+  ]) {
     bodies.push(['application/json', JSON.stringify(wrong)]);
   }
   bodies.push(['application/json', randomBytes(300)]);
@@ -139,8 +172,25 @@ test('fuzz: random bytes, truncated protobuf, deep JSON and wrong types never st
   }
   server.sweep(Date.now() + 60_000);
   await server.idle();
-  const res = await post(JSON.stringify(exportRequest([span({ spanId: SERVER, traceId: 'b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2', kind: 2, start: 0, end: 5, attributes: { 'http.request.method': 'GET', 'url.path': '/after-fuzz' } })])), { 'content-type': 'application/json' });
+  const res = await post(
+    JSON.stringify(
+      exportRequest([
+        span({
+          spanId: SERVER,
+          traceId: 'b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2',
+          kind: 2,
+          start: 0,
+          end: 5,
+          attributes: { 'http.request.method': 'GET', 'url.path': '/after-fuzz' },
+        }),
+      ]),
+    ),
+    { 'content-type': 'application/json' },
+  );
   assert.equal(res.status, 200);
   await eventually(async () => (await store.index()).some((row) => row.name === 'GET /after-fuzz'));
-  assert.deepEqual(logged.filter((line) => /unexpected|could not/.test(line)), []);
+  assert.deepEqual(
+    logged.filter((line) => /unexpected|could not/.test(line)),
+    [],
+  );
 });

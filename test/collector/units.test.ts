@@ -40,10 +40,13 @@ test('a SERVER span and the spans under it → a request unit (stable semconv)',
     headers: { accept: 'application/json' },
     remoteAddress: '10.0.0.9',
   });
-  assert.deepEqual(unit.spans.map((s) => [s.id, s.parentId, s.name]), [
-    [SERVER, null, 'GET /invoices/:id'],
-    [INTERNAL, SERVER, 'load invoice'],
-  ]);
+  assert.deepEqual(
+    unit.spans.map((s) => [s.id, s.parentId, s.name]),
+    [
+      [SERVER, null, 'GET /invoices/:id'],
+      [INTERNAL, SERVER, 'load invoice'],
+    ],
+  );
   assert.equal(unit.calls.length, 1);
   const call = unit.calls[0]!;
   assert.deepEqual(
@@ -72,8 +75,28 @@ test('a SERVER span and the spans under it → a request unit (stable semconv)',
 
 test('old HTTP semconv names are read when the stable ones are missing', () => {
   const spans = spansOf([
-    span({ spanId: SERVER, kind: 2, start: 0, end: 10, attributes: { 'http.method': 'post', 'http.scheme': 'http', 'http.host': 'shop.test:8080', 'http.target': '/cart?x=1', 'http.status_code': 302, 'net.peer.ip': '::1' } }),
-    client(CLIENT, SERVER, { 'http.method': 'PUT', 'http.url': 'http://stock.test/items/5', 'http.status_code': 204, 'net.peer.ip': '192.0.2.1', 'net.peer.port': 80, 'http.flavor': '1.1' }),
+    span({
+      spanId: SERVER,
+      kind: 2,
+      start: 0,
+      end: 10,
+      attributes: {
+        'http.method': 'post',
+        'http.scheme': 'http',
+        'http.host': 'shop.test:8080',
+        'http.target': '/cart?x=1',
+        'http.status_code': 302,
+        'net.peer.ip': '::1',
+      },
+    }),
+    client(CLIENT, SERVER, {
+      'http.method': 'PUT',
+      'http.url': 'http://stock.test/items/5',
+      'http.status_code': 204,
+      'net.peer.ip': '192.0.2.1',
+      'net.peer.port': 80,
+      'http.flavor': '1.1',
+    }),
   ]);
   const unit = unitFromSpans({ type: 'request', root: spans[0]!, spans }, 'id', 'x');
   assert.equal(unit.name, 'POST /cart');
@@ -88,7 +111,17 @@ test('old HTTP semconv names are read when the stable ones are missing', () => {
 });
 
 test('a call URL is rebuilt from its parts; _OTHER methods use the original', () => {
-  const spans = spansOf([client(CLIENT, undefined, { 'http.request.method': '_OTHER', 'http.request.method_original': 'purge', 'url.scheme': 'https', 'server.address': 'cdn.test', 'server.port': 8443, 'url.path': '/a', 'url.query': '?b=1' })]);
+  const spans = spansOf([
+    client(CLIENT, undefined, {
+      'http.request.method': '_OTHER',
+      'http.request.method_original': 'purge',
+      'url.scheme': 'https',
+      'server.address': 'cdn.test',
+      'server.port': 8443,
+      'url.path': '/a',
+      'url.query': '?b=1',
+    }),
+  ]);
   const call = unitFromSpans({ type: 'command', root: null, spans }, 'id', 'x').calls[0]!;
   assert.equal(call.method, 'PURGE');
   assert.equal(call.url, 'https://cdn.test:8443/a?b=1');
@@ -96,11 +129,31 @@ test('a call URL is rebuilt from its parts; _OTHER methods use the original', ()
 
 test('a call without a response: the exception event gives class, message and code; timing is null', () => {
   const spans = spansOf([
-    client(CLIENT, undefined, { 'http.request.method': 'GET', 'url.full': 'http://127.0.0.1:1/', 'error.type': 'ECONNREFUSED' }, {
-      status: { code: 2, message: 'connect ECONNREFUSED 127.0.0.1:1' },
-      events: [{ name: 'exception', time: 25, attributes: { 'exception.type': 'ECONNREFUSED', 'exception.message': 'connect ECONNREFUSED 127.0.0.1:1', 'exception.stacktrace': 'Error: connect ECONNREFUSED 127.0.0.1:1\n    at TCPConnectWrap.afterConnect' } }],
-    }),
-    client('bbbbbbbbbbbbbbbb', undefined, { 'http.request.method': 'GET', 'url.full': 'http://x.test/' }, { events: [{ name: 'exception', time: 25, attributes: { 'exception.type': 'TypeError', 'exception.message': 'fetch failed' } }] }),
+    client(
+      CLIENT,
+      undefined,
+      { 'http.request.method': 'GET', 'url.full': 'http://127.0.0.1:1/', 'error.type': 'ECONNREFUSED' },
+      {
+        status: { code: 2, message: 'connect ECONNREFUSED 127.0.0.1:1' },
+        events: [
+          {
+            name: 'exception',
+            time: 25,
+            attributes: {
+              'exception.type': 'ECONNREFUSED',
+              'exception.message': 'connect ECONNREFUSED 127.0.0.1:1',
+              'exception.stacktrace': 'Error: connect ECONNREFUSED 127.0.0.1:1\n    at TCPConnectWrap.afterConnect',
+            },
+          },
+        ],
+      },
+    ),
+    client(
+      'bbbbbbbbbbbbbbbb',
+      undefined,
+      { 'http.request.method': 'GET', 'url.full': 'http://x.test/' },
+      { events: [{ name: 'exception', time: 25, attributes: { 'exception.type': 'TypeError', 'exception.message': 'fetch failed' } }] },
+    ),
     client('cccccccccccccccc', undefined, { 'http.request.method': 'GET', 'url.full': 'http://y.test/', 'error.type': 'timeout' }),
   ]);
   const [refused, typed, bare] = unitFromSpans({ type: 'command', root: null, spans }, 'id', 'x').calls;
@@ -114,7 +167,15 @@ test('a call without a response: the exception event gives class, message and co
 
 test("Probe's own attributes fill pool, fake, origin, bodies, timings, label and tags", () => {
   const spans = spansOf([
-    span({ spanId: SERVER, kind: 5, start: 0, end: 50, name: 'emails send', attributes: { 'probe.label': 'nightly', 'probe.tags': ['batch', 'mail'], 'probe.job.id': 'job-77' }, status: { code: 2 } }),
+    span({
+      spanId: SERVER,
+      kind: 5,
+      start: 0,
+      end: 50,
+      name: 'emails send',
+      attributes: { 'probe.label': 'nightly', 'probe.tags': ['batch', 'mail'], 'probe.job.id': 'job-77' },
+      status: { code: 2 },
+    }),
     client(CLIENT, SERVER, {
       'http.request.method': 'POST',
       'url.full': 'https://mail.test/send',
@@ -130,7 +191,13 @@ test("Probe's own attributes fill pool, fake, origin, bodies, timings, label and
       'probe.redirects': 1,
       'probe.url': 'https://mail.test/old-send',
     }),
-    client('dddddddddddddddd', SERVER, { 'http.request.method': 'GET', 'url.full': 'https://mail.test/fake', 'http.response.status_code': 200, 'probe.fake': true, 'network.peer.address': '1.1.1.1' }),
+    client('dddddddddddddddd', SERVER, {
+      'http.request.method': 'GET',
+      'url.full': 'https://mail.test/fake',
+      'http.response.status_code': 200,
+      'probe.fake': true,
+      'network.peer.address': '1.1.1.1',
+    }),
   ]);
   const unit = unitFromSpans({ type: 'job', root: spans[0]!, spans }, 'id', 'x');
   assert.equal(unit.type, 'job');
@@ -154,7 +221,18 @@ test("Probe's own attributes fill pool, fake, origin, bodies, timings, label and
 });
 
 test('rootless spans → a command unit named after the service, with the earliest start', () => {
-  const spans = spansOf([client(CLIENT, undefined, { 'http.request.method': 'GET', 'url.full': 'http://a.test/' }, { start: 40, end: 45 }), client('eeeeeeeeeeeeeeee', undefined, { 'http.request.method': 'GET', 'url.full': 'http://b.test/' }, { start: 5, end: 90, traceId: 'ffffffffffffffffffffffffffffffff' })], { 'service.name': 'cron', 'process.runtime.name': 'cpython', 'process.runtime.version': '3.12.1' });
+  const spans = spansOf(
+    [
+      client(CLIENT, undefined, { 'http.request.method': 'GET', 'url.full': 'http://a.test/' }, { start: 40, end: 45 }),
+      client(
+        'eeeeeeeeeeeeeeee',
+        undefined,
+        { 'http.request.method': 'GET', 'url.full': 'http://b.test/' },
+        { start: 5, end: 90, traceId: 'ffffffffffffffffffffffffffffffff' },
+      ),
+    ],
+    { 'service.name': 'cron', 'process.runtime.name': 'cpython', 'process.runtime.version': '3.12.1' },
+  );
   const unit = unitFromSpans({ type: 'command', root: null, spans }, 'id', 'x');
   assert.equal(unit.type, 'command');
   assert.equal(unit.name, 'cron');
@@ -165,7 +243,10 @@ test('rootless spans → a command unit named after the service, with the earlie
   assert.equal(unit.rootSpanId, null);
   assert.equal(unit.meta.node, 'cpython 3.12.1');
   assert.equal(unit.meta.pid, 0);
-  assert.deepEqual(unit.calls.map((c) => c.url), ['http://b.test/', 'http://a.test/']);
+  assert.deepEqual(
+    unit.calls.map((c) => c.url),
+    ['http://b.test/', 'http://a.test/'],
+  );
 });
 
 function assembler(options: { settleMs?: number; orphanWaitMs?: number; commandIdleMs?: number; maxPendingSpans?: number } = {}) {
@@ -201,7 +282,13 @@ test('assembler: a CONSUMER inside a request is its own job; a late child of a w
   ]);
   a.add(spans, 0);
   a.sweep(100);
-  assert.deepEqual(groups.map((g) => [g.type, g.root!.spanId, g.spans.length]), [['request', SERVER, 1], ['job', INTERNAL, 2]]);
+  assert.deepEqual(
+    groups.map((g) => [g.type, g.root!.spanId, g.spans.length]),
+    [
+      ['request', SERVER, 1],
+      ['job', INTERNAL, 2],
+    ],
+  );
   a.add(spansOf([client('abababababababab', SERVER, { 'http.request.method': 'GET', 'url.full': 'http://late.test/' })]), 200);
   a.sweep(300);
   a.flush(400);
@@ -220,7 +307,10 @@ test('assembler: rootless calls gather per process into one command once it is q
   assert.equal(groups.length, 0);
   a.sweep(1000);
   assert.equal(groups.length, 2);
-  assert.deepEqual(groups.map((g) => [g.type, g.spans.length]).sort(), [['command', 1], ['command', 2]]);
+  assert.deepEqual(groups.map((g) => [g.type, g.spans.length]).sort(), [
+    ['command', 1],
+    ['command', 2],
+  ]);
 });
 
 test('assembler: a parent that never comes, or is known to be remote, leaves the span rootless', () => {
@@ -243,5 +333,8 @@ test('assembler: parent cycles in hostile input end, and the cap on held spans h
   assert.ok(a.pendingSpans <= 2);
   a.flush(10);
   assert.equal(a.pendingSpans, 0);
-  assert.equal(groups.reduce((n, g) => n + g.spans.length, 0), 3);
+  assert.equal(
+    groups.reduce((n, g) => n + g.spans.length, 0),
+    3,
+  );
 });

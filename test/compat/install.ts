@@ -21,7 +21,11 @@ export function packProbe(): string {
   if (process.env.PROBE_COMPAT_TGZ) return path.resolve(process.env.PROBE_COMPAT_TGZ);
   if (packed) return packed;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-pack-'));
-  const out = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   packed = path.join(dir, out.trim().split('\n').pop()!);
   return packed;
 }
@@ -33,7 +37,8 @@ export function packProbe(): string {
  */
 export function installCell(cell: Cell): string {
   return installApp(cell.name, cell.dependencies, (app) => {
-    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'probe.origin-off.cjs', 'loopback.crt', 'loopback.key']) fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
+    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'probe.origin-off.cjs', 'loopback.crt', 'loopback.key'])
+      fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
     fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
     if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
     for (const file of cell.files ?? []) fs.copyFileSync(path.join(HERE, 'setups', file), path.join(app, file));
@@ -45,18 +50,31 @@ export function installCell(cell: Cell): string {
  * pin a transitive one) plus the packed Probe. `copy` puts the app's own files in first.
  */
 export function installApp(name: string, dependencies: Record<string, string>, copy: (app: string) => void, overrides?: Record<string, string>): string {
-  const key = createHash('sha256').update(JSON.stringify(overrides ? { dependencies, overrides } : dependencies)).digest('hex').slice(0, 10);
+  const key = createHash('sha256')
+    .update(JSON.stringify(overrides ? { dependencies, overrides } : dependencies))
+    .digest('hex')
+    .slice(0, 10);
   const app = path.join(CACHE, `${name}-${key}`);
   fs.mkdirSync(app, { recursive: true });
   copy(app);
   const tgz = packProbe();
-  const pkg = { name: `compat-${name}`, version: '1.0.0', private: true, dependencies: { ...dependencies, probe: `file:${tgz}` }, ...(overrides ? { overrides } : {}) };
+  const pkg = {
+    name: `compat-${name}`,
+    version: '1.0.0',
+    private: true,
+    dependencies: { ...dependencies, probe: `file:${tgz}` },
+    ...(overrides ? { overrides } : {}),
+  };
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
   // A fresh resolution of Probe's own dependencies, as a first install gets: npm keeps a nested package an
   // earlier Probe brought (say its own @opentelemetry/api) when it still satisfies the new one's ranges.
   fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
   fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
-  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, encoding: 'utf8', env: cleanEnv() });
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd: app,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
   if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
   return app;
 }

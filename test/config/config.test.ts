@@ -20,10 +20,29 @@ test('defaults follow SPEC 4', () => {
   assert.equal(config.http!.bodies, false);
   assert.equal(config.http!.max_body_bytes, 1048576);
   assert.equal(config.http!.max_rows, 1000);
-  assert.deepEqual(config.http!.response_types.map((t) => [t.pattern, t.capture.name]), [['application/json', 'JsonCapture'], ['application/*+json', 'JsonCapture'], ['text/event-stream', 'EventStreamCapture']]);
+  assert.deepEqual(
+    config.http!.response_types.map((t) => [t.pattern, t.capture.name]),
+    [
+      ['application/json', 'JsonCapture'],
+      ['application/*+json', 'JsonCapture'],
+      ['text/event-stream', 'EventStreamCapture'],
+    ],
+  );
   assert.equal(config.origin.enabled, true);
   assert.deepEqual(config.except, []);
-  for (const header of ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-goog-api-key', 'x-amz-security-token', 'x-csrf-token', 'x-xsrf-token']) {
+  for (const header of [
+    'authorization',
+    'proxy-authorization',
+    'cookie',
+    'set-cookie',
+    'x-api-key',
+    'api-key',
+    'x-auth-token',
+    'x-goog-api-key',
+    'x-amz-security-token',
+    'x-csrf-token',
+    'x-xsrf-token',
+  ]) {
     assert.equal(config.masker.headers({ [header]: 'v' })[header], '********');
   }
   for (const name of ['password', 'secret', 'token', 'api_key', 'access_token', 'refresh_token', 'client_secret', 'credit_card']) {
@@ -33,7 +52,10 @@ test('defaults follow SPEC 4', () => {
 });
 
 test('environment overrides the file', () => {
-  const config = resolve({ enabled: true, storage: { driver: 'file' } }, { PROBE_ENABLED: 'false', PROBE_STORAGE: 'cache', REDIS_URL: 'redis://10.0.0.9:6380' });
+  const config = resolve(
+    { enabled: true, storage: { driver: 'file' } },
+    { PROBE_ENABLED: 'false', PROBE_STORAGE: 'cache', REDIS_URL: 'redis://10.0.0.9:6380' },
+  );
   assert.equal(config.enabled, false);
   assert.equal(config.storage.driver, 'redis', 'cache is an alias of redis');
   assert.equal(config.storage.redis.url, 'redis://10.0.0.9:6380');
@@ -63,12 +85,19 @@ const bad: Array<[string, ProbeConfig | Record<string, unknown>, string]> = [
   ['unknown mask', { mask: { headers: { authorization: 'HalfMask' } } }, 'mask.headers.authorization'],
   ['unknown setting', { storage_driver: 'file' }, 'storage_driver'],
   ['unknown lens option', { lenses: { HttpClientLens: { bodys: true } } }, 'lenses.HttpClientLens.bodys'],
-  ['capture without a capture method', { lenses: { HttpClientLens: { capture: { response_types: { 'text/*': class Nope {} } } } } }, "lenses.HttpClientLens.capture.response_types['text/*']"],
+  [
+    'capture without a capture method',
+    { lenses: { HttpClientLens: { capture: { response_types: { 'text/*': class Nope {} } } } } },
+    "lenses.HttpClientLens.capture.response_types['text/*']",
+  ],
   ['bad redis url', { storage: { redis: { url: 'http://x' } } }, 'storage.redis.url'],
 ];
 for (const [what, file, setting] of bad) {
   test(`bad config names the setting: ${what}`, () => {
-    assert.throws(() => resolve(file as ProbeConfig), (error: unknown) => error instanceof ProbeConfigError && error.setting === setting && error.message.startsWith(setting));
+    assert.throws(
+      () => resolve(file as ProbeConfig),
+      (error: unknown) => error instanceof ProbeConfigError && error.setting === setting && error.message.startsWith(setting),
+    );
   });
 }
 

@@ -31,7 +31,11 @@ const typos: Array<[string, unknown, string]> = [
   ['origin.enable', { origin: { enable: false } }, 'origin.enabled'],
   ['lense', { lense: {} }, 'lenses'],
   ['lenses.HttpClientLens.bodeis', { lenses: { HttpClientLens: { bodeis: true } } }, 'lenses.HttpClientLens.bodies'],
-  ['lenses.HttpClientLens.capture.response_type', { lenses: { HttpClientLens: { capture: { response_type: {} } } } }, 'lenses.HttpClientLens.capture.response_types'],
+  [
+    'lenses.HttpClientLens.capture.response_type',
+    { lenses: { HttpClientLens: { capture: { response_type: {} } } } },
+    'lenses.HttpClientLens.capture.response_types',
+  ],
   ['lenses.HttpClientLen', { lenses: { HttpClientLen: true } }, 'lenses.HttpClientLens'],
   ['mask.inputs[1].HttpClientLen', { mask: { inputs: ['pin', { HttpClientLen: ['ssn'] }] } }, 'mask.inputs[1].HttpClientLens'],
   ['sampling.rat', { sampling: { rat: 0.5 } }, 'sampling.rate'],
@@ -45,7 +49,11 @@ for (const [setting, file, meant] of typos) {
 
 test('an unknown key with no close match lists the valid keys of its level', () => {
   rejects({ origin: { colour: 'blue' } }, 'origin.colour', /^origin\.colour: unknown setting \(valid here: enabled\)$/);
-  rejects({ storage: { driver: 'file', colour: 'blue' } }, 'storage.colour', /valid here: driver, limit, file, redis, or the settings object of a driver registered with extendStore/);
+  rejects(
+    { storage: { driver: 'file', colour: 'blue' } },
+    'storage.colour',
+    /valid here: driver, limit, file, redis, or the settings object of a driver registered with extendStore/,
+  );
 });
 
 test('closestKey: Levenshtein over the valid keys, nothing when none is close', () => {

@@ -15,7 +15,12 @@ declare const document: { querySelectorAll(selector: string): { length: number }
 type HTMLElement = { style: { paddingLeft: string } };
 
 /** A raw GET with a chosen Host header (fetch will not let us forge one). */
-function rawGet(port: number, pathname: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function rawGet(
+  port: number,
+  pathname: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: pathname, method, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       let body = '';
@@ -85,7 +90,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     assert.equal(await rowCount(page), 7);
   });
 
-  it('groups captures by route template, and shows each capture\'s route', async () => {
+  it("groups captures by route template, and shows each capture's route", async () => {
     await visit(page, cli.url);
     await page.waitForSelector('[data-testid=capture-row]');
     assert.equal(await page.locator(`[data-testid=capture-row][data-id=${CHECKOUT_ID}] [data-testid=capture-route]`).textContent(), '/checkout');
@@ -107,7 +112,13 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     await visit(page, cli.url);
     await page.waitForSelector('[data-testid=capture-row]');
     await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
-    const fresh: Capture = { ...allFixtureCaptures()[0]!, id: 'livecapture0001', name: 'GET /live-update', started_at: 1_900_000_000, ended_at: 1_900_000_000.5 };
+    const fresh: Capture = {
+      ...allFixtureCaptures()[0]!,
+      id: 'livecapture0001',
+      name: 'GET /live-update',
+      started_at: 1_900_000_000,
+      ended_at: 1_900_000_000.5,
+    };
     app.add(fresh);
     await page.waitForSelector('[data-testid=capture-row][data-id=livecapture0001]', { timeout: 10_000 });
     assert.equal(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument), true);
@@ -123,18 +134,25 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     assert.match(header ?? '', /GET \/checkout/);
     assert.match(header ?? '', /200/);
     assert.match(header ?? '', /612 ms/);
-    assert.match(await page.textContent('[data-testid=breakdown-http]') ?? '', /Outgoing HTTP/);
-    assert.match(await page.textContent('[data-testid=breakdown-app]') ?? '', /Application/);
+    assert.match((await page.textContent('[data-testid=breakdown-http]')) ?? '', /Outgoing HTTP/);
+    assert.match((await page.textContent('[data-testid=breakdown-app]')) ?? '', /Application/);
 
     await page.click('[data-testid=tab-timeline]');
     await page.waitForSelector('[data-testid=timeline]');
     const items = await page.locator('[data-testid=timeline] .tl-row:not(.tl-axis)').evaluateAll((rows) =>
-      rows.map((r) => ({ kind: r.getAttribute('data-testid'), indent: parseFloat((r.querySelector('.tl-label') as HTMLElement).style.paddingLeft), text: r.textContent ?? '' })),
+      rows.map((r) => ({
+        kind: r.getAttribute('data-testid'),
+        indent: parseFloat((r.querySelector('.tl-label') as HTMLElement).style.paddingLeft),
+        text: r.textContent ?? '',
+      })),
     );
     const poolAt = items.findIndex((item) => item.kind === 'tl-pool');
     assert.ok(poolAt > 0, 'a pool row');
     const underPool = items.slice(poolAt + 1, poolAt + 4);
-    assert.deepEqual(underPool.map((item) => item.kind), ['tl-http', 'tl-http', 'tl-http']);
+    assert.deepEqual(
+      underPool.map((item) => item.kind),
+      ['tl-http', 'tl-http', 'tl-http'],
+    );
     for (const item of underPool) {
       assert.ok(item.indent > items[poolAt]!.indent, 'pooled calls hang under the pool row');
       assert.match(item.text, /pricing\.test/);
@@ -151,9 +169,14 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     await visit(page, `${cli.url}#/captures/${CHECKOUT_ID}/http`);
     await page.waitForSelector('[data-testid=http-tab]');
     const groups = async () =>
-      page.locator('[data-testid=group-row]').evaluateAll((rows) =>
-        rows.map((r) => `${r.querySelector('[data-testid=group-key]')?.textContent?.trim()} ${r.querySelector('.group-stats')?.textContent?.replace(/\s+/g, ' ').trim()}`),
-      );
+      page
+        .locator('[data-testid=group-row]')
+        .evaluateAll((rows) =>
+          rows.map(
+            (r) =>
+              `${r.querySelector('[data-testid=group-key]')?.textContent?.trim()} ${r.querySelector('.group-stats')?.textContent?.replace(/\s+/g, ' ').trim()}`,
+          ),
+        );
 
     await page.click('[data-testid=group-host]');
     const byHost = await groups();
@@ -181,7 +204,10 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
 
     // Folding a group hides its rows.
     const before = await page.locator('[data-testid=http-row]').count();
-    await page.locator('[data-testid=group-row]').filter({ has: page.locator('[data-testid=group-key]', { hasText: /^200$/ }) }).click();
+    await page
+      .locator('[data-testid=group-row]')
+      .filter({ has: page.locator('[data-testid=group-key]', { hasText: /^200$/ }) })
+      .click();
     assert.equal(await page.locator('[data-testid=http-row]').count(), before - 8);
     await page.click('[data-testid=group-none]');
   });
@@ -193,7 +219,8 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     await detail.waitFor();
     assert.equal(await detail.locator('[data-testid=full-url]').textContent(), 'https://api.payments.test/v1/payment_intents');
     const waterfall = (await detail.locator('[data-testid=waterfall]').textContent()) ?? '';
-    for (const label of ['DNS', 'Connect', 'TLS', 'Waiting', 'Download', '93.184.216.34:443', 'HTTP/1.1']) assert.ok(waterfall.includes(label), `waterfall shows ${label}`);
+    for (const label of ['DNS', 'Connect', 'TLS', 'Waiting', 'Download', '93.184.216.34:443', 'HTTP/1.1'])
+      assert.ok(waterfall.includes(label), `waterfall shows ${label}`);
     assert.match((await detail.locator('[data-testid=request-headers]').textContent()) ?? '', /idempotency-key\s*c1b2-77aa/);
     assert.match((await detail.locator('[data-testid=request-payload]').textContent()) ?? '', /card_token\s*\*{8}/);
     assert.match((await detail.locator('[data-testid=response]').textContent()) ?? '', /JsonCapture/);
@@ -217,8 +244,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
       copied[1],
       `curl -X POST 'https://api.payments.test/v1/payment_intents' -H 'content-type: application/json' -H 'authorization: ********' -H 'idempotency-key: c1b2-77aa' --data-raw '{"amount":4200,"currency":"eur","customer":"cus_81f2","card_token":"********"}'`,
     );
-    assert.match(await detail.locator('[data-testid=copy-curl]').textContent() ?? '', /Copied/);
-
+    assert.match((await detail.locator('[data-testid=copy-curl]').textContent()) ?? '', /Copied/);
   });
 
   it('shows the exception chain of a failed connection, redirects, and a faked call without timing', async () => {
@@ -240,7 +266,10 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     assert.match((await page.locator('[data-testid=row-detail][data-row="8"] [data-testid=no-timing]').textContent()) ?? '', /fake/);
 
     await page.click('[data-testid=http-row][data-row="9"]');
-    assert.match((await page.locator('[data-testid=row-detail][data-row="9"] [data-testid=request-payload]').textContent()) ?? '', /graphql\s*query \{\n  viewer/);
+    assert.match(
+      (await page.locator('[data-testid=row-detail][data-row="9"] [data-testid=request-payload]').textContent()) ?? '',
+      /graphql\s*query \{\n  viewer/,
+    );
   });
 
   it('renders recorded <script> and onerror payloads as inert text', async () => {
@@ -250,7 +279,10 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     await visit(page, `${cli.url}#/captures/${CHECKOUT_ID}/http/10`);
     const hostile = page.locator('[data-testid=row-detail][data-row="10"]');
     await hostile.waitFor();
-    await hostile.locator('[data-testid=raw-body] summary').click().catch(() => undefined);
+    await hostile
+      .locator('[data-testid=raw-body] summary')
+      .click()
+      .catch(() => undefined);
     await page.click('[data-testid=http-row][data-row="11"]');
     await page.click('[data-testid=tab-timeline]');
     await page.waitForSelector('[data-testid=timeline]');
@@ -293,7 +325,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     try {
       const response = await rebinding.goto(`http://${REBIND_HOST}:${cli.port}/`);
       assert.equal(response?.status(), 403);
-      assert.match(await rebinding.textContent('body') ?? '', /Host header not allowed/);
+      assert.match((await rebinding.textContent('body')) ?? '', /Host header not allowed/);
       const api = await rebinding.goto(`http://${REBIND_HOST}:${cli.port}/api/captures`);
       assert.equal(api?.status(), 403);
     } finally {

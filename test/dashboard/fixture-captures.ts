@@ -81,12 +81,19 @@ function summaryOf(rows: HttpRow[]): Capture['summary'] {
     totals: rows.length
       ? { http_ms: rows.reduce((sum, r) => sum + (r.duration ?? 0), 0), http_by_host: byHost, http_calls: rows.length, http_failed: failed.length }
       : undefined,
-    errors: failed.slice(0, 3).map((r) => `HTTP call failed: ${r.method} ${r.url} (${r.status ?? r.exception?.previous.at(-1)?.message ?? r.exception?.message ?? 'no response'})`),
+    errors: failed
+      .slice(0, 3)
+      .map((r) => `HTTP call failed: ${r.method} ${r.url} (${r.status ?? r.exception?.previous.at(-1)?.message ?? r.exception?.message ?? 'no response'})`),
     warnings: [],
   };
 }
 
-function capture(n: number, fields: Partial<Capture> & Pick<Capture, 'type' | 'name' | 'status' | 'duration'>, rows: HttpRow[], spans: CaptureSpan[] = []): Capture {
+function capture(
+  n: number,
+  fields: Partial<Capture> & Pick<Capture, 'type' | 'name' | 'status' | 'duration'>,
+  rows: HttpRow[],
+  spans: CaptureSpan[] = [],
+): Capture {
   const started = BASE_TIME + n * 7;
   const summary = summaryOf(rows);
   if (!summary.totals) delete summary.totals;
@@ -142,9 +149,22 @@ export function checkoutCapture(): Capture {
       duration: 184.2,
       timing: timing({ dns: 12.4, connect: 18.1, tls: 31.7, wait: 108.3, download: 13.7, remote: '93.184.216.34:443', protocol: 'HTTP/1.1' }),
       time: 8.5,
-      origin: { file: 'src/payments/charge.ts', line: 27, chain: ['src/payments/charge.ts:27 createIntent', 'src/routes/checkout.ts:51 checkout', 'src/server.ts:18 handle'] },
+      origin: {
+        file: 'src/payments/charge.ts',
+        line: 27,
+        chain: ['src/payments/charge.ts:27 createIntent', 'src/routes/checkout.ts:51 checkout', 'src/server.ts:18 handle'],
+      },
     }),
-    row({ method: 'GET', url: 'https://inventory.internal.test:8443/items/12345', status: 200, duration: 41.3, time: 3.1, timing: timing({ wait: 36.2, download: 5.1, remote: '10.0.4.12:8443', protocol: 'HTTP/2' }), response_capture: json({ sku: 'A-12345', stock: 7 }), origin: { file: 'src/routes/checkout.ts', line: 33, chain: [] } }),
+    row({
+      method: 'GET',
+      url: 'https://inventory.internal.test:8443/items/12345',
+      status: 200,
+      duration: 41.3,
+      time: 3.1,
+      timing: timing({ wait: 36.2, download: 5.1, remote: '10.0.4.12:8443', protocol: 'HTTP/2' }),
+      response_capture: json({ sku: 'A-12345', stock: 7 }),
+      origin: { file: 'src/routes/checkout.ts', line: 33, chain: [] },
+    }),
     ...[1, 2, 3].map((k) =>
       row({
         method: 'GET',
@@ -173,7 +193,14 @@ export function checkoutCapture(): Capture {
       },
       origin: { file: 'src/health/ping.ts', line: 9, chain: ['src/health/ping.ts:9 ping'] },
     }),
-    row({ method: 'DELETE', url: 'https://api.shop.test/v2/carts/9f86d081884c7d65', status: 404, duration: 22.1, time: 330, response_capture: json({ error: 'cart not found' }) }),
+    row({
+      method: 'DELETE',
+      url: 'https://api.shop.test/v2/carts/9f86d081884c7d65',
+      status: 404,
+      duration: 22.1,
+      time: 330,
+      response_capture: json({ error: 'cart not found' }),
+    }),
     row({
       method: 'GET',
       url: 'http://short.test/r/abc',
@@ -295,12 +322,23 @@ export function bigCapture(): Capture {
 export function listCaptures(): Capture[] {
   return [
     capture(1, { type: 'request', name: 'GET /health', status: '200', duration: 1.2 }, []),
-    capture(2, { type: 'request', name: 'POST /login', status: '401', duration: 35.5 }, [row({ method: 'POST', url: 'https://auth.test/oauth/token', status: 401, duration: 30 })]),
+    capture(2, { type: 'request', name: 'POST /login', status: '401', duration: 35.5 }, [
+      row({ method: 'POST', url: 'https://auth.test/oauth/token', status: 401, duration: 30 }),
+    ]),
     capture(3, { type: 'command', name: 'scripts/seed.js --all', status: '1', duration: 1520 }, [
       row({ method: 'GET', url: 'https://seed.test/data.json', status: 200, duration: 300 }),
-      row({ method: 'POST', url: 'http://localhost:9200/_bulk', status: null, duration: 3, time: 310, exception: { class: 'Error', message: 'connect ECONNREFUSED ::1:9200', code: 'ECONNREFUSED', file: 'scripts/seed.js:12', previous: [] } }),
+      row({
+        method: 'POST',
+        url: 'http://localhost:9200/_bulk',
+        status: null,
+        duration: 3,
+        time: 310,
+        exception: { class: 'Error', message: 'connect ECONNREFUSED ::1:9200', code: 'ECONNREFUSED', file: 'scripts/seed.js:12', previous: [] },
+      }),
     ]),
-    capture(4, { type: 'job', name: 'send-receipt', status: 'done', duration: 88, parent_id: id(2) }, [row({ method: 'POST', url: 'https://mail.test/send', status: 202, duration: 80 })]),
+    capture(4, { type: 'job', name: 'send-receipt', status: 'done', duration: 88, parent_id: id(2) }, [
+      row({ method: 'POST', url: 'https://mail.test/send', status: 202, duration: 80 }),
+    ]),
     capture(11, { type: 'request', name: `GET /search ${XSS_IMG}`, status: '200', duration: 9, label: XSS_SCRIPT }, []),
   ];
 }

@@ -32,7 +32,10 @@ describe('dashboard pure parts', () => {
       request_headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '30', cookie: '********' },
       request_payload: { user: "o'neil", password: '********' },
     });
-    assert.equal(curlOf(form), `curl -X POST 'https://a.test/login' -H 'content-type: application/x-www-form-urlencoded' -H 'cookie: ********' --data-raw 'user=o%27neil&password=********'`);
+    assert.equal(
+      curlOf(form),
+      `curl -X POST 'https://a.test/login' -H 'content-type: application/x-www-form-urlencoded' -H 'cookie: ********' --data-raw 'user=o%27neil&password=********'`,
+    );
     assert.equal(curlOf(row({ method: 'GET', url: 'https://a.test/x', request_headers: {}, timing: { redirects: 2 } })), `curl 'https://a.test/x' -L`);
   });
 
@@ -52,11 +55,28 @@ describe('dashboard pure parts', () => {
     const items = buildTimeline(checkoutCapture());
     const pool = items.findIndex((item) => item.kind === 'pool');
     assert.equal(items[pool]!.label, 'pool #1');
-    assert.deepEqual(items.slice(pool + 1, pool + 4).map((item) => [item.kind, item.depth]), [['http', items[pool]!.depth + 1], ['http', items[pool]!.depth + 1], ['http', items[pool]!.depth + 1]]);
+    assert.deepEqual(
+      items.slice(pool + 1, pool + 4).map((item) => [item.kind, item.depth]),
+      [
+        ['http', items[pool]!.depth + 1],
+        ['http', items[pool]!.depth + 1],
+        ['http', items[pool]!.depth + 1],
+      ],
+    );
     // Without spans, rows still show, grouped under synthetic pool rows.
     const big = buildTimeline(bigCapture());
     assert.equal(big.filter((item) => item.kind === 'pool').length, 10);
     assert.equal(big.filter((item) => item.kind === 'http').length, 1000);
-    assert.equal(httpCoveredMs([row({ method: 'GET', url: 'https://a.test/', time: 0, duration: 10 }), row({ method: 'GET', url: 'https://a.test/', time: 5, duration: 10 }), row({ method: 'GET', url: 'https://a.test/', time: 30, duration: 5 })], 100), 20);
+    assert.equal(
+      httpCoveredMs(
+        [
+          row({ method: 'GET', url: 'https://a.test/', time: 0, duration: 10 }),
+          row({ method: 'GET', url: 'https://a.test/', time: 5, duration: 10 }),
+          row({ method: 'GET', url: 'https://a.test/', time: 30, duration: 5 }),
+        ],
+        100,
+      ),
+      20,
+    );
   });
 });

@@ -89,7 +89,10 @@ async function recordAndBrowse(app: TestApp, upstream: Upstream, browser: Browse
     await page.click(`[data-testid=http-row][data-row="${redirected}"]`);
     assert.match((await page.textContent(`[data-testid=row-detail][data-row="${redirected}"] [data-testid=waterfall]`)) ?? '', /Redirects2/);
     await page.click(`[data-testid=http-row][data-row="${html}"]`);
-    assert.match((await page.textContent(`[data-testid=row-detail][data-row="${html}"] [data-testid=raw-body]`)) ?? '', /<script>window\.__pwned = true<\/script>/);
+    assert.match(
+      (await page.textContent(`[data-testid=row-detail][data-row="${html}"] [data-testid=raw-body]`)) ?? '',
+      /<script>window\.__pwned = true<\/script>/,
+    );
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
 
     await page.click('[data-testid=tab-timeline]');
@@ -127,7 +130,10 @@ describe('dashboard over captures recorded by a real app under the preload', () 
   it('Redis store, selected by the config both the app and the dashboard read', async () => {
     const app = new TestApp({
       'server.js': SERVER,
-      'probe.config.json': JSON.stringify({ storage: { driver: 'redis', redis: { url: redis.url, prefix: 'e2e-dashboard:' } }, lenses: { HttpClientLens: { bodies: true } } }),
+      'probe.config.json': JSON.stringify({
+        storage: { driver: 'redis', redis: { url: redis.url, prefix: 'e2e-dashboard:' } },
+        lenses: { HttpClientLens: { bodies: true } },
+      }),
     });
     await recordAndBrowse(app, upstream, browser);
   });

@@ -26,9 +26,11 @@ describe('rows are numbered the same way in the dashboard (real Chromium), the C
 
   /** `number url` of each call as the HTTP tab shows it. */
   async function dashboardRows(): Promise<string[]> {
-    return page.locator('[data-testid=http-row]').evaluateAll((rows) =>
-      rows.map((r) => `${r.querySelector('[data-testid=row-number]')?.textContent?.trim()} ${r.querySelector('.url')?.getAttribute('title')}`),
-    );
+    return page
+      .locator('[data-testid=http-row]')
+      .evaluateAll((rows) =>
+        rows.map((r) => `${r.querySelector('[data-testid=row-number]')?.textContent?.trim()} ${r.querySelector('.url')?.getAttribute('title')}`),
+      );
   }
 
   it('the HTTP tab, ungrouped and grouped, shows each call under the number probe rows and probe-rows give it', async () => {
@@ -45,12 +47,18 @@ describe('rows are numbered the same way in the dashboard (real Chromium), the C
     const table = await app.cli(['rows', CHECKOUT_ID, '--fields', 'url']);
     // The table's ROW column (cells there are cut at 80 characters, so only the numbers and hosts are compared).
     const tableRows = table.stdout.split('\n').flatMap((line) => /^(\d+)\s+(https?:\/\/[^/]+)/.exec(line)?.slice(1, 3).join(' ') ?? []);
-    assert.deepEqual(tableRows, fromCli.map((text: string) => /^\d+ https?:\/\/[^/]+/.exec(text)![0]));
+    assert.deepEqual(
+      tableRows,
+      fromCli.map((text: string) => /^\d+ https?:\/\/[^/]+/.exec(text)![0]),
+    );
 
     const mcp = await connectMcp(app);
     try {
       const tool = await mcp.call('probe-rows', { id: CHECKOUT_ID, fields: ['row', 'url'] });
-      assert.deepEqual(tool.json.rows.map((r: { row: number; url: string }) => `${r.row} ${r.url}`), fromCli);
+      assert.deepEqual(
+        tool.json.rows.map((r: { row: number; url: string }) => `${r.row} ${r.url}`),
+        fromCli,
+      );
       // The number read off the dashboard opens that call in probe-show.
       const [number, url] = shown[5]!.split(' ');
       const one = await mcp.call('probe-show', { id: CHECKOUT_ID, row: Number(number) });

@@ -7,7 +7,14 @@ import { listCaptures } from './fixture-captures';
 
 /** A list capture as a process writing under sampling stores it: `meta.sampling`, copied to its index row. */
 function sampled(base: Capture, id: string, startedAt: number, skipped: number): Capture {
-  return { ...base, id, name: `GET /sampled-${id}`, started_at: startedAt, ended_at: startedAt + 0.1, meta: { ...base.meta, sampling: { rate: 0.25, max_per_second: 10, skipped } } };
+  return {
+    ...base,
+    id,
+    name: `GET /sampled-${id}`,
+    started_at: startedAt,
+    ended_at: startedAt + 0.1,
+    meta: { ...base.meta, sampling: { rate: 0.25, max_per_second: 10, skipped } },
+  };
 }
 
 describe('the captures list says when sampling left units out (real Chromium)', () => {
@@ -40,7 +47,8 @@ describe('the captures list says when sampling left units out (real Chromium)', 
     app.add(sampled(health!, 'sampledcap0001', 1_900_000_000, 7), sampled(health!, 'sampledcap0002', 1_900_000_010, 5));
     const note = page.locator('[data-testid=sampling-note]');
     await note.waitFor({ timeout: 10_000 });
-    const expected = 'Sampling is in effect (rate 0.25, at most 10 per second): 12 request(s), job(s) or command(s) were not recorded besides the stored captures.';
+    const expected =
+      'Sampling is in effect (rate 0.25, at most 10 per second): 12 request(s), job(s) or command(s) were not recorded besides the stored captures.';
     assert.equal((await note.textContent())?.trim(), expected);
     assert.equal(await page.locator('[data-testid=capture-row]').count(), 7);
 

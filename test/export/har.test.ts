@@ -24,21 +24,48 @@ function sumOf(t: Har['log']['entries'][number]['timings']): number {
 
 function call(over: Partial<CallInput> = {}): CallInput {
   return {
-    spanId: 'a1', parentSpanId: null, method: 'post', url: 'https://api.test/v1/charges?token=query-secret-value&currency=eur#frag',
+    spanId: 'a1',
+    parentSpanId: null,
+    method: 'post',
+    url: 'https://api.test/v1/charges?token=query-secret-value&currency=eur#frag',
     requestHeaders: { authorization: 'Bearer sk_live_topsecret', cookie: 'sid=cookie-secret', 'content-type': 'application/json' },
     requestBody: { chunks: [Buffer.from(JSON.stringify({ amount: 5, password: 'hunter2' }))], size: 33, truncated: false },
-    status: 201, responseHeaders: { 'content-type': 'application/json', 'set-cookie': 'sid=cookie-secret' },
+    status: 201,
+    responseHeaders: { 'content-type': 'application/json', 'set-cookie': 'sid=cookie-secret' },
     responseBody: { chunks: [Buffer.from('{"id":"ch_1","client_secret":"hunter2"}')], size: 39, truncated: false },
-    clientDecodes: true, start: T0 + 10, end: T0 + 40, timing: { dns: 1, connect: 2, tls: 3, wait: 10, download: 4, remote: '10.1.2.3:443', protocol: 'HTTP/1.1', redirects: 0 },
-    error: null, pool: null, fake: false, origin: { file: 'src/pay.js', line: 7, chain: ['src/pay.js:7 charge'] }, ...over,
+    clientDecodes: true,
+    start: T0 + 10,
+    end: T0 + 40,
+    timing: { dns: 1, connect: 2, tls: 3, wait: 10, download: 4, remote: '10.1.2.3:443', protocol: 'HTTP/1.1', redirects: 0 },
+    error: null,
+    pool: null,
+    fake: false,
+    origin: { file: 'src/pay.js', line: 7, chain: ['src/pay.js:7 charge'] },
+    ...over,
   };
 }
 
 function captureOf(calls: CallInput[], file: ProbeConfig = {}): Capture {
   const unit: UnitInput = {
-    id: 'cap_har_0001', type: 'request', name: 'POST /pay', status: '200', parentId: null, traceId: 'f'.repeat(32), linkedVia: null, rootSpanId: null,
-    startedAt: T0, endedAt: T0 + 100, endedBy: 'response', label: null, tags: [], jobId: null, meta: { pid: 1, hostname: 'h', node: 'v20', service: 's' },
-    request: null, spans: [], calls, pools: [],
+    id: 'cap_har_0001',
+    type: 'request',
+    name: 'POST /pay',
+    status: '200',
+    parentId: null,
+    traceId: 'f'.repeat(32),
+    linkedVia: null,
+    rootSpanId: null,
+    startedAt: T0,
+    endedAt: T0 + 100,
+    endedBy: 'response',
+    label: null,
+    tags: [],
+    jobId: null,
+    meta: { pid: 1, hostname: 'h', node: 'v20', service: 's' },
+    request: null,
+    spans: [],
+    calls,
+    pools: [],
   };
   return buildCapture(unit, resolveConfig({ root: '/app', configFile: null, file, env: {} }));
 }
@@ -51,7 +78,10 @@ describe('HAR from captures (pure)', () => {
       assert.equal(har.log.version, '1.2');
       assert.deepEqual(har.log.creator, { name: 'Probe', version: '1.2.3' });
       assert.equal(har.log.entries.length, capture.sections.http?.length ?? 0);
-      assert.deepEqual(har.log.pages.map((p) => p.id), [capture.id]);
+      assert.deepEqual(
+        har.log.pages.map((p) => p.id),
+        [capture.id],
+      );
       for (const entry of har.log.entries) assert.ok(Math.abs(entry.time - sumOf(entry.timings)) < 1e-6, 'time is the sum of the timings');
     }
     assert.deepEqual(harErrors(harOf(allFixtureCaptures(), '0')), [], 'several captures in one log');
@@ -67,8 +97,14 @@ describe('HAR from captures (pure)', () => {
       for (const secret of SECRETS) assert.ok(!text.includes(secret), `${secret} is not in the HAR (bodies ${bodies})`);
       const entry = har.log.entries[0]!;
       assert.equal(entry.request.url, 'https://api.test/v1/charges?token=********&currency=eur', 'masked, without the fragment');
-      assert.deepEqual(entry.request.queryString, [{ name: 'token', value: '********' }, { name: 'currency', value: 'eur' }]);
-      assert.deepEqual(entry.request.headers.find((h) => h.name === 'authorization'), { name: 'authorization', value: '********' });
+      assert.deepEqual(entry.request.queryString, [
+        { name: 'token', value: '********' },
+        { name: 'currency', value: 'eur' },
+      ]);
+      assert.deepEqual(
+        entry.request.headers.find((h) => h.name === 'authorization'),
+        { name: 'authorization', value: '********' },
+      );
       assert.deepEqual(entry.request.cookies, [], 'a masked cookie header lists no cookies');
       assert.deepEqual(JSON.parse(entry.request.postData!.text!), { amount: 5, password: '********' });
       assert.equal(entry.request.postData!.mimeType, 'application/json');
@@ -87,10 +123,30 @@ describe('HAR from captures (pure)', () => {
 
   it('timings: dns/connect/tls/wait/download mapped, ssl inside connect, -1 where not reached, the rest blocked', () => {
     const timed = (timing: HttpRow['timing'], duration = 30) => harTimings(row({ method: 'GET', url: 'https://x.test/', duration, timing }));
-    assert.deepEqual(timed({ dns: 1, connect: 2, tls: 3, wait: 10, download: 4, redirects: 0 }), { blocked: 10, dns: 1, connect: 5, ssl: 3, send: 0, wait: 10, receive: 4 });
-    assert.deepEqual(timed({ dns: 1, connect: 2, wait: 10, download: 4, redirects: 0 }, 17), { blocked: -1, dns: 1, connect: 2, ssl: -1, send: 0, wait: 10, receive: 4 }, 'plain HTTP: no ssl');
-    assert.deepEqual(timed({ wait: 10, download: 4, redirects: 0 }, 15.5), { blocked: 1.5, dns: -1, connect: -1, ssl: -1, send: 0, wait: 10, receive: 4 }, 'keep-alive reuse: no dns, connect, ssl');
-    assert.deepEqual(timed({ connect: 2, wait: 10, download: 4, redirects: 0 }, 16), { blocked: -1, dns: -1, connect: 2, ssl: -1, send: 0, wait: 10, receive: 4 }, 'an IP literal: no dns');
+    assert.deepEqual(timed({ dns: 1, connect: 2, tls: 3, wait: 10, download: 4, redirects: 0 }), {
+      blocked: 10,
+      dns: 1,
+      connect: 5,
+      ssl: 3,
+      send: 0,
+      wait: 10,
+      receive: 4,
+    });
+    assert.deepEqual(
+      timed({ dns: 1, connect: 2, wait: 10, download: 4, redirects: 0 }, 17),
+      { blocked: -1, dns: 1, connect: 2, ssl: -1, send: 0, wait: 10, receive: 4 },
+      'plain HTTP: no ssl',
+    );
+    assert.deepEqual(
+      timed({ wait: 10, download: 4, redirects: 0 }, 15.5),
+      { blocked: 1.5, dns: -1, connect: -1, ssl: -1, send: 0, wait: 10, receive: 4 },
+      'keep-alive reuse: no dns, connect, ssl',
+    );
+    assert.deepEqual(
+      timed({ connect: 2, wait: 10, download: 4, redirects: 0 }, 16),
+      { blocked: -1, dns: -1, connect: 2, ssl: -1, send: 0, wait: 10, receive: 4 },
+      'an IP literal: no dns',
+    );
     assert.deepEqual(timed(null, 12), { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: 12, receive: 0 }, 'a fake or a failed connection: all wait');
     const redirected = timed({ wait: 5, download: 1, redirect: 20, redirects: 2 }, 30);
     assert.equal(redirected.blocked, 24);
@@ -98,7 +154,21 @@ describe('HAR from captures (pure)', () => {
   });
 
   it('a failed call: status 0, Chromium-style _error; bodies kept raw with the bodies option, form fields as params', () => {
-    const failed = captureOf([call({ status: null, responseHeaders: {}, responseBody: null, timing: null, end: T0 + 15, error: { class: 'TypeError', message: 'fetch failed', code: null, causes: [{ class: 'Error', message: 'connect ECONNREFUSED 10.1.2.3:443', code: 'ECONNREFUSED' }] } })]);
+    const failed = captureOf([
+      call({
+        status: null,
+        responseHeaders: {},
+        responseBody: null,
+        timing: null,
+        end: T0 + 15,
+        error: {
+          class: 'TypeError',
+          message: 'fetch failed',
+          code: null,
+          causes: [{ class: 'Error', message: 'connect ECONNREFUSED 10.1.2.3:443', code: 'ECONNREFUSED' }],
+        },
+      }),
+    ]);
     const entry = harOf([failed], '0').log.entries[0]!;
     assert.deepEqual(harErrors(harOf([failed], '0')), []);
     assert.equal(entry.response.status, 0);
@@ -106,14 +176,28 @@ describe('HAR from captures (pure)', () => {
     assert.match(entry._error!, /ECONNREFUSED/);
     assert.equal(entry.time, 5);
 
-    const form = captureOf([call({ requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' }, requestBody: { chunks: [Buffer.from('a=1&password=hunter2&a=2')], size: 24, truncated: false } })]);
+    const form = captureOf([
+      call({
+        requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' },
+        requestBody: { chunks: [Buffer.from('a=1&password=hunter2&a=2')], size: 24, truncated: false },
+      }),
+    ]);
     const formEntry = harOf([form], '0').log.entries[0]!;
-    assert.deepEqual(formEntry.request.postData!.params, [{ name: 'a', value: '1' }, { name: 'a', value: '2' }, { name: 'password', value: '********' }]);
+    assert.deepEqual(formEntry.request.postData!.params, [
+      { name: 'a', value: '1' },
+      { name: 'a', value: '2' },
+      { name: 'password', value: '********' },
+    ]);
     assert.ok(!JSON.stringify(formEntry).includes('hunter2'));
 
-    const raw = captureOf([call({ requestHeaders: { 'content-type': 'text/plain' }, requestBody: { chunks: [Buffer.from('hello')], size: 5, truncated: false } })], { lenses: { HttpClientLens: { bodies: true } } });
+    const raw = captureOf(
+      [call({ requestHeaders: { 'content-type': 'text/plain' }, requestBody: { chunks: [Buffer.from('hello')], size: 5, truncated: false } })],
+      { lenses: { HttpClientLens: { bodies: true } } },
+    );
     assert.equal(harOf([raw], '0').log.entries[0]!.request.postData!.text, 'hello');
-    const notKept = captureOf([call({ requestHeaders: { 'content-type': 'text/plain' }, requestBody: { chunks: [Buffer.from('hello')], size: 5, truncated: false } })]);
+    const notKept = captureOf([
+      call({ requestHeaders: { 'content-type': 'text/plain' }, requestBody: { chunks: [Buffer.from('hello')], size: 5, truncated: false } }),
+    ]);
     assert.equal(harOf([notKept], '0').log.entries[0]!.request.postData!.text, undefined, 'a body Probe did not keep is not made up');
   });
 
@@ -121,7 +205,10 @@ describe('HAR from captures (pure)', () => {
     const checkout = allFixtureCaptures().find((c) => c.id === CHECKOUT_ID)!;
     const har = harOf([checkout], '0');
     const starts = har.log.entries.map((e) => Date.parse(e.startedDateTime));
-    assert.deepEqual(starts, [...starts].sort((a, b) => a - b));
+    assert.deepEqual(
+      starts,
+      [...starts].sort((a, b) => a - b),
+    );
     assert.ok(har.log.entries.every((e) => e.pageref === CHECKOUT_ID));
   });
 });
@@ -160,7 +247,9 @@ describe('probe export (a real recorded capture, the built CLI)', () => {
   before(async () => {
     up = await startUpstreams();
     app = new TestApp({ 'app.js': APP });
-    const result = await app.run('app.js', { env: { UPSTREAM: up.plain.url, UPSTREAM_TLS: up.tls.url, NODE_EXTRA_CA_CERTS: up.tls.certFile, CLOSED: String(await closedPort()) } });
+    const result = await app.run('app.js', {
+      env: { UPSTREAM: up.plain.url, UPSTREAM_TLS: up.tls.url, NODE_EXTRA_CA_CERTS: up.tls.certFile, CLOSED: String(await closedPort()) },
+    });
     assert.equal(result.code, 0, result.stderr);
     capture = app.captures().find((c) => c.type === 'command')!;
     assert.equal(capture.sections.http?.length, 6);

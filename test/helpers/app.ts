@@ -48,7 +48,14 @@ export class TestApp {
   env(options: RunOptions = {}): NodeJS.ProcessEnv {
     const preload = options.preload ?? 'require';
     const nodeOptions = preload === 'none' ? '' : preload === 'import' ? '--import probe/register' : '--require probe/register';
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: nodeOptions, PROBE_ROOT: undefined, PROBE_CONFIG: undefined, PROBE_STORAGE: undefined, PROBE_ENABLED: undefined };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_OPTIONS: nodeOptions,
+      PROBE_ROOT: undefined,
+      PROBE_CONFIG: undefined,
+      PROBE_STORAGE: undefined,
+      PROBE_ENABLED: undefined,
+    };
     for (const [key, value] of Object.entries(options.env ?? {})) {
       if (value === undefined) delete env[key];
       else env[key] = value;

@@ -24,7 +24,29 @@ export function testCertificate(): { key: Buffer; cert: Buffer; certFile: string
     mkdirSync(dir, { recursive: true });
     const tmpKey = `${keyFile}.${process.pid}`;
     const tmpCert = `${certFile}.${process.pid}`;
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', tmpKey, '-out', tmpCert, '-days', '3650', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-addext', 'basicConstraints=critical,CA:TRUE'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        tmpKey,
+        '-out',
+        tmpCert,
+        '-days',
+        '3650',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+      ],
+      { stdio: 'ignore' },
+    );
     execFileSync('mv', ['-f', tmpKey, keyFile]);
     execFileSync('mv', ['-f', tmpCert, certFile]);
   }

@@ -80,9 +80,23 @@ function fromEnvelope(body: string): ExportedSpan[] {
     if (header.type !== 'transaction') continue;
     const event = JSON.parse(lines[i + 1]!) as { contexts?: { trace?: Record<string, unknown> }; spans?: Array<Record<string, unknown>>; transaction?: string };
     const root = event.contexts?.trace ?? {};
-    out.push({ name: String(event.transaction), traceId: String(root.trace_id), spanId: String(root.span_id), parentSpanId: String(root.parent_span_id ?? ''), text: JSON.stringify(root), client: root.op === 'http.client' });
+    out.push({
+      name: String(event.transaction),
+      traceId: String(root.trace_id),
+      spanId: String(root.span_id),
+      parentSpanId: String(root.parent_span_id ?? ''),
+      text: JSON.stringify(root),
+      client: root.op === 'http.client',
+    });
     for (const span of event.spans ?? []) {
-      out.push({ name: String(span.description), traceId: String(span.trace_id), spanId: String(span.span_id), parentSpanId: String(span.parent_span_id ?? ''), text: JSON.stringify(span), client: span.op === 'http.client' });
+      out.push({
+        name: String(span.description),
+        traceId: String(span.trace_id),
+        spanId: String(span.span_id),
+        parentSpanId: String(span.parent_span_id ?? ''),
+        text: JSON.stringify(span),
+        client: span.op === 'http.client',
+      });
     }
   }
   return out;

@@ -46,7 +46,10 @@ async function runServer(up: Upstream, setup: string | null, when: When, extraEn
     const run = await done;
     const calls = up.received.slice(from);
     const count = (name: string) => calls.map((c) => c.rawHeaders.filter((_, i) => i % 2 === 0 && c.rawHeaders[i]!.toLowerCase() === name).length);
-    const captures = when === 'none' ? [] : await eventually(() => (app.captures().some((c) => c.sections.http?.some((r) => r.url.includes('/echo'))) ? app.captures() : undefined));
+    const captures =
+      when === 'none'
+        ? []
+        : await eventually(() => (app.captures().some((c) => c.sections.http?.some((r) => r.url.includes('/echo'))) ? app.captures() : undefined));
     return { run, traceparents: count('traceparent'), sentryTraces: count('sentry-trace'), exported: [...receiver.spans], captures };
   } finally {
     child?.kill();
@@ -153,7 +156,14 @@ describe('joining a provider without instrumentations', () => {
 
 /** Each exported Sentry span's data keys (values differ from run to run): Probe writes nothing on the app's spans. */
 function sentryDataKeys(spans: ExportedSpan[]): string[] {
-  return spans.map((s) => `${s.client ? 'client' : 'other'} ${s.name.replace(/:\d+/, ':PORT')}: ${Object.keys((JSON.parse(s.text) as { data?: object }).data ?? {}).sort().join(',')}`).sort();
+  return spans
+    .map(
+      (s) =>
+        `${s.client ? 'client' : 'other'} ${s.name.replace(/:\d+/, ':PORT')}: ${Object.keys((JSON.parse(s.text) as { data?: object }).data ?? {})
+          .sort()
+          .join(',')}`,
+    )
+    .sort();
 }
 
 for (const [label, env] of [
@@ -182,10 +192,15 @@ for (const [label, env] of [
         assert.deepEqual(sentryDataKeys(outcome.exported), sentryDataKeys(baseline.exported), "Sentry's spans carry only what Sentry puts on them");
         assertEachSpanOnce(outcome.exported);
         assertNothingLeaked(outcome.exported);
-        assert.equal(outcome.run.stdout.match(/context (\w+)/)?.[1], baseline.run.stdout.match(/context (\w+)/)?.[1], "Sentry's context manager is the global one");
+        assert.equal(
+          outcome.run.stdout.match(/context (\w+)/)?.[1],
+          baseline.run.stdout.match(/context (\w+)/)?.[1],
+          "Sentry's context manager is the global one",
+        );
         const root = outcome.exported.find((s) => !s.client && s.name === 'GET /x');
         assert.ok(root, 'Sentry exported its transaction for GET /x');
-        for (const child of outcome.exported.filter((s) => s.client)) assert.equal(child.parentSpanId, root.spanId, 'each http.client span is a child of the transaction');
+        for (const child of outcome.exported.filter((s) => s.client))
+          assert.equal(child.parentSpanId, root.spanId, 'each http.client span is a child of the transaction');
         // Whether or not Probe's processor could join Sentry's provider, the calls land in the request's capture.
         assertRows(outcome);
         assert.equal(requestCapture(outcome).trace_id, root.traceId, "the capture follows Sentry's trace");
@@ -220,7 +235,10 @@ job('sync', async () => {
         const run = await app.run('run.js', { env: { ...env, UP: up.url, RECEIVER: receiver.url, RECEIVER_PORT: String(receiver.port) } });
         assert.equal(run.code, 0, run.stderr);
         const job = await eventually(() => app.captures().find((c) => c.type === 'job' && c.name === 'sync'));
-        assert.deepEqual(job.sections.http!.map((r) => new URL(r.url).pathname), ['/json', '/text', '/html']);
+        assert.deepEqual(
+          job.sections.http!.map((r) => new URL(r.url).pathname),
+          ['/json', '/text', '/html'],
+        );
         const exported = receiver.spans;
         assertEachSpanOnce(exported);
         const root = exported.find((s) => s.name === 'sync');
@@ -253,11 +271,18 @@ job('sync', async () => {
 }).then(async () => { await globalThis.__flushTracing(); await probe.shutdown(); });`,
     });
     try {
-      const run = await app.run('run.js', { preload: 'none', env: { SENTRY_OTEL_SDK: '0', UP: up.url, RECEIVER: receiver.url, RECEIVER_PORT: String(receiver.port) } });
+      const run = await app.run('run.js', {
+        preload: 'none',
+        env: { SENTRY_OTEL_SDK: '0', UP: up.url, RECEIVER: receiver.url, RECEIVER_PORT: String(receiver.port) },
+      });
       assert.equal(run.code, 0, run.stderr);
       const job = app.captures().find((c) => c.type === 'job');
       assert.ok(job, run.stderr);
-      assert.deepEqual(job.sections.http!.map((r) => new URL(r.url).pathname), ['/text'], 'the call under Sentry\'s span is in the job');
+      assert.deepEqual(
+        job.sections.http!.map((r) => new URL(r.url).pathname),
+        ['/text'],
+        "the call under Sentry's span is in the job",
+      );
       const inner = receiver.spans.find((s) => s.name === 'inner');
       assert.equal(receiver.spans.find((s) => s.client)?.parentSpanId, inner?.spanId);
       assertEachSpanOnce(receiver.spans);
@@ -286,7 +311,10 @@ job('sync', async () => {
       const run = await app.run('run.js', { preload: 'none', env: { UP: up.url, RECEIVER: receiver.url, RECEIVER_PORT: String(receiver.port) } });
       assert.equal(run.code, 0, run.stderr);
       const calls = up.received.slice(from);
-      assert.deepEqual(calls.map((c) => c.rawHeaders.filter((h) => h.toLowerCase() === 'traceparent').length), [1]);
+      assert.deepEqual(
+        calls.map((c) => c.rawHeaders.filter((h) => h.toLowerCase() === 'traceparent').length),
+        [1],
+      );
       const job = app.captures().find((c) => c.type === 'job');
       assert.ok(job, run.stderr);
       assert.equal(job.sections.http!.length, 1);

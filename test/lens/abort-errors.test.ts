@@ -56,8 +56,18 @@ describe('aborted calls', () => {
     const exception = (marker: string) => byMarker(run.rows, marker).exception;
     assert.deepEqual(pick(exception('controller')), { class: 'AbortError', code: null, message: 'This operation was aborted', previous: [] });
     assert.deepEqual(pick(exception('timeout')), { class: 'TimeoutError', code: null, message: 'The operation was aborted due to timeout', previous: [] });
-    assert.deepEqual(pick(exception('http')), { class: 'AbortError', code: 'ABORT_ERR', message: 'The operation was aborted', previous: [{ class: 'AbortError', code: null, message: 'This operation was aborted' }] });
-    assert.deepEqual(pick(exception('http-timeout')), { class: 'AbortError', code: 'ABORT_ERR', message: 'The operation was aborted', previous: [{ class: 'TimeoutError', code: null, message: 'The operation was aborted due to timeout' }] });
+    assert.deepEqual(pick(exception('http')), {
+      class: 'AbortError',
+      code: 'ABORT_ERR',
+      message: 'The operation was aborted',
+      previous: [{ class: 'AbortError', code: null, message: 'This operation was aborted' }],
+    });
+    assert.deepEqual(pick(exception('http-timeout')), {
+      class: 'AbortError',
+      code: 'ABORT_ERR',
+      message: 'The operation was aborted',
+      previous: [{ class: 'TimeoutError', code: null, message: 'The operation was aborted due to timeout' }],
+    });
     for (const marker of ['controller', 'timeout', 'http', 'http-timeout']) {
       const row = byMarker(run.rows, marker);
       assert.equal(row.status, null);

@@ -54,8 +54,16 @@ describe("an agent's own calls, told by their stack", () => {
       const paths = run.rows.map((row) => new URL(row.url).pathname);
       assert.deepEqual(paths, ['/app-call', '/app-hook']);
       assert.equal(run.capture?.summary.totals?.http_calls, 2, 'the agent call is not counted');
-      if (origin) assert.deepEqual(run.rows.map((row) => row.origin?.file), ['app.js', 'app.js']);
-      else assert.deepEqual(run.rows.map((row) => row.origin), [null, null]);
+      if (origin)
+        assert.deepEqual(
+          run.rows.map((row) => row.origin?.file),
+          ['app.js', 'app.js'],
+        );
+      else
+        assert.deepEqual(
+          run.rows.map((row) => row.origin),
+          [null, null],
+        );
     });
   }
 });

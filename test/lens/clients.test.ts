@@ -4,7 +4,9 @@ import net from 'node:net';
 import type { HttpRow } from '../../src/capture/types';
 import { ROW_KEYS, rowsFor, runLensApp, startUpstreams, type LensRun, type Upstreams } from './lens-app';
 
-const JSON_LENGTH = Buffer.byteLength(JSON.stringify({ ok: true, token: 'upstream-secret-token', items: [1, 2, 3], user: { name: 'ada', password: 'hunter2' } }));
+const JSON_LENGTH = Buffer.byteLength(
+  JSON.stringify({ ok: true, token: 'upstream-secret-token', items: [1, 2, 3], user: { name: 'ada', password: 'hunter2' } }),
+);
 const MASKED_JSON = { ok: true, token: '********', items: [1, 2, 3], user: { name: 'ada', password: '********' } };
 
 /** Every client library the issue names, one call (or two) each, against real upstreams. */
@@ -195,7 +197,10 @@ function checkRows(up: Upstreams, run: LensRun, closed: number, appFile: string)
 
   // Rows are in call order, times from the capture start.
   const times = rows.map((row) => row.time);
-  assert.deepEqual([...times].sort((a, b) => a - b), times);
+  assert.deepEqual(
+    [...times].sort((a, b) => a - b),
+    times,
+  );
   const summary = run.capture!.summary;
   assert.equal(summary.totals?.http_calls, 17);
   assert.equal(summary.totals?.http_failed, 2);

@@ -7,7 +7,9 @@ import type { HttpRow } from '../../src/capture/types';
 import { runLensApp, startUpstreams, type Upstreams } from './lens-app';
 
 const MAX_BODY = 4096;
-const JSON_LENGTH = Buffer.byteLength(JSON.stringify({ ok: true, token: 'upstream-secret-token', items: [1, 2, 3], user: { name: 'ada', password: 'hunter2' } }));
+const JSON_LENGTH = Buffer.byteLength(
+  JSON.stringify({ ok: true, token: 'upstream-secret-token', items: [1, 2, 3], user: { name: 'ada', password: 'hunter2' } }),
+);
 const BIG = 200_000;
 
 /** Text that compresses about 2:1, so a big body is far past `max_body_bytes` on the wire too. */

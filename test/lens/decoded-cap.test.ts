@@ -144,7 +144,11 @@ interface Run {
 
 async function runApp(up: Upstream, mode: 'json' | 'bomb', calls: string[][], preload: 'require' | 'none', config = ''): Promise<Run> {
   const app = new TestApp({ 'app.js': APP, ...(config ? { 'probe.config.js': config } : {}) });
-  const result = await app.run('app.js', { preload, env: { UPSTREAM: up.url, MODE: mode, CALLS: calls.map((call) => call.join(':')).join(',') }, timeout: 240_000 });
+  const result = await app.run('app.js', {
+    preload,
+    env: { UPSTREAM: up.url, MODE: mode, CALLS: calls.map((call) => call.join(':')).join(',') },
+    timeout: 240_000,
+  });
   assert.equal(result.code, 0, result.stderr);
   const got = new Map<string, string>();
   for (const line of result.stdout.split('\n')) {
@@ -214,7 +218,11 @@ describe('max_body_bytes holds after content decoding', () => {
       assert.equal(row.truncated, true, `${what}: truncated`);
       assert.equal(row.response_capture, null, `${what}: no JSON capture`);
       assert.equal(row.response_body, null, `${what}: no body kept (bodies off)`);
-      assert.equal(row.response_bytes, DECODING.has(client) ? GiB : fs.statSync(path.join(os.tmpdir(), 'probe-test-bombs', coding === 'gzip' ? 'zeros-1g.gz' : 'zeros-1g.zz')).size, `${what}: response_bytes`);
+      assert.equal(
+        row.response_bytes,
+        DECODING.has(client) ? GiB : fs.statSync(path.join(os.tmpdir(), 'probe-test-bombs', coding === 'gzip' ? 'zeros-1g.gz' : 'zeros-1g.zz')).size,
+        `${what}: response_bytes`,
+      );
     }
     const MiB = 1024 * 1024;
     const mib = (n: number) => (n / MiB).toFixed(1);

@@ -2,7 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runLensApp, startUpstreams, type Upstreams } from './lens-app';
 
-const JSON_LENGTH = Buffer.byteLength(JSON.stringify({ ok: true, token: 'upstream-secret-token', items: [1, 2, 3], user: { name: 'ada', password: 'hunter2' } }));
+const JSON_LENGTH = Buffer.byteLength(
+  JSON.stringify({ ok: true, token: 'upstream-secret-token', items: [1, 2, 3], user: { name: 'ada', password: 'hunter2' } }),
+);
 
 /** An ESM app that imports undici's fetch by name: the binding Probe must still wrap. */
 const APP = `
@@ -38,7 +40,12 @@ describe('ESM import of undici fetch', () => {
       assert.match(run.result.stdout, /same true function/);
       const rows = run.rows;
       assert.equal(rows.length, 5, rows.map((r) => r.url).join('\n'));
-      for (const [marker, redirects] of [['named', 3], ['namespace', 2], ['default', 1], ['dynamic', 1]] as const) {
+      for (const [marker, redirects] of [
+        ['named', 3],
+        ['namespace', 2],
+        ['default', 1],
+        ['dynamic', 1],
+      ] as const) {
         const found = rows.filter((row) => new URL(row.url).searchParams.get('c') === marker);
         assert.equal(found.length, 1, `${marker}: one row for the app call`);
         const row = found[0]!;

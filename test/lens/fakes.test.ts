@@ -69,27 +69,45 @@ describe('calls answered by fakes', () => {
       const rows = run.rows;
       assert.equal(rows.length, 8, rows.map((r) => r.url).join('\n'));
 
-      const mock = fakeRow(rows.find((r) => r.host === 'mockagent.test'), 'MockAgent');
+      const mock = fakeRow(
+        rows.find((r) => r.host === 'mockagent.test'),
+        'MockAgent',
+      );
       assert.equal(mock.status, 200);
       assert.deepEqual(mock.response_capture?.cards, { via: 'mockagent', token: '********' });
 
-      const nockHttp = fakeRow(rows.find((r) => r.url === 'http://nock.test/h'), 'nock http');
+      const nockHttp = fakeRow(
+        rows.find((r) => r.url === 'http://nock.test/h'),
+        'nock http',
+      );
       assert.equal(nockHttp.status, 200);
       assert.deepEqual(nockHttp.response_capture?.cards, { via: 'nock-http' });
       assert.ok(nockHttp.response_bytes! > 0);
 
-      const nockFetch = fakeRow(rows.find((r) => r.url === 'http://nock.test/f'), 'nock fetch');
+      const nockFetch = fakeRow(
+        rows.find((r) => r.url === 'http://nock.test/f'),
+        'nock fetch',
+      );
       assert.equal(nockFetch.method, 'POST');
       assert.equal(nockFetch.status, 201);
       assert.deepEqual(nockFetch.request_payload, { password: '********', q: 1 });
       assert.deepEqual(nockFetch.response_capture?.cards, { via: 'nock-fetch', secret: '********' });
 
-      const mswFetch = fakeRow(rows.find((r) => r.url === 'http://msw.test/x?c=msw-fetch'), 'msw fetch');
+      const mswFetch = fakeRow(
+        rows.find((r) => r.url === 'http://msw.test/x?c=msw-fetch'),
+        'msw fetch',
+      );
       assert.equal(mswFetch.status, 202);
       assert.deepEqual(mswFetch.response_capture?.cards, { via: 'msw' });
-      const mswHttp = fakeRow(rows.find((r) => r.url === 'http://msw.test/x?c=msw-http'), 'msw http');
+      const mswHttp = fakeRow(
+        rows.find((r) => r.url === 'http://msw.test/x?c=msw-http'),
+        'msw http',
+      );
       assert.equal(mswHttp.status, 202);
-      fakeRow(rows.find((r) => r.host === 'msw2.test'), 'second msw server');
+      fakeRow(
+        rows.find((r) => r.host === 'msw2.test'),
+        'second msw server',
+      );
 
       for (const marker of ['passthrough', 'after']) {
         const real = rows.filter((r) => r.url.endsWith(`c=${marker}`));

@@ -53,7 +53,12 @@ describe('wrapHttpEntries', () => {
   it("carries shimmer's marks, so instrumentations see the module as before", () => {
     const inner = () => 'req';
     const wrapped = Object.assign(() => inner(), {});
-    for (const [mark, value] of [['__wrapped', true], ['__original', inner], ['__unwrap', () => {}]] as const) Object.defineProperty(wrapped, mark, { value, configurable: true, writable: true });
+    for (const [mark, value] of [
+      ['__wrapped', true],
+      ['__original', inner],
+      ['__unwrap', () => {}],
+    ] as const)
+      Object.defineProperty(wrapped, mark, { value, configurable: true, writable: true });
     const mod = { request: wrapped as (...args: unknown[]) => unknown, get: () => null };
     const unwrap = wrapHttpEntries([mod]);
     assert.notEqual(mod.request, wrapped);
@@ -79,7 +84,12 @@ describe('wrapHttpEntries', () => {
   });
 
   it('leaves nothing pending when the call throws, and does not wrap twice', () => {
-    const mod = { request: () => { throw new TypeError('bad url'); }, get: () => null };
+    const mod = {
+      request: () => {
+        throw new TypeError('bad url');
+      },
+      get: () => null,
+    };
     const unwrap = wrapHttpEntries([mod]);
     const once = mod.request;
     wrapHttpEntries([mod]);
@@ -134,7 +144,11 @@ describe('origins of node:http calls', () => {
 
   for (const [kind, file, head] of [
     ['CommonJS', 'app.js', `const http = require('node:http'); const https = require('node:https'); const axios = require('axios');`],
-    ['ESM with named imports', 'app.mjs', `import * as http from 'node:http'; import { get as httpsGet } from 'node:https'; import axios from 'axios'; const https = { get: httpsGet };`],
+    [
+      'ESM with named imports',
+      'app.mjs',
+      `import * as http from 'node:http'; import { get as httpsGet } from 'node:https'; import axios from 'axios'; const https = { get: httpsGet };`,
+    ],
   ] as const) {
     it(`name the line that made each call (${kind})`, async () => {
       const source = `${head}\n${CALLS}`;
@@ -145,7 +159,10 @@ describe('origins of node:http calls', () => {
         assert.equal(row.origin?.file, file, marker);
         assert.equal(row.origin?.line, lineOf(source, needle), `${marker}: line`);
         assert.ok(row.origin!.chain.includes(`${file}:${lineOf(source, needle)} ${fn}`), `${marker}: chain ${row.origin!.chain}`);
-        assert.ok(row.origin!.chain.some((frame) => frame.includes(' main')), `${marker}: the chain reaches main`);
+        assert.ok(
+          row.origin!.chain.some((frame) => frame.includes(' main')),
+          `${marker}: the chain reaches main`,
+        );
       };
       expect('get', 'function viaGet', 'viaGet');
       expect('request', 'function viaRequest', 'viaRequest');

@@ -47,7 +47,25 @@ export function rowsFor(rows: HttpRow[], path: string): HttpRow[] {
 }
 
 export const ROW_KEYS = [
-  'method', 'url', 'host', 'endpoint', 'request_headers', 'request_bytes', 'request_payload', 'request_body', 'status',
-  'response_headers', 'response_bytes', 'response_capture', 'response_body', 'duration', 'timing', 'failed', 'exception',
-  'pool', 'fake', 'time', 'origin',
+  'method',
+  'url',
+  'host',
+  'endpoint',
+  'request_headers',
+  'request_bytes',
+  'request_payload',
+  'request_body',
+  'status',
+  'response_headers',
+  'response_bytes',
+  'response_capture',
+  'response_body',
+  'duration',
+  'timing',
+  'failed',
+  'exception',
+  'pool',
+  'fake',
+  'time',
+  'origin',
 ];

@@ -76,7 +76,11 @@ describe('lens options, masking and response captures', () => {
     assert.doesNotMatch(gql.request_formats!.query!.text, /hunter2/);
     assert.match(gql.request_formats!.query!.text, /"ada"/);
     // (The upstream echoes the request, so only the request side is Probe's to mask.)
-    assert.doesNotMatch(JSON.stringify([gql.request_payload, gql.request_body, gql.request_formats]), /hunter2/, 'the secret literal appears nowhere on the request side');
+    assert.doesNotMatch(
+      JSON.stringify([gql.request_payload, gql.request_body, gql.request_formats]),
+      /hunter2/,
+      'the secret literal appears nowhere on the request side',
+    );
 
     const text = byMarker(rows, 'text');
     assert.equal(text.response_capture?.capture, 'TextCapture', 'text/* comes first and wins over text/plain');

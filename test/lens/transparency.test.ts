@@ -104,8 +104,14 @@ describe('the app never notices Probe', () => {
       for (const row of big.filter((r) => r.response_bytes !== null && !r.url.startsWith('https'))) assert.ok(row.response_bytes! <= 3145728);
       const full = big.filter((row) => row.response_bytes === 3145728);
       assert.ok(full.length >= 3, `${preload}: read bodies count every byte (${big.map((r) => r.response_bytes)})`);
-      assert.ok(run.rows.some((row) => row.url.endsWith('/hang') && row.status === 200), 'the aborted body is a row');
-      assert.ok(run.rows.some((row) => row.url.includes('/slow') && row.status === null && row.exception), 'the aborted call is a failed row');
+      assert.ok(
+        run.rows.some((row) => row.url.endsWith('/hang') && row.status === 200),
+        'the aborted body is a row',
+      );
+      assert.ok(
+        run.rows.some((row) => row.url.includes('/slow') && row.status === null && row.exception),
+        'the aborted call is a failed row',
+      );
     }
   });
 });

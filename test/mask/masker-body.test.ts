@@ -27,6 +27,11 @@ test('forms: bracketed names match by their whole path or last part', () => {
   const form = 'type=card&card%5Bnumber%5D=4242424242424242&card%5Bcvc%5D=314&card%5Bexp_month%5D=12&user%5Bpassword%5D=p&metadata%5Btokens%5D=3';
   const fields = new URLSearchParams(masker.body(form, 'application/x-www-form-urlencoded'));
   assert.deepEqual(Object.fromEntries(fields), {
-    type: 'card', 'card[number]': '********', 'card[cvc]': '********', 'card[exp_month]': '12', 'user[password]': '********', 'metadata[tokens]': '3',
+    type: 'card',
+    'card[number]': '********',
+    'card[cvc]': '********',
+    'card[exp_month]': '12',
+    'user[password]': '********',
+    'metadata[tokens]': '3',
   });
 });

@@ -14,7 +14,10 @@ const DOC = JSON.stringify({
   user: 'ada',
   access_token: 'at-7777.abc',
   usage: { prompt_tokens: 12, max_tokens: 30 },
-  items: [{ id: 1, password: 'pw-7777' }, { id: 2, nested: { authorization: 'Bearer 7777-bearer', apiKey: 'k-7777', pin: 'kept' } }],
+  items: [
+    { id: 1, password: 'pw-7777' },
+    { id: 2, nested: { authorization: 'Bearer 7777-bearer', apiKey: 'k-7777', pin: 'kept' } },
+  ],
   'API-KEY': 7777,
   client_secret: 'cs\\"7777\\"',
   session_token: { a: [7777, { b: '7777' }] },
@@ -56,7 +59,7 @@ test('JSON lines, invalid JSON and JSON under another content type', () => {
     assert.ok(!out.includes('7'), `${type}: ${out}`);
     assert.ok(out.startsWith(`{"id":1,"token":"${M}"}\n{"id":2,`), `${type}: lines kept as sent`);
   }
-  const invalid = "{'a': 1, \"password\": \"p-7777\", trailing: [1,2,],}";
+  const invalid = '{\'a\': 1, "password": "p-7777", trailing: [1,2,],}';
   assert.equal(masker.body(invalid, 'application/json'), `{'a': 1, "password": "${M}", trailing: [1,2,],}`);
   const stray = 'error: expected "}" near "password": "p-7777" in {"token": "t-7777"}';
   assert.ok(!masker.body(stray, 'text/html').includes('7'), 'a stray quote earlier in the text hides no pair');
@@ -65,7 +68,10 @@ test('JSON lines, invalid JSON and JSON under another content type', () => {
 test('JSON sent with a form content type is read as JSON, in the payload and the body', () => {
   const body = '{"password":"p-7777","keep":"k"}';
   assert.equal(masker.body(body, 'application/x-www-form-urlencoded'), `{"password":"${M}","keep":"k"}`);
-  const row = rowOf({ requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' }, requestBody: { chunks: [Buffer.from(body)], size: body.length, truncated: false } });
+  const row = rowOf({
+    requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' },
+    requestBody: { chunks: [Buffer.from(body)], size: body.length, truncated: false },
+  });
   assert.deepEqual(row.request_payload, { password: M, keep: 'k' });
 });
 
@@ -89,16 +95,25 @@ test('event streams: the last event cut short and data that is not JSON are mask
   const raw = masker.body(stream, 'text/event-stream');
   assert.ok(!raw.includes('7'), raw);
   assert.ok(raw.endsWith(`data: {"id":2,"access_token":"${M}`), raw);
-  const row = rowOf({ responseHeaders: { 'content-type': 'text/event-stream' }, responseBody: { chunks: [Buffer.from(stream)], size: stream.length + 100, truncated: true } });
+  const row = rowOf({
+    responseHeaders: { 'content-type': 'text/event-stream' },
+    responseBody: { chunks: [Buffer.from(stream)], size: stream.length + 100, truncated: true },
+  });
   const capture = row.response_capture!;
   assert.equal(capture.capture, 'EventStreamCapture');
   assert.ok(!JSON.stringify(capture).includes('7'), JSON.stringify(capture));
-  assert.deepEqual((capture.cards as { events: unknown[] }).events.map((e) => (e as { data: unknown }).data), [{ id: 1, token: M }, `token=${M}`]);
+  assert.deepEqual(
+    (capture.cards as { events: unknown[] }).events.map((e) => (e as { data: unknown }).data),
+    [{ id: 1, token: M }, `token=${M}`],
+  );
 });
 
 test('a JSON response that fails to parse keeps a masked raw body in its capture', () => {
   const body = '{"ok": true, "password": "p-7777", }';
-  const row = rowOf({ responseHeaders: { 'content-type': 'application/json' }, responseBody: { chunks: [Buffer.from(body)], size: body.length, truncated: false } });
+  const row = rowOf({
+    responseHeaders: { 'content-type': 'application/json' },
+    responseBody: { chunks: [Buffer.from(body)], size: body.length, truncated: false },
+  });
   assert.equal(row.response_capture?.raw, `{"ok": true, "password": "${M}", }`);
   assert.equal(row.response_capture?.cards, null);
 });
@@ -129,14 +144,45 @@ const bodiesConfig = resolveConfig({ root: '/app', configFile: null, file: { len
 
 function rowOf(over: Partial<CallInput>) {
   const call: CallInput = {
-    spanId: 'a1', parentSpanId: 'root1', method: 'POST', url: 'https://api.test/x', requestHeaders: {}, requestBody: null, status: 200,
-    responseHeaders: {}, responseBody: { chunks: [], size: 0, truncated: false },
-    clientDecodes: true, start: T0, end: T0 + 5, timing: null, error: null, pool: null, fake: false, origin: null, ...over,
+    spanId: 'a1',
+    parentSpanId: 'root1',
+    method: 'POST',
+    url: 'https://api.test/x',
+    requestHeaders: {},
+    requestBody: null,
+    status: 200,
+    responseHeaders: {},
+    responseBody: { chunks: [], size: 0, truncated: false },
+    clientDecodes: true,
+    start: T0,
+    end: T0 + 5,
+    timing: null,
+    error: null,
+    pool: null,
+    fake: false,
+    origin: null,
+    ...over,
   };
   const unit: UnitInput = {
-    id: 'cap_00000001', type: 'command', name: 'x', status: '0', parentId: null, traceId: 'f'.repeat(32), linkedVia: null, rootSpanId: 'root1',
-    startedAt: T0, endedAt: T0 + 10, endedBy: 'return', label: null, tags: [], jobId: null, meta: { pid: 1, hostname: 'h', node: 'v', service: 's' },
-    request: null, spans: [], calls: [call], pools: [],
+    id: 'cap_00000001',
+    type: 'command',
+    name: 'x',
+    status: '0',
+    parentId: null,
+    traceId: 'f'.repeat(32),
+    linkedVia: null,
+    rootSpanId: 'root1',
+    startedAt: T0,
+    endedAt: T0 + 10,
+    endedBy: 'return',
+    label: null,
+    tags: [],
+    jobId: null,
+    meta: { pid: 1, hostname: 'h', node: 'v', service: 's' },
+    request: null,
+    spans: [],
+    calls: [call],
+    pools: [],
   };
   return buildCapture(unit, bodiesConfig).sections.http![0]!;
 }

@@ -32,7 +32,8 @@ function sse(): string {
   return `${out}${last}SEKRIT-sse-straddle-${'r'.repeat(200)}"}\n\n`;
 }
 
-const NDJSON = Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: i, token: `SEKRIT-nd-${i}`, user: { password: `SEKRIT-ndpw-${i}` } })).join('\n') + '\n';
+const NDJSON =
+  Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: i, token: `SEKRIT-nd-${i}`, user: { password: `SEKRIT-ndpw-${i}` } })).join('\n') + '\n';
 const PLAIN_JSON = JSON.stringify({ ok: true, client_secret: 'SEKRIT-plain', nested: [{ Authorization: 'Bearer SEKRIT-plain-bearer' }] });
 
 function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -40,7 +41,8 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
   req.on('end', () => {
     const route = new URL(req.url ?? '/', 'http://x').pathname;
     if (route === '/big-json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(bigJson());
-    if (route === '/big-json-gzip') return void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync(bigJson()));
+    if (route === '/big-json-gzip')
+      return void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync(bigJson()));
     if (route === '/ndjson') return void res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(NDJSON);
     if (route === '/plain-json') return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(PLAIN_JSON);
     if (route === '/sse') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(sse());
@@ -94,7 +96,12 @@ describe('raw body text is masked when it does not parse whole', () => {
     // The app read every body whole, as without Probe.
     const big = Buffer.byteLength(bigJson());
     assert.deepEqual(JSON.parse(result.stdout), {
-      '/big-json': big, '/big-json-gzip': big, '/ndjson': NDJSON.length, '/plain-json': PLAIN_JSON.length, '/sse': sse().length, http: big,
+      '/big-json': big,
+      '/big-json-gzip': big,
+      '/ndjson': NDJSON.length,
+      '/plain-json': PLAIN_JSON.length,
+      '/sse': sse().length,
+      http: big,
     });
 
     const rows = (app.captures().find((c) => c.type === 'command')?.sections.http ?? []) as HttpRow[];

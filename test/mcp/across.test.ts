@@ -13,7 +13,11 @@ describe('probe mcp: rows across captures, exact fields, one row whole', () => {
   before(async () => {
     // The request is 3 h old, the job 40 min, the command (no http rows) 10 s.
     const [order, sync, seed] = fixtureCaptures();
-    await seedFileStore(app, [order!, { ...sync!, sections: { http: [{ ...(sync!.sections.http as HttpRow[])[0], response_body: 'y'.repeat(9000) }, (sync!.sections.http as HttpRow[])[1]] } }, seed!]);
+    await seedFileStore(app, [
+      order!,
+      { ...sync!, sections: { http: [{ ...(sync!.sections.http as HttpRow[])[0], response_body: 'y'.repeat(9000) }, (sync!.sections.http as HttpRow[])[1]] } },
+      seed!,
+    ]);
     mcp = await connectMcp(app);
   });
   after(async () => {
@@ -38,10 +42,16 @@ describe('probe mcp: rows across captures, exact fields, one row whole', () => {
 
   test('id "*" with type, name (glob), sort and limit', async () => {
     const slowest = await mcp.call('probe-rows', { id: '*', sort: 'duration', dir: 'desc', limit: 3, fields: ['duration'] });
-    assert.deepEqual(slowest.json.rows.map((row: { duration: number }) => row.duration), [800, 120, 55]);
+    assert.deepEqual(
+      slowest.json.rows.map((row: { duration: number }) => row.duration),
+      [800, 120, 55],
+    );
     assert.equal(slowest.json.matched, 5);
     const jobs = await mcp.call('probe-rows', { id: '*', type: 'job', fields: ['row'] });
-    assert.deepEqual(jobs.json.rows.map((row: { capture_id: string }) => row.capture_id), [IDS.sync, IDS.sync]);
+    assert.deepEqual(
+      jobs.json.rows.map((row: { capture_id: string }) => row.capture_id),
+      [IDS.sync, IDS.sync],
+    );
     const named = await mcp.call('probe-rows', { id: '*', name: 'GET /orders/*', limit: '1', fields: 'status' });
     assert.deepEqual(named.json.rows, [{ capture_id: IDS.order, capture_name: 'GET /orders/42', status: 200 }]);
   });

@@ -65,12 +65,19 @@ async function recordAndQuery(app: TestApp, upstream: Upstream, mcp: McpSession)
     assert.equal(refused.status, null);
     assert.match(JSON.stringify(refused['exception.previous']) + refused['exception.message'], /ECONNREFUSED/);
 
-    const masked = await mcp.call('probe-rows', { section: 'http', where: [{ field: 'url', op: 'contains', value: '/json' }], fields: ['url', 'response_capture.capture'] });
+    const masked = await mcp.call('probe-rows', {
+      section: 'http',
+      where: [{ field: 'url', op: 'contains', value: '/json' }],
+      fields: ['url', 'response_capture.capture'],
+    });
     assert.deepEqual(masked.json.rows, [{ url: `${upstream.url}/json?token=********`, 'response_capture.capture': 'JsonCapture' }]);
 
     const sorted = await mcp.call('probe-rows', { section: 'http', sort: 'duration', dir: 'desc', fields: ['duration'] });
     const durations = sorted.json.rows.map((r: { duration: number }) => r.duration);
-    assert.deepEqual(durations, [...durations].sort((a, b) => b - a));
+    assert.deepEqual(
+      durations,
+      [...durations].sort((a, b) => b - a),
+    );
   } finally {
     child.kill();
   }
@@ -99,7 +106,10 @@ describe('end to end: a real app under the preload, read through the MCP client'
   });
 
   test('Redis store, selected by the same config file for the app and the server', async () => {
-    const app = new TestApp({ 'server.js': SERVER, 'probe.config.json': JSON.stringify({ storage: { driver: 'redis', redis: { url: redis.url, prefix: 'e2e-mcp:' } } }) });
+    const app = new TestApp({
+      'server.js': SERVER,
+      'probe.config.json': JSON.stringify({ storage: { driver: 'redis', redis: { url: redis.url, prefix: 'e2e-mcp:' } } }),
+    });
     const mcp = await connectMcp(app);
     try {
       await recordAndQuery(app, upstream, mcp);

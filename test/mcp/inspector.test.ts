@@ -55,7 +55,8 @@ function inspect(app: TestApp, args: string[], exitCode = 0): Promise<any> {
       { cwd: app.dir, env: { ...app.env({ preload: 'none' }), MCP_CATALOG_PATH: path.join(app.dir, 'inspector-catalog.json') }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (error as { code?: unknown }).code : 0;
-        if (code !== exitCode) return reject(new Error(`inspector ${args.join(' ')}: exit ${String(code)}, expected ${exitCode}: ${error?.message ?? ''}\n${stderr}`));
+        if (code !== exitCode)
+          return reject(new Error(`inspector ${args.join(' ')}: exit ${String(code)}, expected ${exitCode}: ${error?.message ?? ''}\n${stderr}`));
         try {
           resolve(JSON.parse(stdout));
         } catch {
@@ -74,14 +75,24 @@ test('the official MCP Inspector (CLI mode) lists and calls the tools', { skip }
   assert.deepEqual(listed.tools.map((tool: { name: string }) => tool.name).sort(), ['probe-list', 'probe-rows', 'probe-show']);
 
   const list = await inspect(app, ['--method', 'tools/call', '--tool-name', 'probe-list', '--tool-arg', 'has_errors=true']);
-  assert.deepEqual(list.structuredContent.captures.map((row: { id: string }) => row.id), [IDS.order]);
+  assert.deepEqual(
+    list.structuredContent.captures.map((row: { id: string }) => row.id),
+    [IDS.order],
+  );
 
   const rows = await inspect(app, [
-    '--method', 'tools/call', '--tool-name', 'probe-rows',
-    '--tool-arg', 'section=http',
-    '--tool-arg', `id=${IDS.order}`,
-    '--tool-arg', 'where=[{"field":"status","op":">=","value":"500"}]',
-    '--tool-arg', 'fields=["row","url","status"]',
+    '--method',
+    'tools/call',
+    '--tool-name',
+    'probe-rows',
+    '--tool-arg',
+    'section=http',
+    '--tool-arg',
+    `id=${IDS.order}`,
+    '--tool-arg',
+    'where=[{"field":"status","op":">=","value":"500"}]',
+    '--tool-arg',
+    'fields=["row","url","status"]',
   ]);
   assert.deepEqual(rows.structuredContent.rows, [{ row: 1, url: 'https://payments.example.test/charge', status: 502 }]);
   assert.deepEqual(JSON.parse(rows.content[0].text), rows.structuredContent);

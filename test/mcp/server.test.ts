@@ -50,7 +50,8 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     const rows = tools.find((tool) => tool.name === 'probe-rows')!;
     // Every input is optional: section defaults to http, as in the CLI.
     assert.equal(rows.inputSchema.required, undefined);
-    for (const name of ['section', 'where', 'sort', 'dir', 'limit', 'fields', 'id', 'since', 'type', 'name']) assert.ok(name in (rows.inputSchema.properties as object), name);
+    for (const name of ['section', 'where', 'sort', 'dir', 'limit', 'fields', 'id', 'since', 'type', 'name'])
+      assert.ok(name in (rows.inputSchema.properties as object), name);
     const show = tools.find((tool) => tool.name === 'probe-show')!;
     for (const name of ['id', 'sections', 'limit', 'section', 'row']) assert.ok(name in (show.inputSchema.properties as object), name);
     const where = (rows.inputSchema.properties as any).where;
@@ -62,15 +63,36 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     const result = await mcp.call('probe-list');
     assert.equal(result.isError, undefined);
     assert.deepEqual(JSON.parse(result.text), result.structuredContent);
-    assert.deepEqual(result.json.captures.map((row: { id: string }) => row.id), [IDS.seed, IDS.sync, IDS.order]);
-    assert.deepEqual((await mcp.call('probe-list', { has_errors: true })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
-    assert.deepEqual((await mcp.call('probe-list', { type: 'job', since: '1h' })).json.captures.map((row: { id: string }) => row.id), [IDS.sync]);
-    assert.deepEqual((await mcp.call('probe-list', { has: ['http'], limit: 1 })).json.captures.map((row: { id: string }) => row.id), [IDS.sync]);
+    assert.deepEqual(
+      result.json.captures.map((row: { id: string }) => row.id),
+      [IDS.seed, IDS.sync, IDS.order],
+    );
+    assert.deepEqual(
+      (await mcp.call('probe-list', { has_errors: true })).json.captures.map((row: { id: string }) => row.id),
+      [IDS.order],
+    );
+    assert.deepEqual(
+      (await mcp.call('probe-list', { type: 'job', since: '1h' })).json.captures.map((row: { id: string }) => row.id),
+      [IDS.sync],
+    );
+    assert.deepEqual(
+      (await mcp.call('probe-list', { has: ['http'], limit: 1 })).json.captures.map((row: { id: string }) => row.id),
+      [IDS.sync],
+    );
     // What agents send besides the documented form: booleans and numbers as strings, a list as "a,b".
-    assert.deepEqual((await mcp.call('probe-list', { has_errors: 'true', limit: '5', has: 'http,request' })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
-    assert.deepEqual((await mcp.call('probe-list', { route: '/orders/:id' })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    assert.deepEqual(
+      (await mcp.call('probe-list', { has_errors: 'true', limit: '5', has: 'http,request' })).json.captures.map((row: { id: string }) => row.id),
+      [IDS.order],
+    );
+    assert.deepEqual(
+      (await mcp.call('probe-list', { route: '/orders/:id' })).json.captures.map((row: { id: string }) => row.id),
+      [IDS.order],
+    );
     const grouped = (await mcp.call('probe-list', { type: 'request', group_by: 'route' })).json;
-    assert.deepEqual(grouped.groups.map((group: { route: string; captures: number }) => [group.route, group.captures]), [['/orders/:id', 1]]);
+    assert.deepEqual(
+      grouped.groups.map((group: { route: string; captures: number }) => [group.route, group.captures]),
+      [['/orders/:id', 1]],
+    );
   });
 
   test('probe-show: header, summary and first rows of the listed sections', async () => {
@@ -81,12 +103,17 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     assert.equal(result.json.summary.totals.http_failed, 2);
     assert.deepEqual(result.json.counts, { request: 1, http: 3 });
     assert.equal(result.json.sections.http.total, 3);
-    assert.deepEqual(result.json.sections.http.rows.map((row: { row: number }) => row.row), [0]);
+    assert.deepEqual(
+      result.json.sections.http.rows.map((row: { row: number }) => row.row),
+      [0],
+    );
   });
 
   test('probe-rows: every operator, values coerced, dotted fields, sort and limit', async () => {
     const rowsOf = async (field: string, op: string, value: unknown) =>
-      (await mcp.call('probe-rows', { id: IDS.order, section: 'http', where: [{ field, op, value }], fields: ['row', 'url'] })).json.rows.map((row: { row: number }) => row.row);
+      (await mcp.call('probe-rows', { id: IDS.order, section: 'http', where: [{ field, op, value }], fields: ['row', 'url'] })).json.rows.map(
+        (row: { row: number }) => row.row,
+      );
     assert.deepEqual(await rowsOf('status', '=', '502'), [1]);
     assert.deepEqual(await rowsOf('status', '!=', '200'), [1, 2]);
     assert.deepEqual(await rowsOf('status', '>', '200'), [1]);
@@ -116,7 +143,14 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
       'origin.file': 'src/stock.js',
       'origin.line': 8,
     });
-    const slowest = await mcp.call('probe-rows', { section: 'http', id: IDS.order, sort: 'duration', dir: 'desc', limit: 2, fields: ['row', 'endpoint', 'duration'] });
+    const slowest = await mcp.call('probe-rows', {
+      section: 'http',
+      id: IDS.order,
+      sort: 'duration',
+      dir: 'desc',
+      limit: 2,
+      fields: ['row', 'endpoint', 'duration'],
+    });
     assert.deepEqual(slowest.json.rows, [
       { row: 1, endpoint: 'POST https://payments.example.test/charge', duration: 800 },
       { row: 0, endpoint: 'GET https://api.example.test/orders/{id}', duration: 120 },
@@ -136,11 +170,19 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     await error('probe-rows', { section: 'htp' }, /no capture has a section "htp". Valid values: http, request, queries/);
     await error('probe-rows', { section: '' }, /section must not be empty/);
     await error('probe-rows', { section: 'http', where: [{ field: 'stat', op: '=', value: '1' }] }, /unknown field "stat".*Valid values: method, url, host/);
-    await error('probe-rows', { section: 'http', where: [{ field: 'status', op: 'like', value: '1' }] }, /op must be one of = != > >= < <= contains starts_with/);
+    await error(
+      'probe-rows',
+      { section: 'http', where: [{ field: 'status', op: 'like', value: '1' }] },
+      /op must be one of = != > >= < <= contains starts_with/,
+    );
     await error('probe-rows', { section: 'http', where: [{ field: 'status', op: '>', value: 'many' }] }, /"many" for field status is not a number/);
     await error('probe-rows', { section: 'http', dir: 'down' }, /dir must be "asc" or "desc"/);
     await error('probe-rows', { section: 'http', limit: 501 }, /limit must be at most 500/);
-    await error('probe-rows', { section: 'http', id: 'no-such-capture' }, /no capture with id "no-such-capture".*Valid values: fixCmd0000000003, fixJob0000000002, fixReq0000000001/);
+    await error(
+      'probe-rows',
+      { section: 'http', id: 'no-such-capture' },
+      /no capture with id "no-such-capture".*Valid values: fixCmd0000000003, fixJob0000000002, fixReq0000000001/,
+    );
     await error('probe-show', { id: IDS.sync, sections: ['request'] }, /has no section "request". Valid values: http/);
     await error('probe-show', { id: '../../../etc/passwd' }, /is not a capture id/);
     await error('probe-list', { type: 'cron' }, /type must be one of request, job, command/);

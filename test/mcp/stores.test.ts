@@ -28,8 +28,16 @@ describe('probe mcp reads the store the app config selects', () => {
     const app = new TestApp({ 'probe.config.json': JSON.stringify({ storage: { driver: 'redis', redis: { url: redis.url, prefix } } }) });
     const mcp = await connectMcp(app);
     try {
-      assert.deepEqual((await mcp.call('probe-list')).json.captures.map((row: { id: string }) => row.id), [IDS.sync, IDS.order]);
-      const failed = await mcp.call('probe-rows', { section: 'http', id: IDS.order, where: [{ field: 'failed', op: '=', value: 'true' }], fields: ['row', 'status'] });
+      assert.deepEqual(
+        (await mcp.call('probe-list')).json.captures.map((row: { id: string }) => row.id),
+        [IDS.sync, IDS.order],
+      );
+      const failed = await mcp.call('probe-rows', {
+        section: 'http',
+        id: IDS.order,
+        where: [{ field: 'failed', op: '=', value: 'true' }],
+        fields: ['row', 'status'],
+      });
       assert.deepEqual(failed.json.rows, [
         { row: 1, status: 502 },
         { row: 2, status: null },
@@ -40,7 +48,10 @@ describe('probe mcp reads the store the app config selects', () => {
       assert.equal((await mcp.call('probe-show')).json.id, IDS.seed);
       // Across captures, from Redis too: newest capture first, each row naming its capture.
       const across = await mcp.call('probe-rows', { since: '1d', fields: ['status'] });
-      assert.deepEqual(across.json.rows.map((row: { capture_id: string }) => row.capture_id), [IDS.sync, IDS.sync, IDS.order, IDS.order, IDS.order]);
+      assert.deepEqual(
+        across.json.rows.map((row: { capture_id: string }) => row.capture_id),
+        [IDS.sync, IDS.sync, IDS.order, IDS.order, IDS.order],
+      );
     } finally {
       await mcp.close();
     }
@@ -90,7 +101,10 @@ export default {
   );
   const mcp = await connectMcp(app);
   try {
-    assert.deepEqual((await mcp.call('probe-list', { type: 'request' })).json.captures.map((row: { id: string }) => row.id), [IDS.order]);
+    assert.deepEqual(
+      (await mcp.call('probe-list', { type: 'request' })).json.captures.map((row: { id: string }) => row.id),
+      [IDS.order],
+    );
     const rows = await mcp.call('probe-rows', { section: 'queries', fields: ['row', 'sql'] });
     assert.deepEqual(rows.json.rows, [{ row: 0, sql: 'select 1' }]);
   } finally {

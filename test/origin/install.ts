@@ -38,7 +38,11 @@ export function installApp(files: string[]): string {
   const done = path.join(app, 'node_modules', '.probe-installed');
   if (!fs.existsSync(done) || fs.readFileSync(done, 'utf8') !== pkg) {
     fs.writeFileSync(path.join(app, 'package.json'), pkg);
-    const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+      cwd: app,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
     fs.writeFileSync(done, pkg);
   }

@@ -56,12 +56,24 @@ let stub: Stub;
 
 async function runApp(script: string, preload: string): Promise<HttpRow[]> {
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: preload, API_URL: stub.url, API_PORT: String(stub.port), PROBE_ROOT: undefined, PROBE_CONFIG: undefined, PROBE_STORAGE: undefined, PROBE_ENABLED: undefined };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_OPTIONS: preload,
+    API_URL: stub.url,
+    API_PORT: String(stub.port),
+    PROBE_ROOT: undefined,
+    PROBE_CONFIG: undefined,
+    PROBE_STORAGE: undefined,
+    PROBE_ENABLED: undefined,
+  };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const result = await collect(spawn(process.execPath, [script], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] }), 120_000);
   assert.equal(result.code, 0, `the app failed:\n${result.stdout}\n${result.stderr}`);
   const dir = path.join(app, '.probe', 'captures');
-  const captures = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => (JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { capture: Capture }).capture);
+  const captures = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => (JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { capture: Capture }).capture);
   return captures.flatMap((capture) => capture.sections.http ?? []);
 }
 

@@ -55,10 +55,25 @@ function json(value: unknown, headers: Record<string, string> = {}): [string, st
 
 function answer(method: string, path: string): [string, string, Record<string, string>] {
   if (path.startsWith('/v1/chat/completions') || path.includes('/openai')) {
-    return json({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    return json({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
   }
   if (path.startsWith('/v1/messages') || path.includes('/anthropic')) {
-    return json({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } });
+    return json({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [{ type: 'text', text: 'hi' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    });
   }
   if (path.startsWith('/v1/')) return json({ id: path.split('/').pop(), object: path.includes('customers') ? 'customer' : 'charge' }); // Stripe
   if (path.startsWith('/api/')) return json({ ok: true, channel: 'C1', ts: '1.2' }); // Slack

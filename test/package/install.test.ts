@@ -131,25 +131,29 @@ async function checkApp(app: string, label: string): Promise<void> {
   }
 }
 
-test('installed from the packed tarball and from git, Probe keeps its name, runs under both preloads, and its CLI and registered MCP server work', { timeout: 900_000 }, async (t) => {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-package-'));
-  t.after(() => fs.rmSync(base, { recursive: true, force: true }));
+test(
+  'installed from the packed tarball and from git, Probe keeps its name, runs under both preloads, and its CLI and registered MCP server work',
+  { timeout: 900_000 },
+  async (t) => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-package-'));
+    t.after(() => fs.rmSync(base, { recursive: true, force: true }));
 
-  // npm test built dist/; packing must not rebuild it under the tests running beside this one.
-  const packed = await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', base], ROOT);
-  assert.equal(packed.code, 0, packed.out);
-  const tgz = path.join(base, packed.out.trim().split('\n').pop()!);
+    // npm test built dist/; packing must not rebuild it under the tests running beside this one.
+    const packed = await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', base], ROOT);
+    assert.equal(packed.code, 0, packed.out);
+    const tgz = path.join(base, packed.out.trim().split('\n').pop()!);
 
-  const installs: Array<Promise<[string, string]>> = [makeApp(base, 'tarball-app', tgz).then((app) => ['tarball', app])];
-  if (isGit) {
-    // A clean clone: what a git install sees is the committed HEAD, with no dist/.
-    const clone = path.join(base, 'clone');
-    const cloned = await run('git', ['clone', '-q', ROOT, clone], base);
-    assert.equal(cloned.code, 0, cloned.out);
-    assert.equal(fs.existsSync(path.join(clone, 'dist')), false);
-    installs.push(makeApp(base, 'git-app', `probe@git+file://${clone}`).then((app) => ['git', app]));
-  } else {
-    t.diagnostic('not a git checkout: the git install is not tested');
-  }
-  for (const [label, app] of await Promise.all(installs)) await checkApp(app, label);
-});
+    const installs: Array<Promise<[string, string]>> = [makeApp(base, 'tarball-app', tgz).then((app) => ['tarball', app])];
+    if (isGit) {
+      // A clean clone: what a git install sees is the committed HEAD, with no dist/.
+      const clone = path.join(base, 'clone');
+      const cloned = await run('git', ['clone', '-q', ROOT, clone], base);
+      assert.equal(cloned.code, 0, cloned.out);
+      assert.equal(fs.existsSync(path.join(clone, 'dist')), false);
+      installs.push(makeApp(base, 'git-app', `probe@git+file://${clone}`).then((app) => ['git', app]));
+    } else {
+      t.diagnostic('not a git checkout: the git install is not tested');
+    }
+    for (const [label, app] of await Promise.all(installs)) await checkApp(app, label);
+  },
+);

@@ -37,7 +37,10 @@ test('since: the rows of every capture started within it, newest capture first, 
 
 test('id "*": every capture; where, sort and limit apply across them; type and name narrow the captures', async () => {
   const failed = await queryRows(store(), { id: '*', where: [{ field: 'failed', op: '=', value: 'true' }], fields: ['url'] }, NOW);
-  assert.deepEqual(failed.rows.map((row) => row.capture_name), ['GET /orders/42', 'GET /orders/42']);
+  assert.deepEqual(
+    failed.rows.map((row) => row.capture_name),
+    ['GET /orders/42', 'GET /orders/42'],
+  );
   assert.equal(failed.matched, 2);
   const slowest = await queryRows(store(), { id: '*', sort: 'duration', dir: 'desc', limit: 2, fields: ['duration'] }, NOW);
   assert.deepEqual(slowest.rows, [
@@ -46,9 +49,15 @@ test('id "*": every capture; where, sort and limit apply across them; type and n
   ]);
   assert.match(slowest.note ?? '', /3 more matching rows beyond limit 2/);
   const jobs = await queryRows(store(), { id: '*', type: 'job', fields: ['status'] }, NOW);
-  assert.deepEqual(jobs.rows.map((row) => row.capture_id), [IDS.sync, IDS.sync]);
+  assert.deepEqual(
+    jobs.rows.map((row) => row.capture_id),
+    [IDS.sync, IDS.sync],
+  );
   const named = await queryRows(store(), { since: '1d', name: 'get /orders/*', fields: ['status'] }, NOW);
-  assert.deepEqual(named.rows.map((row) => row.status), [200, 502, null]);
+  assert.deepEqual(
+    named.rows.map((row) => row.status),
+    [200, 502, null],
+  );
   const byCapture = await queryRows(store(), { id: '*', where: [{ field: 'capture_name', op: 'starts_with', value: 'sync' }], fields: ['row'] }, NOW);
   assert.deepEqual(byCapture.rows, [
     { capture_id: IDS.sync, capture_name: 'sync-users', row: 0 },
@@ -90,7 +99,11 @@ test('probe-show section + row: that one row whole, bodies clipped with the mark
   const data = shown.data as Record<string, unknown>;
   assert.equal(data.url, 'https://users.example.test/users?page=1');
   assert.equal(data.response_body, LONG_BODY); // 5000 characters fit the 8000 a whole row keeps
-  const bigger = new MemoryStore(fixtureCaptures(NOW).map((c) => (c.id === IDS.sync ? ({ ...c, sections: { http: [{ ...(c.sections.http as HttpRow[])[0]!, response_body: 'y'.repeat(9000) }] } } as Capture) : c)));
+  const bigger = new MemoryStore(
+    fixtureCaptures(NOW).map((c) =>
+      c.id === IDS.sync ? ({ ...c, sections: { http: [{ ...(c.sections.http as HttpRow[])[0]!, response_body: 'y'.repeat(9000) }] } } as Capture) : c,
+    ),
+  );
   const clipped = await queryShow(bigger, { id: IDS.sync, row: 0 });
   assert.match((clipped as { data: { response_body: string } }).data.response_body, /… \[clipped: 1000 more chars\]$/);
   // Default: the newest capture that has the section; section defaults to http.

@@ -13,7 +13,10 @@ test('without id: the newest capture that has rows in the section, each row with
   assert.equal(result.id, IDS.sync);
   assert.equal(result.capture?.type, 'job');
   assert.equal(result.total, 2);
-  assert.deepEqual(result.rows.map((row) => row.row), [0, 1]);
+  assert.deepEqual(
+    result.rows.map((row) => row.row),
+    [0, 1],
+  );
 });
 
 test('every operator, with values given as strings coerced to the field type', async () => {
@@ -47,7 +50,10 @@ test('several where clauses all apply', async () => {
       { field: 'status', op: '!=', value: 'null' },
     ],
   });
-  assert.deepEqual(result.rows.map((row) => row.row), [1]);
+  assert.deepEqual(
+    result.rows.map((row) => row.row),
+    [1],
+  );
   assert.equal(result.matched, 1);
 });
 
@@ -70,9 +76,18 @@ test('sort by a dotted field both ways; missing values last; limit cuts', async 
 });
 
 test('fields keeps exactly the listed dotted keys: no row index unless listed', async () => {
-  const result = await queryRows(store(), { id: IDS.order, section: 'http', fields: ['exception.message', 'exception.previous', 'status'], where: [{ field: 'exception', op: '!=', value: 'null' }] });
+  const result = await queryRows(store(), {
+    id: IDS.order,
+    section: 'http',
+    fields: ['exception.message', 'exception.previous', 'status'],
+    where: [{ field: 'exception', op: '!=', value: 'null' }],
+  });
   assert.deepEqual(result.rows, [
-    { 'exception.message': 'fetch failed', 'exception.previous': [{ class: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:8080', code: 'ECONNREFUSED' }], status: null },
+    {
+      'exception.message': 'fetch failed',
+      'exception.previous': [{ class: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:8080', code: 'ECONNREFUSED' }],
+      status: null,
+    },
   ]);
 });
 
@@ -99,10 +114,16 @@ test('bad inputs are query errors listing the valid values', async () => {
   };
   await error({ section: 'htp' }, /no capture has a section "htp". Valid values: .*http.*request.*queries/);
   await error({ id: IDS.sync, section: 'request' }, /capture fixJob0000000002 has no section "request". Valid values: http$/);
-  await error({ section: 'http', where: [{ field: 'statuss', op: '=', value: '1' }] }, /unknown field "statuss".*Valid values: method, url, .*exception\.message/);
+  await error(
+    { section: 'http', where: [{ field: 'statuss', op: '=', value: '1' }] },
+    /unknown field "statuss".*Valid values: method, url, .*exception\.message/,
+  );
   await error({ section: 'http', sort: 'nope' }, /unknown field "nope" in sort/);
   await error({ section: 'http', fields: ['nope.x'] }, /unknown field "nope.x" in fields/);
-  await error({ section: 'http', where: [{ field: 'status', op: '~' as never, value: '1' }] }, /unknown operator "~". Valid values: =, !=, >, >=, <, <=, contains, starts_with/);
+  await error(
+    { section: 'http', where: [{ field: 'status', op: '~' as never, value: '1' }] },
+    /unknown operator "~". Valid values: =, !=, >, >=, <, <=, contains, starts_with/,
+  );
   await error({ section: 'http', where: [{ field: 'status', op: '>', value: 'abc' }] }, /"abc" for field status is not a number/);
   await error({ section: 'http', where: [{ field: 'failed', op: '=', value: 'yes' }] }, /not a boolean. Valid values: true, false, null/);
   await error({ section: 'http', where: [{ field: 'status', op: '>', value: 'null' }] }, /needs a value/);

@@ -25,7 +25,13 @@ test('header, summary and the first rows of the listed sections', async () => {
   const http = result.sections!.http as ShownRows;
   assert.equal(http.total, 3);
   assert.equal(http.shown, 2);
-  assert.deepEqual(http.rows.map((row) => [row.row, row.status]), [[0, 200], [1, 502]]);
+  assert.deepEqual(
+    http.rows.map((row) => [row.row, row.status]),
+    [
+      [0, 200],
+      [1, 502],
+    ],
+  );
   assert.match(result.note ?? '', /probe-rows with id fixReq0000000001/);
   const request = await queryShow(store(), { id: IDS.order, sections: ['request'] });
   assert.equal((request.sections!.request as { route: string }).route, '/orders/:id');

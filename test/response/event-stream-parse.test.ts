@@ -14,7 +14,8 @@ const masker = resolveConfig({ root: '/app', configFile: null, file: {}, env: {}
 const mask = (value: unknown) => masker.maskValue(value);
 
 test('the event-stream grammar: CR, LF and CRLF line ends, a BOM, comments, one leading space, multi-line data, retry, id', () => {
-  const text = '\uFEFFretry: 3000\rid: a\rdata:no-space\r\r: note\n\nevent: tick\r\ndata:  two spaces\r\ndata: second line\r\n\r\nid: bad\0id\ndata: x\n\nevent: empty\n\n';
+  const text =
+    '\uFEFFretry: 3000\rid: a\rdata:no-space\r\r: note\n\nevent: tick\r\ndata:  two spaces\r\ndata: second line\r\n\r\nid: bad\0id\ndata: x\n\nevent: empty\n\n';
   assert.deepEqual(parseEventStream(text, true), [
     { id: 'a', retry: 3000, data: 'no-space' },
     { event: 'tick', data: ' two spaces\nsecond line' },
@@ -39,14 +40,44 @@ test('masker.body masks event-stream JSON data when no capture handles the strea
   const T0 = 1_700_000_000_000;
   const stream = 'data: {"client_secret":"cs_live_1","text":"hi"}\n\n';
   const call: CallInput = {
-    spanId: 'a1', parentSpanId: null, method: 'GET', url: 'https://api.test/stream', requestHeaders: {}, requestBody: null,
-    status: 200, responseHeaders: { 'content-type': 'text/event-stream' }, responseBody: { chunks: [Buffer.from(stream)], size: stream.length, truncated: false },
-    clientDecodes: true, start: T0, end: T0 + 5, timing: null, error: null, pool: null, fake: false, origin: null,
+    spanId: 'a1',
+    parentSpanId: null,
+    method: 'GET',
+    url: 'https://api.test/stream',
+    requestHeaders: {},
+    requestBody: null,
+    status: 200,
+    responseHeaders: { 'content-type': 'text/event-stream' },
+    responseBody: { chunks: [Buffer.from(stream)], size: stream.length, truncated: false },
+    clientDecodes: true,
+    start: T0,
+    end: T0 + 5,
+    timing: null,
+    error: null,
+    pool: null,
+    fake: false,
+    origin: null,
   };
   const unit: UnitInput = {
-    id: 'cap_00000001', type: 'command', name: 'x', status: '0', parentId: null, traceId: 'f'.repeat(32), linkedVia: null, rootSpanId: null,
-    startedAt: T0, endedAt: T0 + 10, endedBy: 'exit', label: null, tags: [], jobId: null, meta: { pid: 1, hostname: 'h', node: 'v20', service: 's' },
-    request: null, spans: [], calls: [call], pools: [],
+    id: 'cap_00000001',
+    type: 'command',
+    name: 'x',
+    status: '0',
+    parentId: null,
+    traceId: 'f'.repeat(32),
+    linkedVia: null,
+    rootSpanId: null,
+    startedAt: T0,
+    endedAt: T0 + 10,
+    endedBy: 'exit',
+    label: null,
+    tags: [],
+    jobId: null,
+    meta: { pid: 1, hostname: 'h', node: 'v20', service: 's' },
+    request: null,
+    spans: [],
+    calls: [call],
+    pools: [],
   };
   const file: ProbeConfig = { lenses: { HttpClientLens: { bodies: true, capture: { response_types: { 'application/json': JsonCapture } } } } };
   const row = buildCapture(unit, resolveConfig({ root: '/app', configFile: null, file, env: {} })).sections.http![0]!;
@@ -64,7 +95,13 @@ test('OpenAI Responses API events assemble too; a stream of plain JSON events is
     { type: 'response.output_text.delta', delta: ' there' },
     { type: 'response.completed', response: { model: 'gpt-4.1', status: 'completed', usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } } },
   ];
-  assert.deepEqual(assembleStream(events), { style: 'openai', model: 'gpt-4.1', text: 'Hi there', usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 }, stop_reason: 'completed' });
+  assert.deepEqual(assembleStream(events), {
+    style: 'openai',
+    model: 'gpt-4.1',
+    text: 'Hi there',
+    usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
+    stop_reason: 'completed',
+  });
   assert.equal(assembleStream([{ n: 1 }, 'text']), null);
 });
 

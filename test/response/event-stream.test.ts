@@ -92,7 +92,10 @@ function cardsOf(row: HttpRow): EventStreamCards {
 }
 
 function lines(result: RunResult): Array<Record<string, unknown>> {
-  return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('text/event-stream responses (real loopback SSE server, real app under the preload)', () => {
@@ -135,7 +138,10 @@ describe('text/event-stream responses (real loopback SSE server, real app under 
       assert.ok(sse.releasedByClient.has(tag), `${tag}: the second event was sent because the app asked, after reading the first`);
       const cards = cardsOf(rowFor(rows, tag));
       assert.equal(cards.count, 2);
-      assert.deepEqual(cards.events, [{ event: 'first', data: { n: 1 } }, { event: 'second', data: { n: 2 } }]);
+      assert.deepEqual(cards.events, [
+        { event: 'first', data: { n: 1 } },
+        { event: 'second', data: { n: 2 } },
+      ]);
     }
   });
 
@@ -169,7 +175,10 @@ describe('text/event-stream responses (real loopback SSE server, real app under 
       assert.equal(cards.text, 'Bonjour le monde');
       assert.deepEqual(cards.usage, asMasked({ input_tokens: 25, output_tokens: 15 }));
       assert.equal(cards.stop_reason, 'end_turn');
-      assert.deepEqual(cards.events.map((e) => e.event), ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+      assert.deepEqual(
+        cards.events.map((e) => e.event),
+        ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+      );
     }
   });
 
@@ -208,7 +217,10 @@ describe('a stream past max_body_bytes', () => {
         assert.equal(cards.truncated, true);
         const eventBytes = Buffer.byteLength(readStream('/long').split('\n\n')[0]! + '\n\n');
         assert.equal(cards.count, Math.floor(1000 / eventBytes), 'every event that arrived whole before the cut, and no partial one');
-        assert.deepEqual(cards.events.map((e) => e.id), Array.from({ length: cards.count }, (_, i) => String(i)));
+        assert.deepEqual(
+          cards.events.map((e) => e.id),
+          Array.from({ length: cards.count }, (_, i) => String(i)),
+        );
         assert.ok(row.response_capture!.raw!.length <= 1000);
       }
     } finally {
@@ -221,6 +233,11 @@ function readStream(route: string): string {
   // The fixtures the server sends, joined (the server module is the single source of them).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const fixtures = require('./sse-server') as typeof import('./sse-server');
-  const byRoute: Record<string, () => string[]> = { '/openai': fixtures.openAiStream, '/anthropic': fixtures.anthropicStream, '/hostile': fixtures.hostileStream, '/long': () => fixtures.longStream() };
+  const byRoute: Record<string, () => string[]> = {
+    '/openai': fixtures.openAiStream,
+    '/anthropic': fixtures.anthropicStream,
+    '/hostile': fixtures.hostileStream,
+    '/long': () => fixtures.longStream(),
+  };
   return byRoute[route]!().join('');
 }

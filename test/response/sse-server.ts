@@ -5,7 +5,8 @@ import type { AddressInfo, Socket } from 'node:net';
 /** OpenAI chat completions with `stream: true, stream_options: {include_usage: true}`, as the API sends them. */
 export function openAiStream(): string[] {
   const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini-2024-07-18', system_fingerprint: 'fp_1' };
-  const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null })}\n\n`;
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null })}\n\n`;
   return [
     chunk({ role: 'assistant', content: '', refusal: null }),
     chunk({ content: 'Hello' }),
@@ -21,7 +22,17 @@ export function openAiStream(): string[] {
 export function anthropicStream(): string[] {
   const event = (name: string, data: object) => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
   return [
-    event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, usage: { input_tokens: 25, output_tokens: 1 } } }),
+    event('message_start', {
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: 25, output_tokens: 1 },
+      },
+    }),
     event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
     event('ping', {}),
     event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Bonjour' } }),

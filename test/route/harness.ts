@@ -63,7 +63,10 @@ export function routeCells(cells: RouteCell[]): void {
         const result = spawnSync(process.execPath, ['ledger.cjs', cell.ledger], { cwd: app, encoding: 'utf8', env: cleanEnv(), timeout: 60_000 });
         assert.equal(result.status, 0, result.stderr);
         const out = JSON.parse(result.stdout) as { wrapped: string[]; restored: string[]; listed: string[]; whys: string[]; left: number };
-        assert.ok(out.wrapped.length > 0 && out.wrapped.length === out.listed.length, `wrapped ${JSON.stringify(out.wrapped)}, listed ${JSON.stringify(out.listed)}`);
+        assert.ok(
+          out.wrapped.length > 0 && out.wrapped.length === out.listed.length,
+          `wrapped ${JSON.stringify(out.wrapped)}, listed ${JSON.stringify(out.listed)}`,
+        );
         assert.deepEqual(out.restored.sort(), out.wrapped.sort(), 'shutdown() gives back the framework its own functions');
         for (const why of out.whys) assert.match(why, /https:\/\/github\.com\//, 'each patch links the upstream code');
         assert.equal(out.left, 0);

@@ -35,7 +35,10 @@ test('npm run <script>: only the script is recorded, not npm nor the shell', asy
   const app = new TestApp({ 'a.js': CALL });
   app.write('package.json', JSON.stringify({ name: 'launched', version: '1.0.0', private: true, scripts: { go: 'node a.js' } }));
   const run = await collect(
-    spawn('npm', ['run', 'go', '--silent'], { cwd: app.dir, env: app.env({ env: { TARGET: target, npm_config_update_notifier: 'false', npm_config_fund: 'false' } }) }),
+    spawn('npm', ['run', 'go', '--silent'], {
+      cwd: app.dir,
+      env: app.env({ env: { TARGET: target, npm_config_update_notifier: 'false', npm_config_fund: 'false' } }),
+    }),
     60_000,
   );
   assert.equal(run.code, 0, run.stderr);
@@ -64,5 +67,9 @@ test('a real command with no calls is still kept, and so is a launcher that made
   assert.deepEqual(summary(app), [['quiet.js', 0]]);
   const run = await app.run('busy.js', { args: ['b.js'], env: { TARGET: target } });
   assert.equal(run.code, 0, run.stderr);
-  assert.deepEqual(summary(app), [['b.js', 0], ['busy.js b.js', 1], ['quiet.js', 0]]);
+  assert.deepEqual(summary(app), [
+    ['b.js', 0],
+    ['busy.js b.js', 1],
+    ['quiet.js', 0],
+  ]);
 });

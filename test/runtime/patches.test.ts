@@ -36,11 +36,28 @@ it('shutdown() undoes every patch of the ledger, and each patch says why', async
   const app = new TestApp({ 'main.js': SCRIPT });
   const result = await app.run('main.js', { preload: 'none' });
   assert.equal(result.code, 0, result.stderr);
-  const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as { changed: string[]; notRestored: string[]; listed: string[]; whys: string[]; left: number };
+  const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as {
+    changed: string[];
+    notRestored: string[];
+    listed: string[];
+    whys: string[];
+    left: number;
+  };
   // Probe really patched these while it ran (emit is instrumentation-http's, undone when it is disabled).
-  for (const name of ['http.request', 'http.get', 'https.request', 'net.connect', 'tls.connect', 'globalThis.fetch', 'context.setGlobalContextManager', 'http.Server.prototype.emit']) assert.ok(out.changed.includes(name), `${name} was not patched: ${JSON.stringify(out.changed)}`);
+  for (const name of [
+    'http.request',
+    'http.get',
+    'https.request',
+    'net.connect',
+    'tls.connect',
+    'globalThis.fetch',
+    'context.setGlobalContextManager',
+    'http.Server.prototype.emit',
+  ])
+    assert.ok(out.changed.includes(name), `${name} was not patched: ${JSON.stringify(out.changed)}`);
   assert.deepEqual(out.notRestored, []);
   assert.equal(out.left, 0);
-  for (const target of ['node:http(s).request', 'net.connect', 'tls.connect', 'globalThis.fetch', '@opentelemetry/api context.setGlobalContextManager']) assert.ok(out.listed.includes(target), `${target} not in the ledger: ${JSON.stringify(out.listed)}`);
+  for (const target of ['node:http(s).request', 'net.connect', 'tls.connect', 'globalThis.fetch', '@opentelemetry/api context.setGlobalContextManager'])
+    assert.ok(out.listed.includes(target), `${target} not in the ledger: ${JSON.stringify(out.listed)}`);
   for (const why of out.whys) assert.ok(why.length > 20, `a patch without its reason: ${why}`);
 });

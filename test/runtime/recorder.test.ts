@@ -41,7 +41,7 @@ test('spans outside any unit are forgotten as they end (a server does not grow p
   assert.equal(recorder.trackedSpans, 0);
 });
 
-test("a request unit keeps its ended child spans until it closes, so late calls still find it", () => {
+test('a request unit keeps its ended child spans until it closes, so late calls still find it', () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const { recorder, tracer } = setup();
   const root = tracer.startSpan('GET /x', { kind: SpanKind.SERVER });
@@ -76,7 +76,10 @@ test('calls past max_rows are folded into totals as they finish: the unit holds 
   const capture = (await store.find(row!.id))!;
   const http = capture.sections.http!;
   assert.equal(http.length, 10);
-  assert.deepEqual(http.map((r) => new URL(r.url).pathname), Array.from({ length: 10 }, (_, i) => `/items/${i}`));
+  assert.deepEqual(
+    http.map((r) => new URL(r.url).pathname),
+    Array.from({ length: 10 }, (_, i) => `/items/${i}`),
+  );
   assert.equal(capture.summary.dropped_rows, 4_990);
   const totals = capture.summary.totals!;
   assert.equal(totals.http_calls, 5_000);
@@ -90,7 +93,7 @@ test('calls past max_rows are folded into totals as they finish: the unit holds 
   assert.ok(capture.summary.errors.every((line) => !line.includes('secret')));
 });
 
-test('a job forgets its outgoing calls\' span ids as they end, so 1,000 calls do not stay in the lookup', () => {
+test("a job forgets its outgoing calls' span ids as they end, so 1,000 calls do not stay in the lookup", () => {
   const { recorder, tracer } = setup();
   const job = tracer.startSpan('import', { attributes: { [ATTR_UNIT]: 'job' } });
   const parent = trace.setSpan(context.active(), job);

@@ -29,9 +29,15 @@ test('rate 0.1 keeps about a tenth, decided by the trace id alone', () => {
   const kept = ids.filter((id) => a.decide(id));
   assert.ok(kept.length > 1600 && kept.length < 2400, `kept ${kept.length} of 20000`);
   // A second process (another service of the same traces) decides alike, and so does an OTel SDK sampling at that ratio.
-  assert.deepEqual(ids.filter((id) => b.decide(id)), kept);
+  assert.deepEqual(
+    ids.filter((id) => b.decide(id)),
+    kept,
+  );
   const otel = new TraceIdRatioBasedSampler(0.1);
-  assert.deepEqual(ids.filter((id) => otel.shouldSample(ROOT_CONTEXT, id).decision === SamplingDecision.RECORD_AND_SAMPLED), kept);
+  assert.deepEqual(
+    ids.filter((id) => otel.shouldSample(ROOT_CONTEXT, id).decision === SamplingDecision.RECORD_AND_SAMPLED),
+    kept,
+  );
 });
 
 test('max_per_second holds a ceiling per one-second window and counts what it skips', () => {

@@ -24,7 +24,11 @@ server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().
 `;
 
 /** Runs the server under the given sampling, sends the requests, stops it (the exit path stores what is due). */
-async function serve(env: Record<string, string>, requests: Array<{ path: string; traceId?: string }>, config?: string): Promise<{ app: TestApp; captures: Capture[] }> {
+async function serve(
+  env: Record<string, string>,
+  requests: Array<{ path: string; traceId?: string }>,
+  config?: string,
+): Promise<{ app: TestApp; captures: Capture[] }> {
   const app = new TestApp({ 'server.js': SERVER, ...(config ? { 'probe.config.mjs': config } : {}) });
   const child = app.spawn('server.js', { env: { UP: upstream.url, ...env } });
   try {
@@ -55,7 +59,10 @@ test('sampling.rate 0.1 records about a tenth of the requests, each saying so, a
   const requests = captures.filter((c) => c.type === 'request');
   assert.ok(requests.length >= 5 && requests.length <= 45, `${requests.length} of 200 requests recorded`);
   assert.ok(requests.every((c) => c.meta.sampling?.rate === 0.1 && c.meta.sampling.max_per_second === null));
-  assert.ok(requests.every((c) => c.sections.http?.length === 1), 'a sampled request is recorded whole');
+  assert.ok(
+    requests.every((c) => c.sections.http?.length === 1),
+    'a sampled request is recorded whole',
+  );
   const skipped = requests.reduce((sum, c) => sum + (c.meta.sampling?.skipped ?? 0), 0);
   assert.ok(skipped >= 120, `${skipped} requests reported as left out`);
   const listed = await app.cli(['list', '--json']);
@@ -92,7 +99,10 @@ test('sampling.max_per_second caps the captures started per second and counts th
   const requests = captures.filter((c) => c.type === 'request');
   const perSecond = new Map<number, number>();
   for (const c of requests) perSecond.set(Math.floor(c.started_at), (perSecond.get(Math.floor(c.started_at)) ?? 0) + 1);
-  assert.ok([...perSecond.values()].every((n) => n <= 5), `per second: ${[...perSecond.values()]}`);
+  assert.ok(
+    [...perSecond.values()].every((n) => n <= 5),
+    `per second: ${[...perSecond.values()]}`,
+  );
   assert.ok(requests.every((c) => c.meta.sampling?.max_per_second === 5 && c.meta.sampling.rate === 1));
   assert.equal(requests.length + requests.reduce((sum, c) => sum + (c.meta.sampling?.skipped ?? 0), 0) <= 61, true);
 });

@@ -26,7 +26,15 @@ export async function load(base: string): Promise<Reply> {
 load(process.env.UP as string).then((r) => console.log(r.ok));
 `,
   });
-  buildSync({ entryPoints: [path.join(app.dir, 'src/main.ts')], bundle: true, platform: 'node', format: 'cjs', sourcemap: true, outfile: path.join(app.dir, 'dist/main.js'), logLevel: 'silent' });
+  buildSync({
+    entryPoints: [path.join(app.dir, 'src/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    sourcemap: true,
+    outfile: path.join(app.dir, 'dist/main.js'),
+    logLevel: 'silent',
+  });
   const run = await app.run('dist/main.js', { env: { UP: upstream.url, NODE_OPTIONS: '--require probe/register --enable-source-maps' } });
   assert.equal(run.stdout.trim(), 'true', run.stderr);
   const row = app.captures()[0]!.sections.http![0]!;

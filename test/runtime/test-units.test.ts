@@ -33,7 +33,7 @@ function call(url: string, status: number | null): CallRecord {
   return record;
 }
 
-test('while a test runs, what no request or job claims is the test\'s; tests nest; the process keeps no empty capture', async () => {
+test("while a test runs, what no request or job claims is the test's; tests nest; the process keeps no empty capture", async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const { recorder, tracer, store, writer } = setup();
   const outer = recorder.beginTest('suite > outer');
@@ -58,7 +58,13 @@ test('while a test runs, what no request or job claims is the test\'s; tests nes
   await writer.flush();
   const rows = await store.index();
   const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
-  assert.deepEqual(rows.map((row) => `${row.type} ${row.name}`).sort(), ['job work', 'request GET /x', 'test exits inside', 'test suite > outer', 'test suite > outer > inner']);
+  assert.deepEqual(rows.map((row) => `${row.type} ${row.name}`).sort(), [
+    'job work',
+    'request GET /x',
+    'test exits inside',
+    'test suite > outer',
+    'test suite > outer > inner',
+  ]);
   const paths = async (name: string) => ((await store.find(byName[name]!.id))!.sections.http ?? []).map((row) => new URL(row.url).pathname);
   assert.deepEqual(await paths('suite > outer'), ['/outer', '/outer-again']);
   assert.deepEqual(await paths('suite > outer > inner'), ['/inner']);

@@ -241,7 +241,10 @@ await job('import-job', async () => {
   assert.equal(jobCapture.label, 'esm');
   const rows = jobCapture.sections.http!;
   assert.equal(rows.length, 2, 'fetch and a named import of http.get are both recorded');
-  assert.deepEqual(rows.map((r) => r.pool), [1, 1]);
+  assert.deepEqual(
+    rows.map((r) => r.pool),
+    [1, 1],
+  );
   assert.equal(rows[0]!.origin!.file, 'app.mjs');
 });
 

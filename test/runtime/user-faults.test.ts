@@ -104,7 +104,10 @@ test('a mask, a capture class and a store that throw or reject leave the app unt
 
   // Probe's stderr: each part's fault said once, naming its setting; never the secret the mask was given.
   const lines = withProbe.stderr.trim().split('\n').filter(Boolean);
-  assert.ok(lines.every((line) => line.startsWith('[probe] ')), withProbe.stderr);
+  assert.ok(
+    lines.every((line) => line.startsWith('[probe] ')),
+    withProbe.stderr,
+  );
   assert.equal(lines.length, 3, withProbe.stderr);
   assert.equal(lines.filter((line) => line.includes('mask.headers.x-session: the mask threw')).length, 1, withProbe.stderr);
   assert.equal(lines.filter((line) => line.includes("response_types['application/json']: ThrowingCapture.capture() threw")).length, 1, withProbe.stderr);

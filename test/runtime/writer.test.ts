@@ -11,7 +11,11 @@ const meta = { pid: 1, hostname: 'h', node: process.version, service: 'app' };
 test('a burst of ended units is stored over several turns, not in one long one, and flush still stores them all', async () => {
   const config = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
   const store = new MemoryStore();
-  const writer = new CaptureWriter(config, store, createLogger(() => {}));
+  const writer = new CaptureWriter(
+    config,
+    store,
+    createLogger(() => {}),
+  );
   for (let i = 0; i < 100; i++) {
     const unit = new Unit('job', `job ${i}`, Date.now(), 'a'.repeat(32), null, null);
     unit.endedAt = Date.now();
@@ -34,7 +38,12 @@ test('a store whose put never settles cannot hold flush(): the put times out, is
   const config = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
   const lines: string[] = [];
   const hanging = { put: () => new Promise<void>(() => {}), find: async () => null, index: async () => [], clear: async () => {} };
-  const writer = new CaptureWriter(config, hanging, createLogger((line) => lines.push(line)), 50);
+  const writer = new CaptureWriter(
+    config,
+    hanging,
+    createLogger((line) => lines.push(line)),
+    50,
+  );
   writer.enqueue(ended('stuck'));
   // The writer's timers do not hold a process open (an app's exit must not wait on them): this test does.
   const awake = setInterval(() => {}, 1000);
@@ -49,8 +58,18 @@ test('captures lost while the store was down are reported as a total once a put 
   const lines: string[] = [];
   const store = new MemoryStore();
   let down = true;
-  const flaky = { ...store, put: (capture: Parameters<MemoryStore['put']>[0]) => (down ? Promise.reject(new Error('ECONNREFUSED')) : store.put(capture)), find: store.find.bind(store), index: store.index.bind(store), clear: store.clear.bind(store) };
-  const writer = new CaptureWriter(config, flaky, createLogger((line) => lines.push(line)));
+  const flaky = {
+    ...store,
+    put: (capture: Parameters<MemoryStore['put']>[0]) => (down ? Promise.reject(new Error('ECONNREFUSED')) : store.put(capture)),
+    find: store.find.bind(store),
+    index: store.index.bind(store),
+    clear: store.clear.bind(store),
+  };
+  const writer = new CaptureWriter(
+    config,
+    flaky,
+    createLogger((line) => lines.push(line)),
+  );
   for (let i = 0; i < 3; i++) writer.enqueue(ended(`lost ${i}`));
   await writer.flush();
   assert.equal(writer.dropped, 3);
@@ -58,19 +77,29 @@ test('captures lost while the store was down are reported as a total once a put 
   down = false;
   writer.enqueue(ended('back'));
   await writer.flush();
-  assert.deepEqual((await store.index()).map((row) => row.name), ['back']);
+  assert.deepEqual(
+    (await store.index()).map((row) => row.name),
+    ['back'],
+  );
   assert.match(lines.at(-1)!, /the store caught up; 3 capture\(s\) were lost before/);
 });
 
 test('shutdown() runs once, stores what was queued and accepts nothing after', async () => {
   const config = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
   const store = new MemoryStore();
-  const writer = new CaptureWriter(config, store, createLogger(() => {}));
+  const writer = new CaptureWriter(
+    config,
+    store,
+    createLogger(() => {}),
+  );
   writer.enqueue(ended('before'));
   const first = writer.shutdown();
   assert.equal(writer.shutdown(), first, 'a second call gets the same shutdown');
   await first;
   writer.enqueue(ended('after'));
   await writer.flush();
-  assert.deepEqual((await store.index()).map((row) => row.name), ['before']);
+  assert.deepEqual(
+    (await store.index()).map((row) => row.name),
+    ['before'],
+  );
 });

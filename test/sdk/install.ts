@@ -23,7 +23,11 @@ export function installSdkApp(name: string, dependencies: Record<string, string>
   fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
   fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
-  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, encoding: 'utf8', env: cleanEnv() });
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd: app,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
   if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
   return app;
 }

@@ -58,17 +58,27 @@ function startStub(): Promise<http.Server> {
       const url = new URL(req.url!, 'http://stub');
       const body = Buffer.concat(chunks);
       if (url.pathname === '/creds') {
-        return json(res, { AccessKeyId: 'ASIAEXAMPLETEMPKEY', SecretAccessKey: SECRET_ACCESS_KEY, Token: SESSION_TOKEN, Expiration: new Date(Date.now() + 3_600_000).toISOString() });
+        return json(res, {
+          AccessKeyId: 'ASIAEXAMPLETEMPKEY',
+          SecretAccessKey: SECRET_ACCESS_KEY,
+          Token: SESSION_TOKEN,
+          Expiration: new Date(Date.now() + 3_600_000).toISOString(),
+        });
       }
       if (url.pathname === '/v1/chat/completions') {
         return json(res, {
-          id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini',
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o-mini',
           choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
           usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18, prompt_tokens_details: { cached_tokens: 0 } },
         });
       }
-      if (url.pathname === '/v1/payment_methods') return json(res, { id: 'pm_1', object: 'payment_method', type: 'card', card: { brand: 'visa', last4: '4242', exp_month: 12 } });
-      if (url.pathname === '/v1/payment_intents') return json(res, { id: 'pi_1', object: 'payment_intent', amount: 2000, currency: 'usd', client_secret: 'pi_1_secret_XYZ' });
+      if (url.pathname === '/v1/payment_methods')
+        return json(res, { id: 'pm_1', object: 'payment_method', type: 'card', card: { brand: 'visa', last4: '4242', exp_month: 12 } });
+      if (url.pathname === '/v1/payment_intents')
+        return json(res, { id: 'pi_1', object: 'payment_intent', amount: 2000, currency: 'usd', client_secret: 'pi_1_secret_XYZ' });
       if (url.pathname.startsWith('/b/')) {
         if (req.method === 'PUT') {
           objects.set(url.pathname, body);
@@ -89,7 +99,10 @@ function startStub(): Promise<http.Server> {
 function captures(app: string): Capture[] {
   const dir = path.join(app, '.probe', 'captures');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((name) => name.endsWith('.json')).map((name) => (JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { capture: Capture }).capture);
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => (JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { capture: Capture }).capture);
 }
 
 describe('masking defaults with real SDK payloads', () => {
@@ -111,7 +124,8 @@ describe('masking defaults with real SDK payloads', () => {
       AWS_SHARED_CREDENTIALS_FILE: path.join(app, 'no-aws-credentials'),
       AWS_EC2_METADATA_DISABLED: 'true',
     };
-    for (const name of Object.keys(env)) if (/^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|WEB_IDENTITY_TOKEN_FILE|ROLE_ARN)$/.test(name)) delete env[name as keyof typeof env];
+    for (const name of Object.keys(env))
+      if (/^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|WEB_IDENTITY_TOKEN_FILE|ROLE_ARN)$/.test(name)) delete env[name as keyof typeof env];
     // Asynchronous: the stub answers in this process.
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, ['app.cjs'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -107,7 +107,21 @@ export function runStoreContract(driver: DriverUnderTest): void {
     test('find of an unknown or hostile id is null', async () => {
       const { store } = setup();
       await store.put(makeCapture());
-      for (const id of [newId(), '../x', '../../etc/passwd', '/etc/passwd', 'abc\0defgh', '..', '', 'a'.repeat(65), 'short', 'x/../../y1234', '%2e%2e%2fabcdef', 'index', 'row:abcdefgh*']) {
+      for (const id of [
+        newId(),
+        '../x',
+        '../../etc/passwd',
+        '/etc/passwd',
+        'abc\0defgh',
+        '..',
+        '',
+        'a'.repeat(65),
+        'short',
+        'x/../../y1234',
+        '%2e%2e%2fabcdef',
+        'index',
+        'row:abcdefgh*',
+      ]) {
         assert.equal(await store.find(id), null, `find(${JSON.stringify(id)})`);
       }
       for (const id of [undefined, null, 42, {}]) assert.equal(await store.find(id as unknown as string), null);
@@ -133,7 +147,10 @@ export function runStoreContract(driver: DriverUnderTest): void {
       ];
       for (const capture of captures) await store.put(capture);
       const expected = [...captures].sort(newestFirst).map((capture) => capture.id);
-      assert.deepEqual((await store.index()).map((row) => row.id), expected);
+      assert.deepEqual(
+        (await store.index()).map((row) => row.id),
+        expected,
+      );
       assert.deepEqual(expected.slice(1, 3), ['zzzzzzzzzzzz', 'aaaaaaaaaaaa']);
     });
 
@@ -143,7 +160,10 @@ export function runStoreContract(driver: DriverUnderTest): void {
       const captures = Array.from({ length: 9 }, (_, i) => makeCapture({ startedAt: base + ((i * 7) % 9) }));
       for (const capture of captures) await store.put(capture);
       const kept = [...captures].sort(newestFirst).slice(0, 5);
-      assert.deepEqual((await store.index()).map((row) => row.id), kept.map((capture) => capture.id));
+      assert.deepEqual(
+        (await store.index()).map((row) => row.id),
+        kept.map((capture) => capture.id),
+      );
       for (const capture of captures) {
         const found = await store.find(capture.id);
         assert.equal(found !== null, kept.includes(capture), `find(${capture.id})`);
@@ -159,7 +179,10 @@ export function runStoreContract(driver: DriverUnderTest): void {
       assert.ok((await store.index()).length <= 5);
       await Promise.all(puts);
       const kept = [...captures].sort(newestFirst).slice(0, 5);
-      assert.deepEqual((await store.index()).map((row) => row.id), kept.map((capture) => capture.id));
+      assert.deepEqual(
+        (await store.index()).map((row) => row.id),
+        kept.map((capture) => capture.id),
+      );
       for (const capture of captures) assert.equal((await store.find(capture.id)) !== null, kept.includes(capture), `find(${capture.id})`);
     });
 
@@ -173,7 +196,10 @@ export function runStoreContract(driver: DriverUnderTest): void {
       await store.clear(); // clearing an empty store is fine
       const next = makeCapture();
       await store.put(next);
-      assert.deepEqual((await store.index()).map((row) => row.id), [next.id]);
+      assert.deepEqual(
+        (await store.index()).map((row) => row.id),
+        [next.id],
+      );
     });
 
     test('a corrupt entry is skipped, never fatal', async () => {
@@ -213,7 +239,10 @@ export function runStoreContract(driver: DriverUnderTest): void {
       assert.equal(rows.length, 20);
       assert.deepEqual(
         rows.map((row) => row.id),
-        [...written].sort(newestFirst).slice(0, 20).map((w) => w.id),
+        [...written]
+          .sort(newestFirst)
+          .slice(0, 20)
+          .map((w) => w.id),
         'the 20 newest captures of all processes remain, newest first',
       );
       await assertConsistent(store, rows);

@@ -19,7 +19,15 @@ function tempFolder(t: { after: (fn: () => void) => void }): string {
   return path.join(dir, 'captures');
 }
 
-const HOSTILE_NAMES = ['plain', 'braces } ] { [ inside', 'quote " and backslash \\ and \\" both', 'end with backslash \\', 'ünïcödé 🚀 {"row":1}', '},"capture":{"id":"x"}', '\u0000\u001f\u2028 controls'];
+const HOSTILE_NAMES = [
+  'plain',
+  'braces } ] { [ inside',
+  'quote " and backslash \\ and \\" both',
+  'end with backslash \\',
+  'ünïcödé 🚀 {"row":1}',
+  '},"capture":{"id":"x"}',
+  '\u0000\u001f\u2028 controls',
+];
 
 test('the index row is read back from any prefix that holds it, whatever its strings contain', () => {
   for (const name of HOSTILE_NAMES) {
@@ -32,7 +40,8 @@ test('the index row is read back from any prefix that holds it, whatever its str
     assert.deepEqual(rowOfHead(bytes, true), row, name);
     const rowEnd = Buffer.byteLength(`{"row":${JSON.stringify(row)}`);
     assert.deepEqual(rowOfHead(bytes.subarray(0, rowEnd), false), row, `${name}: the head ends right after the row`);
-    for (const cut of [0, 3, 7, 8, rowEnd - 1]) assert.equal(rowOfHead(bytes.subarray(0, cut), false), undefined, `${name}: a head of ${cut} bytes asks for more`);
+    for (const cut of [0, 3, 7, 8, rowEnd - 1])
+      assert.equal(rowOfHead(bytes.subarray(0, cut), false), undefined, `${name}: a head of ${cut} bytes asks for more`);
     assert.equal(rowOfHead(bytes.subarray(0, rowEnd - 1), true), null, `${name}: a file cut inside its row is corrupt`);
   }
 });

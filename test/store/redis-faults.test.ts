@@ -23,7 +23,9 @@ function prefix(): string {
 }
 
 function appFor(url: string, limit = 200): TestApp {
-  return new TestApp({ 'probe.config.mjs': `export default { storage: { driver: 'redis', limit: ${limit}, redis: { url: ${JSON.stringify(url)}, prefix: ${JSON.stringify(prefix())} } } };\n` });
+  return new TestApp({
+    'probe.config.mjs': `export default { storage: { driver: 'redis', limit: ${limit}, redis: { url: ${JSON.stringify(url)}, prefix: ${JSON.stringify(prefix())} } } };\n`,
+  });
 }
 
 function env(): NodeJS.ProcessEnv {
@@ -58,7 +60,10 @@ describe('redis store faults', () => {
       assert.equal(stats.queued + stats.dropped, 150);
       assert.equal(lines.length, 1, lines.join('\n'));
       assert.match(lines[0]!, /Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/);
-      await assert.rejects(store.index(), (error: Error & { code?: string }) => error.code === 'PROBE_STORE_UNREACHABLE' && error.message.includes(url.slice(8)));
+      await assert.rejects(
+        store.index(),
+        (error: Error & { code?: string }) => error.code === 'PROBE_STORE_UNREACHABLE' && error.message.includes(url.slice(8)),
+      );
       await assert.rejects(store.find(makeCapture().id), { code: 'PROBE_STORE_UNREACHABLE' });
     } finally {
       await store.close();
@@ -122,7 +127,12 @@ describe('redis store faults', () => {
     // After the restart the store works again for everyone, and the limit applies.
     const second = await collect(spawn(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '60'], { cwd: app.dir, env: env() }), 60_000);
     assert.equal(second.code, 0, second.stderr);
-    const store = new RedisStore({ url: server.url, prefix: /prefix: "([^"]+)"/.exec(readFileSync(path.join(app.dir, 'probe.config.mjs'), 'utf8'))![1]!, ttl: 60, limit: 50 });
+    const store = new RedisStore({
+      url: server.url,
+      prefix: /prefix: "([^"]+)"/.exec(readFileSync(path.join(app.dir, 'probe.config.mjs'), 'utf8'))![1]!,
+      ttl: 60,
+      limit: 50,
+    });
     try {
       assert.equal((await store.index()).length, 50);
     } finally {

@@ -26,7 +26,8 @@ for (const driver of ['memory', 'array']) {
     const app = new TestApp({ 'probe.config.mjs': `export default { storage: { driver: '${driver}' } };\n` });
     assert.throws(
       () => openStore(app),
-      (error: unknown) => error instanceof ProbeConfigError && error.setting === 'storage.driver' && /one process/.test(error.message) && /"redis"/.test(error.message),
+      (error: unknown) =>
+        error instanceof ProbeConfigError && error.setting === 'storage.driver' && /one process/.test(error.message) && /"redis"/.test(error.message),
     );
   });
 }

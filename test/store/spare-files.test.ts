@@ -85,6 +85,9 @@ test('another store on the same folder takes up the spares the first one left', 
   await second.put(makeCapture({ startedAt: base + 100 }));
   const known = inodes(dir);
   for (let i = 0; i < 6; i++) await second.put(makeCapture({ startedAt: base + 101 + i }));
-  assert.deepEqual([...inodes(dir)].filter((ino) => !known.has(ino)), []);
+  assert.deepEqual(
+    [...inodes(dir)].filter((ino) => !known.has(ino)),
+    [],
+  );
   assert.equal((await second.index()).length, 4);
 });

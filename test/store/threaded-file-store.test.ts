@@ -37,7 +37,10 @@ test('past the first puts, a worker thread writes the captures, and they all lan
   await Promise.all(captures.slice(8).map((capture) => store.put(capture)));
   assert.equal(store.threaded, true, 'the write thread took over');
   const listed = await new FileStore({ path: dir, limit: 50 }).index();
-  assert.deepEqual(listed.map((row) => row.id), captures.map((c) => c.id).reverse());
+  assert.deepEqual(
+    listed.map((row) => row.id),
+    captures.map((c) => c.id).reverse(),
+  );
   assert.equal((await store.find(captures[29]!.id))?.id, captures[29]!.id);
   await assert.rejects(store.put(makeCapture({ id: '../x' })), (error: unknown) => error instanceof StoreError && error.code === 'PROBE_STORE_BAD_ID');
 });
@@ -60,7 +63,10 @@ test('puts reach the thread in batches: one message for a burst, not one per cap
   // A burst past the batch size leaves in several messages, none over the size.
   const second = burst(48, 150);
   await Promise.all(second.map((c) => store.put(c)));
-  assert.equal(sent.slice(1).reduce((a, b) => a + b, 0), 150);
+  assert.equal(
+    sent.slice(1).reduce((a, b) => a + b, 0),
+    150,
+  );
   assert.ok(sent.length >= 4 && sent.slice(1).every((n) => n <= 64), `batches ${sent}`);
   const ids = new Set((await store.index()).map((row) => row.id));
   for (const c of [...first, ...second]) assert.ok(ids.has(c.id), `capture ${c.id} kept`);
@@ -127,7 +133,10 @@ for (const [how, end, code] of [
     const app = new TestApp({ 'run.js': jobs.replace('END', end) });
     const run = await app.run('run.js', { env: { UP: upstream.url } });
     assert.equal(run.code, code, run.stderr);
-    const names = app.captures().map((c) => c.name).sort();
+    const names = app
+      .captures()
+      .map((c) => c.name)
+      .sort();
     const expected = [...Array.from({ length: 20 }, (_, i) => `job ${i}`), 'run.js'].sort();
     assert.deepEqual(names, expected, run.stderr);
     assert.doesNotMatch(run.stderr, /\[probe\]/, 'no warning from Probe');

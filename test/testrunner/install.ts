@@ -22,7 +22,11 @@ export function installRunnerApp(name: string, dependencies: Record<string, stri
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
   fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
   fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
-  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, encoding: 'utf8', env: cleanEnv() });
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd: app,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
   if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
   installed.add(app);
   return app;

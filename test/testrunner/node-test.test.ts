@@ -20,7 +20,11 @@ describe('node --test under the preload: a capture per test', () => {
   });
   after(() => upstream.close());
 
-  for (const [preload, file] of [['require', 'node-test.suite.test.cjs'], ['import', 'node-test.suite.test.mjs'], ['require', 'node-test.suite.test.mjs']] as const) {
+  for (const [preload, file] of [
+    ['require', 'node-test.suite.test.cjs'],
+    ['import', 'node-test.suite.test.mjs'],
+    ['require', 'node-test.suite.test.mjs'],
+  ] as const) {
     it(`--${preload} probe/register, ${file}`, async () => {
       const app = new TestApp({ [file]: readFileSync(path.join(FIXTURES, file), 'utf8') });
       // NODE_TEST_CONTEXT: this test runs under node --test itself; the run below is a top-level one.
@@ -41,7 +45,11 @@ describe('node --test under the preload: a capture per test', () => {
         checkFailedList(answer.json);
         const failed = answer.json.captures.find((row: { name: string }) => row.name === 'suite > inner > fails on a 500');
         const rows = await mcp.call('probe-rows', { section: 'http', id: failed.id, fields: ['url', 'status'] });
-        assert.deepEqual(rows.json.rows.map((row: { url: string; status: number }) => `${new URL(row.url).pathname} ${row.status}`).sort(), ['/after-each 200', '/before-each 200', '/fail 500']);
+        assert.deepEqual(rows.json.rows.map((row: { url: string; status: number }) => `${new URL(row.url).pathname} ${row.status}`).sort(), [
+          '/after-each 200',
+          '/before-each 200',
+          '/fail 500',
+        ]);
       } finally {
         await mcp.close();
       }

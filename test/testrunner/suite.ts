@@ -49,8 +49,15 @@ export function checkTestCaptures(captures: Capture[], output: string, options: 
   assert.equal(tests.length, Object.keys(EXPECTED_TESTS).length, 'one capture per test');
   const holders = captures.filter((capture) => paths(capture).includes('/before-all'));
   const expected = options.outside === false ? [] : [['command', ['/before-all']]];
-  assert.deepEqual(holders.map((capture) => [capture.type, paths(capture)]), expected, 'the beforeAll call is in the file\'s command capture only');
-  assert.ok(!captures.some((capture) => capture.type === 'command' && paths(capture).length === 0), `no empty command capture: ${captures.map((c) => `${c.type} ${c.name}`).join(', ')}`);
+  assert.deepEqual(
+    holders.map((capture) => [capture.type, paths(capture)]),
+    expected,
+    "the beforeAll call is in the file's command capture only",
+  );
+  assert.ok(
+    !captures.some((capture) => capture.type === 'command' && paths(capture).length === 0),
+    `no empty command capture: ${captures.map((c) => `${c.type} ${c.name}`).join(', ')}`,
+  );
 }
 
 /** What `probe list --json --type test --has-errors` and the MCP probe-list answer: the two failed tests. */

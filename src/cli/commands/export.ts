@@ -29,7 +29,9 @@ export const exportCapture: CliCommand = async (argv, io) => {
   if (!context) return 2;
   try {
     const id = positionals[0];
-    const capture = id ? await findCapture(context.store, id) : await newestCapture(context.store, await context.store.index(), (row) => (row.counts.http ?? 0) > 0);
+    const capture = id
+      ? await findCapture(context.store, id)
+      : await newestCapture(context.store, await context.store.index(), (row) => (row.counts.http ?? 0) > 0);
     if (!capture) {
       io.err('probe export: no capture with HTTP calls in the store');
       return 2;

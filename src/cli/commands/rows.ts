@@ -36,7 +36,9 @@ export const rows: CliCommand = async (argv, io) => {
     if (section === undefined && KNOWN_SECTIONS.includes(positional)) section = positional;
     else if (id === undefined) id = positional;
     else {
-      io.err(`probe rows: one capture id at most, got ${JSON.stringify(id)} and ${JSON.stringify(positional)} (usage: probe rows [id|*] [options]; see probe rows --help)`);
+      io.err(
+        `probe rows: one capture id at most, got ${JSON.stringify(id)} and ${JSON.stringify(positional)} (usage: probe rows [id|*] [options]; see probe rows --help)`,
+      );
       return 2;
     }
   }

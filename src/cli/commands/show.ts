@@ -20,7 +20,12 @@ export const show: CliCommand = async (argv, io) => {
     strict: true,
   });
   if (positionals.length > 1 || (positionals.length === 1 && values.id !== undefined)) {
-    io.err(`probe show: one capture id at most, got ${[values.id, ...positionals].filter(Boolean).map((id) => JSON.stringify(id)).join(' and ')} (usage: probe show [id] [options]; see probe show --help)`);
+    io.err(
+      `probe show: one capture id at most, got ${[values.id, ...positionals]
+        .filter(Boolean)
+        .map((id) => JSON.stringify(id))
+        .join(' and ')} (usage: probe show [id] [options]; see probe show --help)`,
+    );
     return 2;
   }
   const row = numberFlag(values.row);

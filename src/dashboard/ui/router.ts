@@ -8,13 +8,17 @@ const TABS: Tab[] = ['overview', 'timeline', 'http'];
 
 /** `#/captures/<id>/<tab>/<row>` → route. Hash routing keeps the server to one page. Pure. */
 export function parseHash(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((part) => {
-    try {
-      return decodeURIComponent(part);
-    } catch {
-      return '';
-    }
-  });
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return '';
+      }
+    });
   if (parts[0] === 'captures' && parts[1]) {
     const tab = TABS.includes(parts[2] as Tab) ? (parts[2] as Tab) : 'overview';
     const row = parts[3] !== undefined && /^\d+$/.test(parts[3]) ? Number(parts[3]) : null;

@@ -58,14 +58,23 @@ export function buildTimeline(capture: Capture): TimelineItem[] {
         items.push({ id: parent, parent: null, kind: 'pool', label: `pool #${row.pool}`, start: row.time, end: row.time, row: null });
       }
     }
-    items.push({ id: `row:${index}`, parent, kind: 'http', label: `${row.method} ${row.url}`, start: row.time, end: row.time + (row.duration ?? 0), row: index });
+    items.push({
+      id: `row:${index}`,
+      parent,
+      kind: 'http',
+      label: `${row.method} ${row.url}`,
+      start: row.time,
+      end: row.time + (row.duration ?? 0),
+      row: index,
+    });
   });
   for (const id of syntheticPools.values()) {
     const pool = items.find((item) => item.id === id)!;
-    for (const child of items) if (child.parent === id) {
-      pool.start = Math.min(pool.start, child.start);
-      pool.end = Math.max(pool.end, child.end);
-    }
+    for (const child of items)
+      if (child.parent === id) {
+        pool.start = Math.min(pool.start, child.start);
+        pool.end = Math.max(pool.end, child.end);
+      }
   }
 
   const children = new Map<string | null, typeof items>();

@@ -48,7 +48,10 @@ function mountPart(pattern: unknown): string | null {
 }
 
 function dropSegments(base: string, count: number): string {
-  return base.split('/').slice(0, -count || undefined).join('/');
+  return base
+    .split('/')
+    .slice(0, -count || undefined)
+    .join('/');
 }
 
 /** `/api/users` + `/:id`; a route at `/` under a prefix is the prefix itself. */

@@ -27,11 +27,15 @@ export class RouteInstrumentation extends InstrumentationBase {
     return [
       new InstrumentationNodeModuleDefinition('express', ['>=4.0.0 <5'], undefined, undefined, [
         this.file('express/lib/router/index.js', ['>=4.0.0 <5'], (proto) => patchRouterUse(proto, 'express 4 Router use')),
-        this.file('express/lib/router/layer.js', ['>=4.0.0 <5'], (Layer) => patchLayerHandle(Layer.prototype, 'handle_request', 'express 4 Layer.prototype.handle_request', this.templates)),
+        this.file('express/lib/router/layer.js', ['>=4.0.0 <5'], (Layer) =>
+          patchLayerHandle(Layer.prototype, 'handle_request', 'express 4 Layer.prototype.handle_request', this.templates),
+        ),
       ]),
       // router >= 2.3 publishes the same facts on its diagnostics channel.
       this.module('router', ['>=2.0.0 <2.3.0'], (Router) => patchRouterUse(Router.prototype, 'router Router.prototype.use'), [
-        this.file('router/lib/layer.js', ['>=2.0.0 <2.3.0'], (Layer) => patchLayerHandle(Layer.prototype, 'handleRequest', 'router Layer.prototype.handleRequest', this.templates)),
+        this.file('router/lib/layer.js', ['>=2.0.0 <2.3.0'], (Layer) =>
+          patchLayerHandle(Layer.prototype, 'handleRequest', 'router Layer.prototype.handleRequest', this.templates),
+        ),
       ]),
       this.module('koa', ['>=2.0.0 <4'], (Application) => patchKoaContext(Application, this.noteRoute)),
       new InstrumentationNodeModuleDefinition('hono', ['>=4.0.0 <5'], undefined, undefined, [
@@ -41,11 +45,22 @@ export class RouteInstrumentation extends InstrumentationBase {
   }
 
   private module(name: string, versions: string[], patch: (exports: any) => (() => void) | null, files: InstrumentationNodeModuleFile[] = []) {
-    return new InstrumentationNodeModuleDefinition(name, versions, (exports) => this.apply(exports, name, patch), (exports) => this.revert(exports), files);
+    return new InstrumentationNodeModuleDefinition(
+      name,
+      versions,
+      (exports) => this.apply(exports, name, patch),
+      (exports) => this.revert(exports),
+      files,
+    );
   }
 
   private file(name: string, versions: string[], patch: (exports: any) => (() => void) | null) {
-    return new InstrumentationNodeModuleFile(name, versions, (exports) => this.apply(exports, name, patch), (exports) => this.revert(exports));
+    return new InstrumentationNodeModuleFile(
+      name,
+      versions,
+      (exports) => this.apply(exports, name, patch),
+      (exports) => this.revert(exports),
+    );
   }
 
   private apply(exports: any, name: string, patch: (exports: any) => (() => void) | null): any {

@@ -10,17 +10,23 @@ type ContextClass = new (request: unknown, options?: { env?: { incoming?: object
  * when the request ends. @hono/node-server passes node:http's request as `env.incoming`. Returns the undo.
  */
 export function patchHonoContext(exports: { Context?: unknown }, noteRoute: (request: object | undefined, route: () => unknown) => void): (() => void) | null {
-  return patchMethod(exports as Record<string, unknown>, 'Context', 'hono/dist/cjs/context.js Context', 'sees each request context, whose req.routePath is the matched route template; Hono has no hook for a new context (https://github.com/honojs/hono/blob/main/src/hono-base.ts #dispatch)', (Original) => {
-    const Base = Original as ContextClass;
-    return class Context extends Base {
-      constructor(request: unknown, options?: { env?: { incoming?: object } }) {
-        super(request, options);
-        try {
-          noteRoute(options?.env?.incoming, () => this.req?.routePath);
-        } catch {
-          // the request goes on unrecorded
+  return patchMethod(
+    exports as Record<string, unknown>,
+    'Context',
+    'hono/dist/cjs/context.js Context',
+    'sees each request context, whose req.routePath is the matched route template; Hono has no hook for a new context (https://github.com/honojs/hono/blob/main/src/hono-base.ts #dispatch)',
+    (Original) => {
+      const Base = Original as ContextClass;
+      return class Context extends Base {
+        constructor(request: unknown, options?: { env?: { incoming?: object } }) {
+          super(request, options);
+          try {
+            noteRoute(options?.env?.incoming, () => this.req?.routePath);
+          } catch {
+            // the request goes on unrecorded
+          }
         }
-      }
-    };
-  });
+      };
+    },
+  );
 }

@@ -9,18 +9,26 @@ type CreateContext = (this: unknown, req: object, res: object) => { _matchedRout
  * for a new context, so `createContext` (https://github.com/koajs/koa/blob/master/lib/application.js) is
  * wrapped to hand Probe a reader of it, read when the request ends. Returns the undo.
  */
-export function patchKoaContext(Application: { prototype?: Record<string, unknown> }, noteRoute: (request: object, route: () => unknown) => void): (() => void) | null {
+export function patchKoaContext(
+  Application: { prototype?: Record<string, unknown> },
+  noteRoute: (request: object, route: () => unknown) => void,
+): (() => void) | null {
   const proto = Application?.prototype;
   if (!proto) return null;
-  return patchMethod(proto, 'createContext', 'koa Application.prototype.createContext', 'reaches the request context, where @koa/router leaves the matched route template (ctx._matchedRoute); Koa has no hook for a new context (https://github.com/koajs/koa/blob/master/lib/application.js createContext)', (original) =>
-    function createContext(this: unknown, req: object) {
-      const ctx = (original as CreateContext).apply(this, arguments as unknown as Parameters<CreateContext>);
-      try {
-        noteRoute(req, () => ctx?._matchedRoute);
-      } catch {
-        // the request goes on unrecorded
-      }
-      return ctx;
-    } as never,
+  return patchMethod(
+    proto,
+    'createContext',
+    'koa Application.prototype.createContext',
+    'reaches the request context, where @koa/router leaves the matched route template (ctx._matchedRoute); Koa has no hook for a new context (https://github.com/koajs/koa/blob/master/lib/application.js createContext)',
+    (original) =>
+      function createContext(this: unknown, req: object) {
+        const ctx = (original as CreateContext).apply(this, arguments as unknown as Parameters<CreateContext>);
+        try {
+          noteRoute(req, () => ctx?._matchedRoute);
+        } catch {
+          // the request goes on unrecorded
+        }
+        return ctx;
+      } as never,
   );
 }

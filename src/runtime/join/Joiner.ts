@@ -5,7 +5,6 @@ import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Logger } from '../../util/logger';
 import { addProcessor, isRealProvider, mirrorTracers } from './provider';
 
-
 type Hook<R> = (span: ApiSpan, request: R) => void;
 
 /** The lens entry points the joiner drives when the app's instrumentation makes the spans. */
@@ -229,4 +228,3 @@ export class Joiner {
     this.appPresent = false;
   }
 }
-

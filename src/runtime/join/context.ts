@@ -11,14 +11,19 @@ export function yieldContextManagerTo(own: ContextManager): void {
   const api = context as unknown as { setGlobalContextManager(manager: ContextManager): boolean };
   const why =
     "the API refuses a second global context manager (registerGlobal's duplicate check, https://github.com/open-telemetry/opentelemetry-js/blob/main/api/src/internal/global-utils.ts): Probe's, registered at preload, would switch off the app's";
-  patchMethod(api, 'setGlobalContextManager', '@opentelemetry/api context.setGlobalContextManager', why, (original) =>
-    function (this: unknown, manager: ContextManager) {
-      try {
-        if (manager !== own && apiRegistry()?.context === own) context.disable();
-      } catch {
-        // the app's call below reports its own outcome
-      }
-      return original.call(this, manager);
-    },
+  patchMethod(
+    api,
+    'setGlobalContextManager',
+    '@opentelemetry/api context.setGlobalContextManager',
+    why,
+    (original) =>
+      function (this: unknown, manager: ContextManager) {
+        try {
+          if (manager !== own && apiRegistry()?.context === own) context.disable();
+        } catch {
+          // the app's call below reports its own outcome
+        }
+        return original.call(this, manager);
+      },
   );
 }

@@ -40,11 +40,16 @@ export function watchTracerProvider(onProvider: (provider: unknown) => void): bo
     if (typeof proxy.setDelegate !== 'function' || proxy[WATCHED]) return;
     // The API hands a provider registered later to its ProxyTracerProvider here, and tells no one else
     // (https://github.com/open-telemetry/opentelemetry-js/blob/main/api/src/api/trace.ts setGlobalTracerProvider).
-    patchMethod(proxy as Required<Pick<ProxyProvider, 'setDelegate'>>, 'setDelegate', '@opentelemetry/api ProxyTracerProvider.setDelegate', 'the only moment an app provider registered after Probe can be joined', (setDelegate) =>
-      function (this: unknown, provider: unknown) {
-        setDelegate.call(this, provider);
-        onProvider(provider);
-      },
+    patchMethod(
+      proxy as Required<Pick<ProxyProvider, 'setDelegate'>>,
+      'setDelegate',
+      '@opentelemetry/api ProxyTracerProvider.setDelegate',
+      'the only moment an app provider registered after Probe can be joined',
+      (setDelegate) =>
+        function (this: unknown, provider: unknown) {
+          setDelegate.call(this, provider);
+          onProvider(provider);
+        },
     );
     proxy[WATCHED] = true;
     recordPatch('ProxyTracerProvider watch mark', 'lets a later start() watch it again', () => delete proxy[WATCHED]);
@@ -64,8 +69,10 @@ export function watchTracerProvider(onProvider: (provider: unknown) => void): bo
     },
   });
   // Undone as the plain data slot the API wrote, holding whatever was registered meanwhile.
-  recordPatch('@opentelemetry/api global registry `trace` slot', 'registerGlobal assigns the slot and the API signals nothing else when an app registers its first tracer provider', () =>
-    Object.defineProperty(registry, 'trace', { configurable: true, enumerable: true, writable: true, value: current }),
+  recordPatch(
+    '@opentelemetry/api global registry `trace` slot',
+    'registerGlobal assigns the slot and the API signals nothing else when an app registers its first tracer provider',
+    () => Object.defineProperty(registry, 'trace', { configurable: true, enumerable: true, writable: true, value: current }),
   );
   return true;
 }

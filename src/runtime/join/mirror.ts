@@ -1,4 +1,16 @@
-import { trace, SpanStatusCode, type Attributes, type AttributeValue, type Context, type HrTime, type Link, type Span as ApiSpan, type SpanKind, type SpanStatus, type TimeInput } from '@opentelemetry/api';
+import {
+  trace,
+  SpanStatusCode,
+  type Attributes,
+  type AttributeValue,
+  type Context,
+  type HrTime,
+  type Link,
+  type Span as ApiSpan,
+  type SpanKind,
+  type SpanStatus,
+  type TimeInput,
+} from '@opentelemetry/api';
 import { hrTime, hrTimeDuration, timeInputToHrTime } from '@opentelemetry/core';
 
 /**

@@ -54,12 +54,17 @@ export function mirrorTracers(provider: unknown, processor: SpanProcessor): bool
   const p = provider as { getTracer?: (...args: unknown[]) => unknown; _tracers?: unknown; [MIRRORED]?: boolean };
   if (typeof p.getTracer !== 'function') return false;
   if (p[MIRRORED]) return true;
-  patchMethod(p as Required<Pick<typeof p, 'getTracer'>>, 'getTracer', 'app tracer provider getTracer (processor-less, e.g. Sentry)', MIRROR_WHY, (getTracer) =>
-    function (this: unknown, ...args: unknown[]) {
-      const tracer = getTracer.apply(this, args);
-      patchTracer(tracer, processor);
-      return tracer;
-    },
+  patchMethod(
+    p as Required<Pick<typeof p, 'getTracer'>>,
+    'getTracer',
+    'app tracer provider getTracer (processor-less, e.g. Sentry)',
+    MIRROR_WHY,
+    (getTracer) =>
+      function (this: unknown, ...args: unknown[]) {
+        const tracer = getTracer.apply(this, args);
+        patchTracer(tracer, processor);
+        return tracer;
+      },
   );
   // Tracers the app took before Probe started (start() called after Sentry.init): Sentry's provider caches them here.
   if (p._tracers instanceof Map) for (const tracer of p._tracers.values()) patchTracer(tracer, processor);
@@ -71,12 +76,17 @@ export function mirrorTracers(provider: unknown, processor: SpanProcessor): bool
 function patchTracer(value: unknown, processor: SpanProcessor): void {
   const tracer = value as { startSpan?: StartSpan; [MIRRORED]?: boolean } | undefined;
   if (!tracer || typeof tracer.startSpan !== 'function' || tracer[MIRRORED]) return;
-  patchMethod(tracer as { startSpan: StartSpan }, 'startSpan', 'app tracer startSpan (processor-less provider)', MIRROR_WHY, (startSpan) =>
-    function (this: unknown, name, options, ctx) {
-      const span = startSpan.call(this, name, options, ctx);
-      mirror(span, name, options ?? {}, ctx ?? context.active(), processor);
-      return span;
-    },
+  patchMethod(
+    tracer as { startSpan: StartSpan },
+    'startSpan',
+    'app tracer startSpan (processor-less provider)',
+    MIRROR_WHY,
+    (startSpan) =>
+      function (this: unknown, name, options, ctx) {
+        const span = startSpan.call(this, name, options, ctx);
+        mirror(span, name, options ?? {}, ctx ?? context.active(), processor);
+        return span;
+      },
   );
   tracer[MIRRORED] = true;
   recordPatch('app tracer mirror mark', 'lets a later start() mirror it again', () => delete tracer[MIRRORED]);
@@ -85,7 +95,9 @@ function patchTracer(value: unknown, processor: SpanProcessor): void {
 function mirror(span: ApiSpan, name: string, options: SpanOptions, parent: Context, processor: SpanProcessor): void {
   try {
     if (!span?.isRecording?.()) return;
-    const record = new MirrorSpan(span, name, options.kind ?? SpanKind.INTERNAL, parent, options.startTime, (ended) => processor.onEnd(ended as unknown as ReadableSpan));
+    const record = new MirrorSpan(span, name, options.kind ?? SpanKind.INTERNAL, parent, options.startTime, (ended) =>
+      processor.onEnd(ended as unknown as ReadableSpan),
+    );
     if (options.attributes) record.setAttributes(options.attributes);
     // What the app (or Probe's job()) sets on the span is mirrored onto the record, then done on the span.
     const target = span as unknown as Record<string, (...args: unknown[]) => unknown>;

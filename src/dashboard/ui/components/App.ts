@@ -18,13 +18,10 @@ export function App() {
 
   useEffect(() => {
     api.info().then(setInfo, () => undefined);
-    const stop = watchIndex(
-      (next) => {
-        setRows(next);
-        setLoaded(true);
-      },
-      setLive,
-    );
+    const stop = watchIndex((next) => {
+      setRows(next);
+      setLoaded(true);
+    }, setLive);
     // Relative times ("12s ago") move on without new data.
     const timer = setInterval(() => setTick((n) => n + 1), 10_000);
     return () => {
@@ -44,9 +41,11 @@ export function App() {
       <span class=${`live ${live ? 'on' : 'off'}`} data-testid="live" title=${live ? 'Updating as captures are written' : 'Reconnecting…'}>${live ? 'Live' : 'Offline'}</span>
     </header>
     <main>
-      ${route.page === 'list'
-        ? html`<${CaptureList} rows=${rows} loaded=${loaded} filters=${filters} onFilters=${setFilters} />`
-        : html`<${CapturePage} key=${route.id} id=${route.id} tab=${route.tab} row=${route.row} />`}
+      ${
+        route.page === 'list'
+          ? html`<${CaptureList} rows=${rows} loaded=${loaded} filters=${filters} onFilters=${setFilters} />`
+          : html`<${CapturePage} key=${route.id} id=${route.id} tab=${route.tab} row=${route.row} />`
+      }
     </main>
   </div>`;
 }

@@ -41,7 +41,17 @@ export function filterIndex(rows: IndexRow[], filters: ListFilters): IndexRow[] 
 }
 
 /** Captures, newest first, updating live; ids that arrived since the first render flash once. */
-export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexRow[]; loaded: boolean; filters: ListFilters; onFilters: (f: ListFilters) => void }) {
+export function CaptureList({
+  rows,
+  loaded,
+  filters,
+  onFilters,
+}: {
+  rows: IndexRow[];
+  loaded: boolean;
+  filters: ListFilters;
+  onFilters: (f: ListFilters) => void;
+}) {
   const shown = useMemo(() => filterIndex(rows, filters), [rows, filters]);
   const sampling = useMemo(() => samplingOf(rows), [rows]);
   const known = useRef<Set<string> | null>(null);
@@ -51,7 +61,9 @@ export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexR
     if (loaded) known.current = new Set(rows.map((row) => row.id));
   }, [rows, loaded]);
 
-  const renderRow = (row: IndexRow) => html`<tr key=${row.id} class=${`capture-row ${fresh.has(row.id) ? 'fresh' : ''}`} data-testid="capture-row" data-id=${row.id} onClick=${() => (location.hash = captureHref(row.id))}>
+  const renderRow = (
+    row: IndexRow,
+  ) => html`<tr key=${row.id} class=${`capture-row ${fresh.has(row.id) ? 'fresh' : ''}`} data-testid="capture-row" data-id=${row.id} onClick=${() => (location.hash = captureHref(row.id))}>
       <td><${TypeBadge} type=${row.type} /></td>
       <td class="name"><a href=${captureHref(row.id)} class="mono">${row.name}</a>
         ${row.route ? html` <span class="muted small mono" data-testid="capture-route">${row.route}</span>` : null}
@@ -69,7 +81,8 @@ export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexR
     <div class="toolbar">
       <div class="segmented" role="group" aria-label="Type">
         ${TYPES.map(
-          (t) => html`<button type="button" class=${filters.type === t.value ? 'active' : ''} data-testid=${`type-${t.value}`} onClick=${() => onFilters({ ...filters, type: t.value })}>${t.label}</button>`,
+          (t) =>
+            html`<button type="button" class=${filters.type === t.value ? 'active' : ''} data-testid=${`type-${t.value}`} onClick=${() => onFilters({ ...filters, type: t.value })}>${t.label}</button>`,
         )}
       </div>
       <label class="check"><input type="checkbox" data-testid="errors-only" checked=${filters.errorsOnly} onChange=${(e: Event) => onFilters({ ...filters, errorsOnly: (e.target as HTMLInputElement).checked })} /> With errors</label>
@@ -78,25 +91,29 @@ export function CaptureList({ rows, loaded, filters, onFilters }: { rows: IndexR
       <span class="muted small" data-testid="list-count">${shown.length === rows.length ? plural(rows.length, 'capture') : `${shown.length} of ${plural(rows.length, 'capture')}`}</span>
     </div>
     ${sampling ? html`<p class="muted small sampling-note" data-testid="sampling-note">${samplingNote(sampling)}</p>` : null}
-    ${!loaded
-      ? html`<div class="empty">Loading…</div>`
-      : rows.length === 0
-        ? html`<div class="empty" data-testid="list-empty"><p>No captures yet.</p><p class="muted">Run your app with <code>NODE_OPTIONS="--require probe/register"</code>; captures appear here as they are written.</p></div>`
-        : html`<table class="captures" data-testid="captures">
+    ${
+      !loaded
+        ? html`<div class="empty">Loading…</div>`
+        : rows.length === 0
+          ? html`<div class="empty" data-testid="list-empty"><p>No captures yet.</p><p class="muted">Run your app with <code>NODE_OPTIONS="--require probe/register"</code>; captures appear here as they are written.</p></div>`
+          : html`<table class="captures" data-testid="captures">
             <colgroup><col class="c-type" /><col /><col class="c-status" /><col class="c-count" /><col class="c-count" /><col class="c-dur" /><col class="c-when" /></colgroup>
             <thead><tr><th>Type</th><th>Name</th><th>Status</th><th class="num">HTTP</th><th class="num">Errors</th><th class="num">Duration</th><th class="num">When</th></tr></thead>
             <tbody>
-              ${filters.byRoute
-                ? groupByRoute(shown).flatMap((group) => [
-                    html`<tr key=${`g:${group.route}`} class="group" data-testid="route-group">
+              ${
+                filters.byRoute
+                  ? groupByRoute(shown).flatMap((group) => [
+                      html`<tr key=${`g:${group.route}`} class="group" data-testid="route-group">
                       <td colspan="7"><span class="group-key mono" data-testid="route-group-key">${group.route ?? '(no route)'}</span>
                         <span class="group-stats"><span><b>${String(group.captures)}</b> ${group.captures === 1 ? 'capture' : 'captures'}</span><span class=${group.with_errors ? 'tone-error-text' : ''}><b>${String(group.with_errors)}</b> with errors</span><span>avg <b>${ms(group.avg_duration)}</b></span><span>max <b>${ms(group.max_duration)}</b></span></span>
                       </td>
                     </tr>`,
-                    ...shown.filter((row) => (row.route ?? null) === group.route).map(renderRow),
-                  ])
-                : shown.map(renderRow)}
+                      ...shown.filter((row) => (row.route ?? null) === group.route).map(renderRow),
+                    ])
+                  : shown.map(renderRow)
+              }
             </tbody>
-          </table>`}
+          </table>`
+    }
   </div>`;
 }

@@ -54,7 +54,9 @@ export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: numbe
     </header>
     <nav class="tabs" role="tablist">
       ${tabs.map(
-        (t) => html`<a role="tab" aria-selected=${t.value === tab} class=${t.value === tab ? 'active' : ''} data-testid=${`tab-${t.value}`} href=${captureHref(capture.id, t.value)}>
+        (
+          t,
+        ) => html`<a role="tab" aria-selected=${t.value === tab} class=${t.value === tab ? 'active' : ''} data-testid=${`tab-${t.value}`} href=${captureHref(capture.id, t.value)}>
           ${t.label}${t.count !== undefined ? html`<span class="count">${String(t.count)}</span>` : null}
         </a>`,
       )}

@@ -7,7 +7,9 @@ const FIRST_EVENTS = 200;
 
 /** EventStreamCapture's cards, recognised by shape (a custom capture may reuse the name). */
 export function isEventStreamCards(cards: unknown): cards is EventStreamCards {
-  return cards !== null && typeof cards === 'object' && Array.isArray((cards as EventStreamCards).events) && typeof (cards as EventStreamCards).count === 'number';
+  return (
+    cards !== null && typeof cards === 'object' && Array.isArray((cards as EventStreamCards).events) && typeof (cards as EventStreamCards).count === 'number'
+  );
 }
 
 function EventRow({ event, index }: { event: StreamEvent; index: number }) {
@@ -29,9 +31,7 @@ export function EventStream({ cards }: { cards: EventStreamCards }) {
       ${cards.stop_reason ? html` · stop: <span class="mono">${cards.stop_reason}</span>` : null}
       ${cards.truncated ? html` <span class="tag tag-warn">cut at max_body_bytes</span>` : null}
     </p>
-    ${cards.text !== undefined
-      ? html`<h5>Assembled text</h5><pre class="code assembled" data-testid="sse-text">${cards.text}</pre>`
-      : null}
+    ${cards.text !== undefined ? html`<h5>Assembled text</h5><pre class="code assembled" data-testid="sse-text">${cards.text}</pre>` : null}
     ${cards.usage ? html`<h5>Usage</h5><div data-testid="sse-usage"><${JsonText} value=${cards.usage} /></div>` : null}
     <details class="raw" open=${cards.text === undefined}>
       <summary>Events</summary>

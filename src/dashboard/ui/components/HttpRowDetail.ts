@@ -43,7 +43,8 @@ function Payload({ row }: { row: HttpRow }) {
   if (row.request_body !== null) {
     blocks.push(html`<details class="raw" open=${payload === null}><summary>Raw body</summary><${JsonText} text=${prettyBody(row.request_body)} /></details>`);
   }
-  if (blocks.length === 0) return html`<p class="muted small">${row.request_bytes > 0 ? `${bytes(row.request_bytes)} sent, not kept (not JSON or form fields; turn on the \`bodies\` option to keep it)` : 'No body'}</p>`;
+  if (blocks.length === 0)
+    return html`<p class="muted small">${row.request_bytes > 0 ? `${bytes(row.request_bytes)} sent, not kept (not JSON or form fields; turn on the \`bodies\` option to keep it)` : 'No body'}</p>`;
   return html`<div>${blocks}</div>`;
 }
 
@@ -53,11 +54,13 @@ function Response({ row }: { row: HttpRow }) {
   if (capture) {
     return html`<div data-testid="response-capture">
       <div class="capture-name"><span class="tag">${capture.capture}</span></div>
-      ${capture.cards === null || capture.cards === undefined
-        ? html`<p class="muted small">The capture shows nothing for this body.</p>`
-        : isEventStreamCards(capture.cards)
-          ? html`<${EventStream} cards=${capture.cards} />`
-          : html`<${JsonText} value=${capture.cards} />`}
+      ${
+        capture.cards === null || capture.cards === undefined
+          ? html`<p class="muted small">The capture shows nothing for this body.</p>`
+          : isEventStreamCards(capture.cards)
+            ? html`<${EventStream} cards=${capture.cards} />`
+            : html`<${JsonText} value=${capture.cards} />`
+      }
       ${capture.raw !== null ? html`<details class="raw" data-testid="raw-body"><summary>Raw body</summary><${JsonText} text=${prettyBody(capture.raw)} /></details>` : null}
     </div>`;
   }
@@ -77,7 +80,8 @@ function ExceptionChain({ row }: { row: HttpRow }) {
       <div class="exc-message">${exception.message}</div>
       ${exception.file ? html`<div class="mono muted small">at ${exception.file}</div>` : null}
       ${exception.previous.map(
-        (link) => html`<div class="exc-cause"><span class="muted">caused by</span> <b class="exc-class">${link.class}</b>${link.code ? html` <span class="tag tag-error">${link.code}</span>` : null}<div class="exc-message">${link.message}</div></div>`,
+        (link) =>
+          html`<div class="exc-cause"><span class="muted">caused by</span> <b class="exc-class">${link.class}</b>${link.code ? html` <span class="tag tag-error">${link.code}</span>` : null}<div class="exc-message">${link.message}</div></div>`,
       )}
     </div>
   <//>`;
@@ -117,10 +121,12 @@ export function HttpRowDetail({ row, index }: { row: HttpRow; index: number }) {
       </div>
     </div>
     <${Section} title="Code" testid="origin">
-      ${row.origin
-        ? html`<div class="mono code-line">${row.origin.file}:${String(row.origin.line)}</div>
+      ${
+        row.origin
+          ? html`<div class="mono code-line">${row.origin.file}:${String(row.origin.line)}</div>
             ${row.origin.chain.length > 0 ? html`<ol class="chain mono">${row.origin.chain.map((frame) => html`<li>${frame}</li>`)}</ol>` : null}`
-        : html`<p class="muted small">No app frame recorded.</p>`}
+          : html`<p class="muted small">No app frame recorded.</p>`
+      }
     <//>
   </div>`;
 }

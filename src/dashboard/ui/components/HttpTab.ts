@@ -137,7 +137,8 @@ export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
       <div class="segmented" role="group" aria-label="Group by">
         <span class="seg-label">Group by</span>
         ${GROUPINGS.map(
-          (g) => html`<button type="button" class=${by === g.value ? 'active' : ''} data-testid=${`group-${g.value}`} onClick=${() => setBy(g.value)}>${g.label}</button>`,
+          (g) =>
+            html`<button type="button" class=${by === g.value ? 'active' : ''} data-testid=${`group-${g.value}`} onClick=${() => setBy(g.value)}>${g.label}</button>`,
         )}
       </div>
       <label class="check"><input type="checkbox" checked=${failedOnly} onChange=${(e: Event) => setFailedOnly((e.target as HTMLInputElement).checked)} /> Failed only (${String(failedCount)})</label>

@@ -20,12 +20,15 @@ function Breakdown({ capture }: { capture: Capture }) {
     </div>
     <div class="bd-legend">
       ${parts.map(
-        (p) => html`<div class="bd-item" data-testid=${`breakdown-${p.key}`}><i class=${`bd-dot bd-${p.key}`}></i><span>${p.label}</span><b>${ms(p.value)}</b><span class="muted">${share(p.value).toFixed(0)}%</span></div>`,
+        (p) =>
+          html`<div class="bd-item" data-testid=${`breakdown-${p.key}`}><i class=${`bd-dot bd-${p.key}`}></i><span>${p.label}</span><b>${ms(p.value)}</b><span class="muted">${share(p.value).toFixed(0)}%</span></div>`,
       )}
     </div>
-    ${capture.summary.totals && capture.summary.totals.http_ms > http + 0.5
-      ? html`<p class="muted small">Calls overlap: their durations add up to ${ms(capture.summary.totals.http_ms)}; the bar counts time with at least one call in flight.</p>`
-      : null}
+    ${
+      capture.summary.totals && capture.summary.totals.http_ms > http + 0.5
+        ? html`<p class="muted small">Calls overlap: their durations add up to ${ms(capture.summary.totals.http_ms)}; the bar counts time with at least one call in flight.</p>`
+        : null
+    }
   </div>`;
 }
 
@@ -46,13 +49,16 @@ export function Overview({ capture }: { capture: Capture }) {
       <${Stat} label="Time in calls" value=${ms(totals?.http_ms ?? 0)} />
     </div>
     <${Breakdown} capture=${capture} />
-    ${capture.summary.errors.length > 0
-      ? html`<div class="card errors" data-testid="errors"><h3>Errors</h3><ul>${capture.summary.errors.map((error) => html`<li class="mono">${error}</li>`)}</ul>
+    ${
+      capture.summary.errors.length > 0
+        ? html`<div class="card errors" data-testid="errors"><h3>Errors</h3><ul>${capture.summary.errors.map((error) => html`<li class="mono">${error}</li>`)}</ul>
           ${totals && totals.http_failed > capture.summary.errors.length ? html`<p class="muted small">and ${totals.http_failed - capture.summary.errors.length} more failed calls</p>` : null}</div>`
-      : null}
+        : null
+    }
     <div class="overview-columns">
-      ${request
-        ? html`<div class="card"><h3>Request</h3><table class="kv"><tbody>
+      ${
+        request
+          ? html`<div class="card"><h3>Request</h3><table class="kv"><tbody>
             <tr><th>Method</th><td>${request.method}</td></tr>
             <tr><th>URL</th><td class="mono">${request.url}</td></tr>
             <tr><th>Route</th><td class="mono">${request.route ?? '–'}</td></tr>
@@ -60,7 +66,8 @@ export function Overview({ capture }: { capture: Capture }) {
             <tr><th>Remote</th><td class="mono">${request.remote_address ?? '–'}</td></tr>
             ${Object.entries(request.headers).map(([name, value]) => html`<tr><th class="mono">${name}</th><td class="mono">${String(value)}</td></tr>`)}
           </tbody></table></div>`
-        : null}
+          : null
+      }
       <div class="card"><h3>Calls by host</h3>
         ${hosts.length ? html`<table class="kv"><tbody>${hosts.map(([host, count]) => html`<tr><th class="mono">${host}</th><td>${String(count)}</td></tr>`)}</tbody></table>` : html`<p class="muted small">No calls.</p>`}
         <h3 class="spaced">Process</h3>

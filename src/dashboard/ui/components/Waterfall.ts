@@ -25,8 +25,7 @@ export function Waterfall({ row }: { row: HttpRow }) {
   return html`<div class="waterfall" data-testid="waterfall">
     <div class="wf-bar" role="img" aria-label="timing">
       ${phases.map(
-        (p) =>
-          html`<span class=${`wf-seg wf-${p.key}`} style=${{ width: `${(p.value / total) * 100}%` }} title=${`${p.label} ${ms(p.value)}`}></span>`,
+        (p) => html`<span class=${`wf-seg wf-${p.key}`} style=${{ width: `${(p.value / total) * 100}%` }} title=${`${p.label} ${ms(p.value)}`}></span>`,
       )}
       ${rest / total > 0.005 ? html`<span class="wf-seg wf-other" style=${{ width: `${(rest / total) * 100}%` }} title=${`Other ${ms(rest)}`}></span>` : null}
     </div>
