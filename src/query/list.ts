@@ -5,7 +5,7 @@ import { QueryError } from './QueryError';
 import { ROW_LIMITS, clip, fitRows } from './clip';
 import { KNOWN_SECTIONS, sectionsInIndex } from './locate';
 import { parseSince } from './since';
-import { groupByRoute, type RouteGroup } from './route-groups';
+import { groupByRoute, type RouteGroup } from './routeGroups';
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 500;

@@ -1,6 +1,6 @@
 import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../store/Store';
-import { isValidCaptureId } from '../capture/index-row';
+import { isValidCaptureId } from '../capture/indexRow';
 import { QueryError } from './QueryError';
 
 /** Sections Probe itself writes: valid names even before any capture has one. */

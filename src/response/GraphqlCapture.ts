@@ -1,6 +1,6 @@
 import type { ResponseCaptureInput, ResponseCaptureOutput } from './ResponseCapture';
 import { JsonCapture } from './JsonCapture';
-import { formatGraphql } from './graphql-format';
+import { formatGraphql } from './graphqlFormat';
 
 /**
  * For GraphQL endpoints: the JSON response as cards, and the request's `query` field formatted as GraphQL

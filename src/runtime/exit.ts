@@ -59,7 +59,7 @@ function writeSync(recorder: Recorder, captures: Capture[]): void {
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', PROBE_ROOT: config.root };
     if (config.configFile) env.PROBE_CONFIG = config.configFile;
-    const result = spawnSync(process.execPath, [path.join(__dirname, 'exit-writer.js')], {
+    const result = spawnSync(process.execPath, [path.join(__dirname, 'exitWriter.js')], {
       input: JSON.stringify(captures),
       cwd: config.root,
       env,

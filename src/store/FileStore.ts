@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { Store } from './Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
-import { indexRowOf, isValidCaptureId } from '../capture/index-row';
+import { indexRowOf, isValidCaptureId } from '../capture/indexRow';
 import { captureNameOf, orderKeyOf, parseCaptureName } from './orderKey';
 import { captureFileText, captureOfText, rowOfHead } from './captureFile';
 import { StoreError } from './StoreError';

@@ -3,7 +3,7 @@ import { suppressTracing } from '@opentelemetry/core';
 import type { Store } from './Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
-import { indexRowOf, isValidCaptureId } from '../capture/index-row';
+import { indexRowOf, isValidCaptureId } from '../capture/indexRow';
 import { ProbeConfigError } from '../config/ProbeConfigError';
 import { CLEAR_SCRIPT, INDEX_SCRIPT, PUT_SCRIPT, type RedisScript } from './redisScripts';
 import { StoreError } from './StoreError';

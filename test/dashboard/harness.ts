@@ -3,7 +3,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Capture } from '../../src/capture/types';
-import { indexRowOf } from '../../src/capture/index-row';
+import { indexRowOf } from '../../src/capture/indexRow';
 import { REPO_ROOT, TestApp, waitForLine } from '../helpers/app';
 
 export const CHROMIUM = process.env.PROBE_CHROMIUM ?? '/usr/bin/chromium';

@@ -1,6 +1,6 @@
 import type { Store } from '../../src/store/Store';
 import type { Capture, IndexRow } from '../../src/capture/types';
-import { indexRowOf } from '../../src/capture/index-row';
+import { indexRowOf } from '../../src/capture/indexRow';
 
 /**
  * A Store held in memory, for tests of pure functions over the Store contract (the query engine) that

@@ -78,7 +78,7 @@ test('a custom driver registered in the config file', async () => {
   const folder = path.join(app.dir, '.probe', 'custom');
   mkdirSync(folder, { recursive: true });
   for (const capture of fixtureCaptures()) writeFileSync(path.join(folder, `${capture.id}.json`), JSON.stringify(capture));
-  const indexRow = JSON.stringify(path.join(REPO_ROOT, 'dist', 'capture', 'index-row.js'));
+  const indexRow = JSON.stringify(path.join(REPO_ROOT, 'dist', 'capture', 'indexRow.js'));
   app.write(
     'probe.config.mjs',
     `import { readdirSync, readFileSync } from 'node:fs';

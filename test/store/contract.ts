@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Capture, IndexRow } from '../../src/capture/types';
 import type { Store } from '../../src/store/Store';
-import { indexRowOf } from '../../src/capture/index-row';
+import { indexRowOf } from '../../src/capture/indexRow';
 import { openStore as openStoreOf } from '../../src/store/openStore';
 import { createLogger } from '../../src/util/logger';
 import { REPO_ROOT, TestApp, collect, eventually } from '../helpers/app';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { FileStore } from '../../src/store/FileStore';
 import { captureFileText, captureOfText, rowOfHead } from '../../src/store/captureFile';
-import { indexRowOf } from '../../src/capture/index-row';
+import { indexRowOf } from '../../src/capture/indexRow';
 import type { Capture } from '../../src/capture/types';
 import { makeCapture } from './contract';
 

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand } from '../io';
 import { closeContext, openContext } from '../context';
 import { createLogger } from '../../util/logger';
-import { startDashboard, type RunningDashboard } from '../../dashboard/DashboardServer';
+import { startDashboard, type RunningDashboard } from '../../dashboard/startDashboard';
 
 /** Tried first so the address stays the same between runs; a free port is used when it is taken. */
 const DEFAULT_DASHBOARD_PORT = 4400;

@@ -1,6 +1,6 @@
 import { SpanKind, context, type Context, type Span as ApiSpan, type SpanOptions } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { MirrorSpan } from './mirror';
+import { MirrorSpan } from './MirrorSpan';
 import { patchMethod, recordPatch } from '../patches';
 
 interface SdkProvider {

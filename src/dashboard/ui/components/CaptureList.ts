@@ -5,7 +5,7 @@ import { ago, fullTime, ms } from '../format';
 import { captureHref } from '../router';
 import { CaptureStatus, TypeBadge } from './Badges';
 import { samplingNote, samplingOf } from '../../../query/sampling';
-import { groupByRoute } from '../../../query/route-groups';
+import { groupByRoute } from '../../../query/routeGroups';
 
 export interface ListFilters {
   type: 'all' | 'request' | 'job' | 'command' | 'test';

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/Store';
 import type { Logger } from '../util/logger';
-import { isValidCaptureId } from '../capture/index-row';
+import { isValidCaptureId } from '../capture/indexRow';
 import { ASSETS_DIR, readAsset } from './assets';
 import { isAllowedHost, TOKEN_COOKIE, tokenMatches, tokenOf } from './guard';
 import { sendJson, sendText, setSecurityHeaders } from './headers';
