@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { REPO_ROOT } from './app';
@@ -21,9 +21,11 @@ export function testCertificate(): { key: Buffer; cert: Buffer; certFile: string
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
   if (!existsSync(certFile)) {
-    mkdirSync(dir, { recursive: true });
-    const tmpKey = `${keyFile}.${process.pid}`;
-    const tmpCert = `${certFile}.${process.pid}`;
+    // Made in a folder of this process's own, then renamed into place whole: test files run in parallel, and a
+    // key of one process beside a certificate of another (or a CA file read between two writes) fails TLS.
+    const staging = `${dir}.${process.pid}`;
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(staging, { recursive: true });
     execFileSync(
       'openssl',
       [
@@ -33,9 +35,9 @@ export function testCertificate(): { key: Buffer; cert: Buffer; certFile: string
         'rsa:2048',
         '-nodes',
         '-keyout',
-        tmpKey,
+        path.join(staging, 'key.pem'),
         '-out',
-        tmpCert,
+        path.join(staging, 'cert.pem'),
         '-days',
         '3650',
         '-subj',
@@ -47,8 +49,11 @@ export function testCertificate(): { key: Buffer; cert: Buffer; certFile: string
       ],
       { stdio: 'ignore' },
     );
-    execFileSync('mv', ['-f', tmpKey, keyFile]);
-    execFileSync('mv', ['-f', tmpCert, certFile]);
+    try {
+      renameSync(staging, dir);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process made it first: theirs stands
+    }
   }
   return { key: readFileSync(keyFile), cert: readFileSync(certFile), certFile };
 }

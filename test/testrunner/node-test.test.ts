@@ -29,7 +29,7 @@ describe('node --test under the preload: a capture per test', () => {
       const app = new TestApp({ [file]: readFileSync(path.join(FIXTURES, file), 'utf8') });
       // NODE_TEST_CONTEXT: this test runs under node --test itself; the run below is a top-level one.
       const env = app.env({ preload, env: { UPSTREAM: upstream.url, NODE_TEST_CONTEXT: undefined } });
-      const run = await collect(spawn(process.execPath, ['--test', file], { cwd: app.dir, env }), 60_000);
+      const run = await collect(spawn(process.execPath, ['--test', '--test-reporter=tap', file], { cwd: app.dir, env }), 60_000);
       const output = `${run.stdout}\n${run.stderr}`;
       assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
       assert.match(run.stdout, /# pass 2\n# fail 2/, output);
