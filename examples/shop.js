@@ -8,15 +8,10 @@ const UP = process.env.UPSTREAM_URL;
 
 function getJson(url) {
   return new Promise((resolve, reject) => {
-    http
-      .get(url, (res) => {
-        let text = '';
-        res
-          .setEncoding('utf8')
-          .on('data', (c) => (text += c))
-          .on('end', () => resolve(JSON.parse(text)));
-      })
-      .on('error', reject);
+    http.get(url, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve(JSON.parse(text)));
+    }).on('error', reject);
   });
 }
 
@@ -28,13 +23,7 @@ const server = http.createServer(async (req, res) => {
     const rates = await getJson(`${UP}/rates`);
     const payment = await axios.post(`${UP}/payments`, { amount: 42, card_token: 'tok_visa', password: 'not-in-the-record' }, { validateStatus: () => true });
     await fetch('http://127.0.0.1:9/unreachable').catch(() => null);
-    job('send-receipt', () =>
-      fetch(`${UP}/mail`, {
-        method: 'POST',
-        body: JSON.stringify({ to: 'ada@example.com' }),
-        headers: { 'content-type': 'application/json', authorization: 'Bearer sk_live_secret' },
-      }),
-    );
+    job('send-receipt', () => fetch(`${UP}/mail`, { method: 'POST', body: JSON.stringify({ to: 'ada@example.com' }), headers: { 'content-type': 'application/json', authorization: 'Bearer sk_live_secret' } }));
     res.writeHead(payment.status === 402 ? 402 : 200, { 'content-type': 'application/json' });
     return res.end(JSON.stringify({ stock: stock.length, rates, payment: payment.data.error ?? 'ok' }));
   }

@@ -9,10 +9,7 @@ if (require.cache[file] && !require.cache[file].exports.standIn) throw new Error
 const stand = new Module(file, module);
 stand.filename = file;
 stand.loaded = true;
-stand.exports = Object.assign(
-  function fetchAWSInfo(_agent, callback) {
-    setImmediate(callback, null);
-  },
-  { clearCache() {}, standIn: true },
-);
+stand.exports = Object.assign(function fetchAWSInfo(_agent, callback) {
+  setImmediate(callback, null);
+}, { clearCache() {}, standIn: true });
 require.cache[file] = stand;

@@ -30,16 +30,9 @@ async function main() {
   await got(`${API}/users/got`).json(); // call:got
   await got(`${API}/users/got-retry`, { retry: { limit: 1 } }).json(); // call:got-retry
   // A call the app's own hook makes while got's call is in progress: its own line, not got's.
-  await got(`${API}/users/got-hooked`, {
-    hooks: {
-      beforeRequest: [
-        async () => {
-          // call:got-hooked
-          await fetch(`${API}/users/in-hook`); // call:in-hook
-        },
-      ],
-    },
-  }).json();
+  await got(`${API}/users/got-hooked`, { hooks: { beforeRequest: [async () => { // call:got-hooked
+    await fetch(`${API}/users/in-hook`); // call:in-hook
+  }] } }).json();
   await axios.get(`${API}/users/axios`); // call:axios
   await (await nodeFetch(`${API}/users/node-fetch`)).json(); // call:node-fetch
   await superagent.get(`${API}/users/superagent`); // call:superagent
@@ -50,16 +43,7 @@ async function main() {
   await needle('get', `${API}/users/needle`); // call:needle
   await (await undici.request(`${API}/users/undici-request`)).body.text(); // call:undici-request
   await (await undici.fetch(`${API}/users/undici-fetch`)).text(); // call:undici-fetch
-  await undici.stream(
-    `${API}/users/undici-stream`,
-    { method: 'GET' },
-    () =>
-      new Writable({
-        write(c, e, cb) {
-          cb();
-        },
-      }),
-  ); // call:undici-stream
+  await undici.stream(`${API}/users/undici-stream`, { method: 'GET' }, () => new Writable({ write(c, e, cb) { cb(); } })); // call:undici-stream
   await (await fetch(`${API}/users/fetch`)).json(); // call:fetch
   await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }); // call:openai
   const oa2 = new OpenAI({ apiKey: 'sk-x', baseURL: API + '/openai-retry/v1', maxRetries: 1 });
@@ -77,7 +61,4 @@ async function main() {
   await slack.chat.postMessage({ channel: 'C1', text: 'hi' }); // call:slack
   await tw.messages.create({ to: '+15550001', from: '+15550002', body: 'hi' }); // call:twilio
 }
-main().catch((e) => {
-  console.error('app failed', e);
-  process.exitCode = 1;
-});
+main().catch((e) => { console.error('app failed', e); process.exitCode = 1; });

@@ -19,15 +19,11 @@ const listed = patches().filter((patch) => /^(express|router|koa|hono)/.test(pat
 probe.shutdown().then(() => {
   const after = read();
   const names = Object.keys(during);
-  process.stdout.write(
-    `${JSON.stringify({
-      wrapped: names.filter(
-        (name) => String(during[name]).includes('noteRoute') || String(during[name]).includes('templates') || String(during[name]).includes('MOUNT_PATH'),
-      ),
-      restored: names.filter((name) => after[name] !== during[name]),
-      listed: listed.map((patch) => patch.target),
-      whys: listed.map((patch) => patch.why),
-      left: patches().length,
-    })}\n`,
-  );
+  process.stdout.write(`${JSON.stringify({
+    wrapped: names.filter((name) => String(during[name]).includes('noteRoute') || String(during[name]).includes('templates') || String(during[name]).includes('MOUNT_PATH')),
+    restored: names.filter((name) => after[name] !== during[name]),
+    listed: listed.map((patch) => patch.target),
+    whys: listed.map((patch) => patch.why),
+    left: patches().length,
+  })}\n`);
 });

@@ -17,10 +17,9 @@ Module({ controllers: [UsersController] })(AppModule);
 
 (async () => {
   const options = { logger: false };
-  const app =
-    process.argv[2] === 'fastify'
-      ? await NestFactory.create(AppModule, new (require('@nestjs/platform-fastify').FastifyAdapter)(), options)
-      : await NestFactory.create(AppModule, options);
+  const app = process.argv[2] === 'fastify'
+    ? await NestFactory.create(AppModule, new (require('@nestjs/platform-fastify').FastifyAdapter)(), options)
+    : await NestFactory.create(AppModule, options);
   app.setGlobalPrefix('api');
   await app.listen(0, '127.0.0.1');
   await exercise(app.getHttpServer().address().port);

@@ -15,12 +15,7 @@ registerInstrumentations({ instrumentations: [new HttpInstrumentation(), new Exp
 process.on('exit', () => {
   const spans = exporter
     .getFinishedSpans()
-    .map((span) => ({
-      name: span.name,
-      kind: span.kind,
-      route: span.attributes['http.route'] ?? null,
-      target: span.attributes['url.path'] ?? span.attributes['http.target'] ?? null,
-    }))
+    .map((span) => ({ name: span.name, kind: span.kind, route: span.attributes['http.route'] ?? null, target: span.attributes['url.path'] ?? span.attributes['http.target'] ?? null }))
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   fs.writeFileSync(process.env.ROUTE_SPANS, JSON.stringify(spans));
 });
