@@ -1,14 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { buildCapture } from '../../src/builder/buildCapture';
 import { decodeContent } from '../../src/builder/body';
 import { resolveConfig } from '../../src/config/resolve';
-import type { CallInput, UnitInput } from '../../src/builder/input';
+import type { CallInput } from '../../src/builder/input';
+import { callInput, rowOf } from '../helpers/call-input';
 
 // The pure half of max_body_bytes after decoding: what the builder does with the kept wire bytes.
 
-const T0 = 1_700_000_000_000;
 const CAP = 2000;
 const config = (bodies: boolean) =>
   resolveConfig({ root: '/app', configFile: null, file: { lenses: { HttpClientLens: { bodies, max_body_bytes: CAP } } }, env: {} });
@@ -24,48 +23,14 @@ const ENCODED: Array<[string, Buffer]> = [
 
 function row(encoding: string, wire: Buffer, over: Partial<CallInput> & { bodies?: boolean } = {}) {
   const { bodies = false, ...rest } = over;
-  const call: CallInput = {
-    spanId: 'a1',
-    parentSpanId: 'root1',
-    method: 'GET',
-    url: 'https://api.test/items',
-    requestHeaders: {},
-    requestBody: null,
-    status: 200,
-    responseHeaders: { 'content-type': 'application/json', 'content-encoding': encoding },
-    responseBody: { chunks: [wire], size: wire.length, truncated: false },
-    clientDecodes: true,
-    start: T0,
-    end: T0 + 5,
-    timing: null,
-    error: null,
-    pool: null,
-    fake: false,
-    origin: null,
-    ...rest,
-  };
-  const unit: UnitInput = {
-    id: 'cap_00000001',
-    type: 'command',
-    name: 'x',
-    status: '0',
-    parentId: null,
-    traceId: 'f'.repeat(32),
-    linkedVia: null,
-    rootSpanId: 'root1',
-    startedAt: T0,
-    endedAt: T0 + 10,
-    endedBy: 'return',
-    label: null,
-    tags: [],
-    jobId: null,
-    meta: { pid: 1, hostname: 'h', node: 'v', service: 's' },
-    request: null,
-    spans: [],
-    calls: [call],
-    pools: [],
-  };
-  return buildCapture(unit, config(bodies)).sections.http![0]!;
+  return rowOf(
+    callInput({
+      responseHeaders: { 'content-type': 'application/json', 'content-encoding': encoding },
+      responseBody: { chunks: [wire], size: wire.length, truncated: false },
+      ...rest,
+    }),
+    config(bodies),
+  );
 }
 
 test('a body under the cap on the wire that decodes past it: truncated, no capture, its decoded start as response_body', () => {

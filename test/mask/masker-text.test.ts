@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/config/resolve';
-import { buildCapture } from '../../src/builder/buildCapture';
-import type { CallInput, UnitInput } from '../../src/builder/input';
+import type { CallInput } from '../../src/builder/input';
+import { callInput, rowOf as buildRow } from '../helpers/call-input';
 
 const masker = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} }).masker;
 const M = '********';
@@ -139,50 +139,8 @@ test('a megabyte of hostile text completes (no backtracking)', () => {
   }
 });
 
-const T0 = 1_700_000_000_000;
 const bodiesConfig = resolveConfig({ root: '/app', configFile: null, file: { lenses: { HttpClientLens: { bodies: true } } }, env: {} });
 
 function rowOf(over: Partial<CallInput>) {
-  const call: CallInput = {
-    spanId: 'a1',
-    parentSpanId: 'root1',
-    method: 'POST',
-    url: 'https://api.test/x',
-    requestHeaders: {},
-    requestBody: null,
-    status: 200,
-    responseHeaders: {},
-    responseBody: { chunks: [], size: 0, truncated: false },
-    clientDecodes: true,
-    start: T0,
-    end: T0 + 5,
-    timing: null,
-    error: null,
-    pool: null,
-    fake: false,
-    origin: null,
-    ...over,
-  };
-  const unit: UnitInput = {
-    id: 'cap_00000001',
-    type: 'command',
-    name: 'x',
-    status: '0',
-    parentId: null,
-    traceId: 'f'.repeat(32),
-    linkedVia: null,
-    rootSpanId: 'root1',
-    startedAt: T0,
-    endedAt: T0 + 10,
-    endedBy: 'return',
-    label: null,
-    tags: [],
-    jobId: null,
-    meta: { pid: 1, hostname: 'h', node: 'v', service: 's' },
-    request: null,
-    spans: [],
-    calls: [call],
-    pools: [],
-  };
-  return buildCapture(unit, bodiesConfig).sections.http![0]!;
+  return buildRow(callInput({ method: 'POST', ...over }), bodiesConfig);
 }

@@ -4,10 +4,9 @@ import { maskEventStream, parseEventStream } from '../../src/response/eventStrea
 import { assembleStream } from '../../src/response/assembleStream';
 import { EventStreamCapture } from '../../src/response/EventStreamCapture';
 import * as probe from '../../src/index';
-import { buildCapture } from '../../src/builder/buildCapture';
 import { resolveConfig } from '../../src/config/resolve';
 import { JsonCapture } from '../../src/response/JsonCapture';
-import type { CallInput, UnitInput } from '../../src/builder/input';
+import { callInput, rowOf } from '../helpers/call-input';
 import type { ProbeConfig } from '../../src/config/types';
 
 const masker = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} }).http!.masker;
@@ -37,53 +36,17 @@ test('maskEventStream rewrites only JSON data whose masked value differs, keepin
 });
 
 test('masker.body masks event-stream JSON data when no capture handles the stream (bodies on)', () => {
-  const T0 = 1_700_000_000_000;
   const stream = 'data: {"client_secret":"cs_live_1","text":"hi"}\n\n';
-  const call: CallInput = {
-    spanId: 'a1',
-    parentSpanId: null,
-    method: 'GET',
+  const call = callInput({
     url: 'https://api.test/stream',
-    requestHeaders: {},
-    requestBody: null,
-    status: 200,
     responseHeaders: { 'content-type': 'text/event-stream' },
     responseBody: { chunks: [Buffer.from(stream)], size: stream.length, truncated: false },
-    clientDecodes: true,
-    start: T0,
-    end: T0 + 5,
-    timing: null,
-    error: null,
-    pool: null,
-    fake: false,
-    origin: null,
-  };
-  const unit: UnitInput = {
-    id: 'cap_00000001',
-    type: 'command',
-    name: 'x',
-    status: '0',
-    parentId: null,
-    traceId: 'f'.repeat(32),
-    linkedVia: null,
-    rootSpanId: null,
-    startedAt: T0,
-    endedAt: T0 + 10,
-    endedBy: 'exit',
-    label: null,
-    tags: [],
-    jobId: null,
-    meta: { pid: 1, hostname: 'h', node: 'v20', service: 's' },
-    request: null,
-    spans: [],
-    calls: [call],
-    pools: [],
-  };
+  });
   const file: ProbeConfig = { lenses: { HttpClientLens: { bodies: true, capture: { response_types: { 'application/json': JsonCapture } } } } };
-  const row = buildCapture(unit, resolveConfig({ root: '/app', configFile: null, file, env: {} })).sections.http![0]!;
+  const row = rowOf(call, resolveConfig({ root: '/app', configFile: null, file, env: {} }));
   assert.equal(row.response_capture, null);
   assert.equal(row.response_body, 'data: {"client_secret":"********","text":"hi"}\n\n');
-  const byDefault = buildCapture(unit, resolveConfig({ root: '/app', configFile: null, file: {}, env: {} })).sections.http![0]!;
+  const byDefault = rowOf(call, resolveConfig({ root: '/app', configFile: null, file: {}, env: {} }));
   assert.equal(byDefault.response_capture?.capture, 'EventStreamCapture', 'the default response_types map event streams');
   assert.deepEqual((byDefault.response_capture?.cards as { events: unknown[] }).events, [{ data: { client_secret: '********', text: 'hi' } }]);
 });
