@@ -30,7 +30,7 @@ function hostile(): Capture {
   capture.tags = [`tag\u0007`];
   capture.started_at += 60;
   capture.ended_at += 60;
-  const request = capture.sections.request as Record<string, unknown>;
+  const request = capture.sections.request!;
   request.route = ROUTE;
   request.path = `/orders${CLEAR}`;
   const row = capture.sections.http![0]!;
