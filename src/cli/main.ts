@@ -77,7 +77,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error) => {
-      process.stderr.write(`probe: ${error}\n`);
+      processIo.err(`probe: ${error}`);
       process.exitCode = 1;
     },
   );

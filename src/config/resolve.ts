@@ -20,7 +20,7 @@ import { FullMask } from '../mask/FullMask';
 import { PartialMask } from '../mask/PartialMask';
 import { Masker } from '../mask/Masker';
 import { SecretNames } from '../mask/SecretNames';
-import { globToRegExp } from '../util/glob';
+import { compileGlob } from '../util/glob';
 import { describe, isPlainObject } from './describe';
 import { guardCapture, guardMask } from './guardUserParts';
 import type * as Schema from './schema';
@@ -95,7 +95,7 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
   );
 
   const originIn = optObject('origin', file.origin) as { enabled?: unknown };
-  const except = (file.except ?? []).map((item) => (item instanceof RegExp ? item : globToRegExp(item)));
+  const except = (file.except ?? []).map((item) => (item instanceof RegExp ? item : compileGlob(item)));
   const samplingIn = optObject('sampling', file.sampling) as { rate?: number; max_per_second?: number };
   const sampling = {
     rate: env.PROBE_SAMPLE_RATE !== undefined ? parseRate(env.PROBE_SAMPLE_RATE) : (samplingIn.rate ?? 1),
@@ -135,7 +135,7 @@ function resolveHttpLens(input: boolean | HttpClientLensOptions | undefined, mas
     if (typeof capture.capture !== 'function' && typeof capture.prototype?.capture !== 'function') {
       throw new ProbeConfigError(name, `${capture.name} has no capture() method`);
     }
-    return { pattern, matcher: globToRegExp(pattern.toLowerCase()), capture: guardCapture(name, capture) };
+    return { pattern, matcher: compileGlob(pattern, { ignoreCase: true }), capture: guardCapture(name, capture) };
   });
   return {
     bodies: optBool(`${setting}.bodies`, options.bodies, false),

@@ -2,6 +2,7 @@ import type { MaskSpec } from '../mask/Mask';
 import type { Masker } from '../mask/Masker';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
 import type { Store } from '../store/Store';
+import type { Glob } from '../util/glob';
 import type { Logger } from '../util/logger';
 
 export type InputPattern = string | RegExp;
@@ -60,7 +61,7 @@ export interface RegisterApi {
 
 export interface ResolvedResponseType {
   pattern: string;
-  matcher: RegExp;
+  matcher: Glob;
   capture: ResponseCaptureClass;
 }
 
@@ -93,7 +94,8 @@ export interface ResolvedConfig {
   readonly origin: { readonly enabled: boolean };
   /** `maxPerSecond` is null when there is no ceiling. */
   readonly sampling: { readonly rate: number; readonly maxPerSecond: number | null };
-  readonly except: readonly RegExp[];
+  /** Globs compiled to linear matchers; RegExps as the user wrote them. */
+  readonly except: ReadonlyArray<RegExp | Glob>;
   readonly register: ((probe: RegisterApi) => void) | null;
 }
 

@@ -3,6 +3,7 @@ import { OPERATORS } from '../query/where';
 import { CAPTURE_TYPES, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../query/list';
 import { ROWS_DEFAULT_LIMIT, ROWS_MAX_LIMIT } from '../query/rows';
 import { SHOW_DEFAULT_LIMIT, SHOW_MAX_LIMIT } from '../query/show';
+import { MAX_INPUT_CHARS, MAX_INPUT_ITEMS } from '../query/inputs';
 
 /**
  * Input schemas of the three tools. They accept what agents commonly send besides the documented form
@@ -10,9 +11,12 @@ import { SHOW_DEFAULT_LIMIT, SHOW_MAX_LIMIT } from '../query/show';
  * away for quoting a number costs it a round trip and teaches it nothing.
  */
 
-const names = (what: string) =>
+/** A string input of at most `max` characters; the error names the input and never echoes it. */
+const text = (input: string, max = MAX_INPUT_CHARS) => z.string().max(max, { error: `${input} must be at most ${max} characters` });
+
+const names = (what: string, input: string) =>
   z
-    .union([z.array(z.string()), z.string()])
+    .union([z.array(text(input)).max(MAX_INPUT_ITEMS, { error: `${input} must list at most ${MAX_INPUT_ITEMS} names` }), text(input, MAX_INPUT_CHARS * 10)])
     .transform((value) => (Array.isArray(value) ? value : splitNames(value)).map((name) => name.trim()).filter(Boolean))
     .describe(what);
 
@@ -38,9 +42,9 @@ const count = (min: number, max: number, fallback: number, what: string) =>
     .optional()
     .describe(`${what} (default ${fallback}, max ${max})`);
 
-const captureId = z.string().describe('Capture id, as returned by probe-list or probe-show. Default: the newest capture.');
+const captureId = text('id', 100).describe('Capture id, as returned by probe-list or probe-show. Default: the newest capture.');
 
-const since = z.string().optional().describe('Only captures started within this duration: "30s", "15m", "2h", "1d"');
+const since = text('since', 40).optional().describe('Only captures started within this duration: "30s", "15m", "2h", "1d"');
 const captureType = z
   .enum(CAPTURE_TYPES as ['request', 'job', 'command', 'test'], { error: `type must be one of ${CAPTURE_TYPES.join(', ')}` })
   .optional()
@@ -49,38 +53,41 @@ const captureType = z
 export const rowsInput = {
   section: z
     .string({ error: 'section must be a section name such as "http" (outgoing HTTP calls) or "request" (the incoming request)' })
+    .max(200, { error: 'section must be at most 200 characters' })
     .min(1, { error: 'section must not be empty: "http" (outgoing HTTP calls) or "request" (the incoming request)' })
     .optional()
     .describe('Section to read (default "http"): "http" for outgoing HTTP calls, "request" for the incoming request, or any section probe-show lists'),
   where: z
     .array(
       z.object({
-        field: z.string().describe('Field name, dotted for nested values: "status", "exception.message", "timing.wait"'),
+        field: text('where field', 200).describe('Field name, dotted for nested values: "status", "exception.message", "timing.wait"'),
         op: z
           .enum(OPERATORS, { error: `op must be one of ${OPERATORS.join(' ')}` })
           .describe('Comparison: = != > >= < <= contains starts_with (contains/starts_with ignore case)'),
         value: z
-          .union([z.string(), z.number(), z.boolean(), z.null()])
+          .union([text('where value'), z.number(), z.boolean(), z.null()])
           .transform((value) => String(value))
           .describe('Value as a string, coerced to the field type: "500", "true", "null", "api.example.com"'),
       }),
     )
+    .max(MAX_INPUT_ITEMS, { error: `where must hold at most ${MAX_INPUT_ITEMS} clauses` })
     .optional()
     .describe('Filters; a row must pass all of them'),
-  sort: z.string().optional().describe('Field to sort by, dotted allowed ("duration", "timing.wait"); rows without a value come last'),
+  sort: text('sort', 200).optional().describe('Field to sort by, dotted allowed ("duration", "timing.wait"); rows without a value come last'),
   dir: z.enum(['asc', 'desc'], { error: 'dir must be "asc" or "desc"' }).optional().describe('Sort direction (default asc)'),
   limit: count(1, ROWS_MAX_LIMIT, ROWS_DEFAULT_LIMIT, 'Rows returned'),
   fields: names(
     'Fields each row holds, exactly, dotted allowed: ["row", "url", "status", "duration", "exception.message"]; "row" is the row index (for probe-show). Default: every field plus "row", long values clipped',
+    'fields',
   ).optional(),
   id: captureId.optional().describe('Capture id, or "*" for every capture (newest first). Default: the newest capture that has rows in the section'),
   since: since.describe('Read every capture started within this duration, newest first: "30s", "15m", "2h", "1d"; rows then carry capture_id and capture_name'),
   type: captureType.describe(`Only captures of this type: ${CAPTURE_TYPES.join(', ')}`),
-  name: z.string().min(1).optional().describe('Only captures whose name matches this glob, case ignored: "GET /orders/*", "*sync*"'),
+  name: text('name').min(1).optional().describe('Only captures whose name matches this glob, case ignored: "GET /orders/*", "*sync*"'),
 };
 
 export const listInput = {
-  has: names('Only captures with rows in all these sections, e.g. ["http"]').optional(),
+  has: names('Only captures with rows in all these sections, e.g. ["http"]', 'has').optional(),
   has_errors: z
     .union([z.boolean(), z.enum(['true', 'false'])])
     .transform((value) => value === true || value === 'true')
@@ -88,7 +95,7 @@ export const listInput = {
     .describe('true: only captures with a failed call or an error, and failed tests; false: only those without'),
   since,
   type: captureType.describe('request (incoming HTTP request), job, command (a script run), or test (one test case: status passed or failed)'),
-  route: z.string().optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
+  route: text('route').optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
   group_by: z
     .enum(['route'], { error: 'group_by must be "route"' })
     .optional()
@@ -98,9 +105,9 @@ export const listInput = {
 
 export const showInput = {
   id: captureId.optional(),
-  sections: names('Sections to include, e.g. ["http"]. Default: every section of the capture').optional(),
+  sections: names('Sections to include, e.g. ["http"]. Default: every section of the capture', 'sections').optional(),
   limit: count(0, SHOW_MAX_LIMIT, SHOW_DEFAULT_LIMIT, 'Rows shown per section'),
-  section: z.string().min(1).optional().describe('With row: the section of that row (default "http")'),
+  section: text('section', 200).min(1).optional().describe('With row: the section of that row (default "http")'),
   row: z.coerce
     .number({ error: 'row must be a whole number: the "row" index probe-rows returns (0 is the first row)' })
     .int({ error: 'row must be a whole number: the "row" index probe-rows returns (0 is the first row)' })

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Store } from '../store/Store';
 import { QueryError } from '../query/QueryError';
+import { clipString } from '../query/clip';
 import { queryList } from '../query/list';
 import { queryRows } from '../query/rows';
 import { queryShow } from '../query/show';
@@ -38,7 +39,9 @@ async function answer(run: () => Promise<object>): Promise<CallToolResult> {
     const result = await run();
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
   } catch (error) {
-    const text = error instanceof QueryError ? error.message : `probe: could not read the store: ${(error as Error)?.message ?? error}`;
+    // Clipped: an error may quote what the store or a caller handed it, and an agent's context is small.
+    const text =
+      error instanceof QueryError ? error.message : `probe: could not read the store: ${clipString(String((error as Error)?.message ?? error), 300)}`;
     return { content: [{ type: 'text', text }], isError: true };
   }
 }

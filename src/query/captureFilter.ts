@@ -1,6 +1,7 @@
 import type { IndexRow } from '../capture/types';
-import { globToRegExp } from '../util/glob';
+import { compileGlob } from '../util/glob';
 import { QueryError } from './QueryError';
+import { shownInput } from './inputs';
 import { CAPTURE_TYPES } from './list';
 import { parseSince } from './since';
 
@@ -16,14 +17,14 @@ export interface CaptureFilterInput {
 /** A predicate on index rows, checked once (a bad `since` or `type` is a query error listing valid values). */
 export function captureFilter(input: CaptureFilterInput, now: number): (row: IndexRow) => boolean {
   if (input.type !== undefined && !(CAPTURE_TYPES as readonly string[]).includes(input.type)) {
-    throw new QueryError(`type ${JSON.stringify(input.type)} is not a capture type`, CAPTURE_TYPES);
+    throw new QueryError(`type ${shownInput(input.type)} is not a capture type`, CAPTURE_TYPES);
   }
   if (input.name !== undefined && (typeof input.name !== 'string' || input.name === '')) {
     throw new QueryError('name must be a glob on capture names, such as "GET /orders/*" or "*sync*"');
   }
   const after = input.since !== undefined ? now - parseSince(input.since) : null;
   // Case ignored: `get /orders*` finding `GET /orders/42` is what a person or an agent means.
-  const name = input.name !== undefined ? globToRegExp(input.name, 'i') : null;
+  const name = input.name !== undefined ? compileGlob(input.name, { ignoreCase: true }) : null;
   return (row) =>
     (input.type === undefined || row.type === input.type) && (after === null || row.started_at >= after) && (name === null || name.test(row.name));
 }

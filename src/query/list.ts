@@ -2,6 +2,7 @@ import type { CaptureType, IndexRow, SamplingMeta } from '../capture/types';
 import { samplingNote, samplingOf } from './sampling';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
+import { checkInputSizes } from './inputs';
 import { ROW_LIMITS, clip, fitRows } from './clip';
 import { KNOWN_SECTIONS, sectionsInIndex } from './locate';
 import { parseSince } from './since';
@@ -41,6 +42,7 @@ export interface ListResult {
 
 /** Index rows matching the filters, newest first. `now` is epoch seconds (a parameter so tests can fix it). */
 export async function queryList(store: Store, input: ListInput = {}, now = Date.now() / 1000): Promise<ListResult> {
+  checkInputSizes(input);
   const limit = input.limit ?? LIST_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT)
     throw new QueryError(`limit must be a whole number from 1 to ${LIST_MAX_LIMIT}, got ${limit}`);

@@ -2,6 +2,7 @@ import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../store/Store';
 import { isValidCaptureId } from '../capture/indexRow';
 import { QueryError } from './QueryError';
+import { shownInput } from './inputs';
 
 /** Sections Probe itself writes: valid names even before any capture has one. */
 export const KNOWN_SECTIONS: readonly string[] = ['http', 'request'];
@@ -32,14 +33,14 @@ function recentIds(index: readonly IndexRow[]): string[] {
 export async function findCapture(store: Store, id: string): Promise<Capture> {
   if (!isValidCaptureId(id)) {
     const index = await store.index();
-    throw new QueryError(`${JSON.stringify(id)} is not a capture id (8-64 characters of 0-9 A-Z a-z _ -)`, recentIds(index));
+    throw new QueryError(`${shownInput(id)} is not a capture id (8-64 characters of 0-9 A-Z a-z _ -)`, recentIds(index));
   }
   const capture = await store.find(id);
   if (capture) return capture;
   const index = await store.index();
   const offered = recentIds(index);
   throw new QueryError(
-    `no capture with id ${JSON.stringify(id)} in the store${offered.length ? ' (the store keeps only the most recent captures; most recent ids follow)' : ' (the store is empty)'}`,
+    `no capture with id ${shownInput(id)} in the store${offered.length ? ' (the store keeps only the most recent captures; most recent ids follow)' : ' (the store is empty)'}`,
     offered,
   );
 }

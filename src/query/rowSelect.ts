@@ -1,5 +1,6 @@
 import type { Capture } from '../capture/types';
 import { QueryError } from './QueryError';
+import { shownInput } from './inputs';
 import { FIELD_LIMITS, ROW_LIMITS, clip } from './clip';
 import { knownFieldsOf, type FieldType } from './httpFields';
 import { fieldsOf, getPath, rootOf } from './paths';
@@ -52,7 +53,7 @@ export function selectRows(groups: readonly RowItem[][], section: string, input:
     if (pseudo.includes(field)) return;
     if (rows.length === 0 && valid.length === pseudo.length) return; // nothing to check against
     if (!valid.includes(field) && !valid.includes(rootOf(field))) {
-      throw new QueryError(`unknown field ${JSON.stringify(field)} in ${role} for section ${section}`, valid);
+      throw new QueryError(`unknown field ${shownInput(field)} in ${role} for section ${section}`, valid);
     }
   };
   const read = (item: RowItem, field: string): unknown => (pseudo.includes(field) ? pseudoValue(item, field) : getPath(item.row, field));

@@ -1,6 +1,7 @@
 import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
+import { checkInputSizes } from './inputs';
 import { fitRows } from './clip';
 import { captureFilter, describeFilter } from './captureFilter';
 import { KNOWN_SECTIONS, findCapture, newestCapture, sectionsInIndex, sectionsOf } from './locate';
@@ -69,6 +70,7 @@ const EMPTY_STORE = 'The store holds no captures yet: run the app and make it do
  * `since` or `id: "*"` of every capture that matches (newest first). `now` is epoch seconds (for tests).
  */
 export async function queryRows(store: Store, input: RowsInput = {}, now = Date.now() / 1000): Promise<RowsResult> {
+  checkInputSizes(input);
   const section = input.section ?? DEFAULT_SECTION;
   if (typeof section !== 'string' || section === '') throw new QueryError('section must be the name of a capture section', KNOWN_SECTIONS);
   const limit = input.limit ?? ROWS_DEFAULT_LIMIT;

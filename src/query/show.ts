@@ -1,6 +1,7 @@
 import type { Capture } from '../capture/types';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
+import { checkInputSizes } from './inputs';
 import { FIELD_LIMITS, SHOW_LIMITS, clip } from './clip';
 import { findCapture, newestCapture, sectionsOf } from './locate';
 import { DEFAULT_SECTION, captureRef, rowsOfSection, type CaptureRef } from './rows';
@@ -67,6 +68,7 @@ export interface ShowResult {
 export function queryShow(store: Store, input?: Omit<ShowInput, 'section' | 'row'>): Promise<ShowResult>;
 export function queryShow(store: Store, input: ShowInput): Promise<ShowResult | ShownRow>;
 export async function queryShow(store: Store, input: ShowInput = {}): Promise<ShowResult | ShownRow> {
+  checkInputSizes(input);
   if (input.row !== undefined || input.section !== undefined) return showRow(store, input);
   const limit = input.limit ?? SHOW_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 0 || limit > SHOW_MAX_LIMIT)

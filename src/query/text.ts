@@ -4,15 +4,21 @@ import type { RowsResult } from './rows';
 import type { ShowResult, ShownRow, ShownRows } from './show';
 import { clipString } from './clip';
 import { getPath } from './paths';
+import { terminalText } from '../util/terminalText';
 
 /** Readable renderings of query results for the CLI (the same data as `--json`, for people). */
 
 const CELL = 80;
 
+/** Recorded text inside a line of ours: a newline in it would fake a line (the CLI's edge escapes the rest). */
+function inline(value: unknown): string {
+  return terminalText(String(value));
+}
+
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
   const text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return clipString(text.replace(/\s+/g, ' '), CELL);
+  return clipString(terminalText(text.replace(/\s+/g, ' ')), CELL);
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
@@ -23,7 +29,7 @@ function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly st
       .map((text, i) => (i === cells.length - 1 ? text : text.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return [line(headers.map((header) => header.toUpperCase())), ...rows.map(line)].join('\n');
+  return [line(headers.map((header) => inline(header.toUpperCase()))), ...rows.map(line)].join('\n');
 }
 
 function timeText(epochSeconds: number | undefined): string {
@@ -95,7 +101,7 @@ function rowsTable(section: string, rows: ReadonlyArray<Record<string, unknown>>
 
 export function renderRows(result: RowsResult, fields?: readonly string[]): string {
   const out: string[] = [];
-  if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${result.capture.name}  (${result.capture.status})`);
+  if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${inline(result.capture.name)}  (${inline(result.capture.status)})`);
   if (result.rows.length) out.push(rowsTable(result.section, result.rows, fields));
   const where = result.captures !== undefined ? `in ${result.captures} captures, newest first` : 'in the section';
   out.push(`${result.returned} of ${result.matched} matching ${result.section} rows (${result.total} ${where})`);
@@ -107,30 +113,30 @@ export function renderShow(result: ShowResult | ShownRow): string {
   if (!result.id) return result.note ?? 'no capture';
   if ('data' in result) return renderRow(result);
   const out: string[] = [];
-  out.push(`${result.id}  ${result.type}  ${result.name}  status ${result.status}  ${ms(result.duration)}`);
+  out.push(`${result.id}  ${result.type}  ${inline(result.name)}  status ${inline(result.status)}  ${ms(result.duration)}`);
   const details = [`started ${timeText(result.started_at)} utc`, `ended by ${result.ended_by}`];
-  if (result.label) details.push(`label ${result.label}`);
-  if (result.tags?.length) details.push(`tags ${result.tags.join(', ')}`);
+  if (result.label) details.push(`label ${inline(result.label)}`);
+  if (result.tags?.length) details.push(`tags ${inline(result.tags.join(', '))}`);
   if (result.parent_id) details.push(`parent ${result.parent_id}`);
-  if (result.job_id) details.push(`job id ${result.job_id}`);
+  if (result.job_id) details.push(`job id ${inline(result.job_id)}`);
   out.push(details.join('  '));
   const totals = result.summary?.totals;
   if (totals) {
     const hosts = Object.entries(totals.http_by_host)
-      .map(([host, calls]) => `${host} ${calls}`)
+      .map(([host, calls]) => `${inline(host)} ${calls}`)
       .join(', ');
     out.push(`http: ${totals.http_calls} calls, ${totals.http_failed} failed, ${ms(totals.http_ms)} total (${hosts})`);
   }
-  if (result.summary?.errors.length) out.push('errors:', ...result.summary.errors.map((error) => `  ${error}`));
+  if (result.summary?.errors.length) out.push('errors:', ...result.summary.errors.map((error) => `  ${inline(error)}`));
   for (const [name, section] of Object.entries(result.sections ?? {})) {
     out.push('');
     if (isShownRows(section)) {
-      out.push(`${name}: ${section.total} rows${section.shown < section.total ? `, first ${section.shown}` : ''}`);
+      out.push(`${inline(name)}: ${section.total} rows${section.shown < section.total ? `, first ${section.shown}` : ''}`);
       if (section.rows.length) out.push(indent(rowsTable(name, section.rows)));
     } else if (section !== null && typeof section === 'object') {
-      out.push(`${name}:`);
-      for (const [key, value] of Object.entries(section)) out.push(`  ${key}: ${cell(value)}`);
-    } else out.push(`${name}: ${cell(section)}`);
+      out.push(`${inline(name)}:`);
+      for (const [key, value] of Object.entries(section)) out.push(`  ${inline(key)}: ${cell(value)}`);
+    } else out.push(`${inline(name)}: ${cell(section)}`);
   }
   return out.join('\n');
 }
@@ -149,7 +155,7 @@ function indent(text: string): string {
 /** One row whole: where it is, then the row as indented JSON (bodies clipped with their marker). */
 function renderRow(result: ShownRow): string {
   const out: string[] = [];
-  if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${result.capture.name}  (${result.capture.status})`);
+  if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${inline(result.capture.name)}  (${inline(result.capture.status)})`);
   out.push(`${result.section} row ${result.row} of ${result.total} (numbered from 0)`);
   out.push(JSON.stringify(result.data, null, 2));
   return out.join('\n');

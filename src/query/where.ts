@@ -1,4 +1,6 @@
 import { QueryError } from './QueryError';
+import { shownInput } from './inputs';
+import { textFinder } from '../util/findText';
 import { getPath } from './paths';
 import { HTTP_FIELD_TYPES, type FieldType } from './httpFields';
 
@@ -38,14 +40,14 @@ function coerceValue(raw: string, type: FieldType, field: string): Scalar {
     case 'number': {
       const number = Number(text);
       if (text === '' || !Number.isFinite(number))
-        throw new QueryError(`value ${JSON.stringify(raw)} for field ${field} is not a number (give digits such as "500", or "null")`);
+        throw new QueryError(`value ${shownInput(raw)} for field ${field} is not a number (give digits such as "500", or "null")`);
       return number;
     }
     case 'boolean': {
       const lower = text.toLowerCase();
       if (lower === 'true') return true;
       if (lower === 'false') return false;
-      throw new QueryError(`value ${JSON.stringify(raw)} for field ${field} is not a boolean`, ['true', 'false', 'null']);
+      throw new QueryError(`value ${shownInput(raw)} for field ${field} is not a boolean`, ['true', 'false', 'null']);
     }
     case 'unknown': {
       if (text === 'true') return true;
@@ -61,13 +63,14 @@ function coerceValue(raw: string, type: FieldType, field: string): Scalar {
 /** A predicate for one clause, built once per query (the value is coerced once, not per row). */
 export function compileClause(clause: WhereClause, type: FieldType): (row: unknown) => boolean {
   const { field, op } = clause;
-  if (!(OPERATORS as readonly string[]).includes(op)) throw new QueryError(`unknown operator ${JSON.stringify(op)}`, OPERATORS);
+  if (!(OPERATORS as readonly string[]).includes(op)) throw new QueryError(`unknown operator ${shownInput(op)}`, OPERATORS);
   if (op === 'contains' || op === 'starts_with') {
     const needle = clause.value.toLowerCase();
+    // Linear in the row's text whatever the needle: see findText.
+    const found = op === 'contains' ? textFinder(needle) : (text: string) => text.startsWith(needle);
     return (row) => {
       const text = textOf(getPath(row, field));
-      if (text === null) return false;
-      return op === 'contains' ? text.toLowerCase().includes(needle) : text.toLowerCase().startsWith(needle);
+      return text !== null && found(text.toLowerCase());
     };
   }
   const value = coerceValue(clause.value, type, field);

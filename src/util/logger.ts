@@ -1,3 +1,5 @@
+import { terminalText } from './terminalText';
+
 /**
  * Probe's one logger. Probe's own faults are counted and reported once per kind, never thrown into the app;
  * `PROBE_DEBUG=1` prints every occurrence with its stack.
@@ -20,7 +22,7 @@ export function createLogger(write: (line: string) => void = (line) => process.s
   const emit = (message: string, error?: unknown) => {
     const detail = describe(error);
     try {
-      write(`[probe] ${message}${detail ? `: ${detail}` : ''}`);
+      write(terminalText(`[probe] ${message}${detail ? `: ${detail}` : ''}`, '\n'));
     } catch {
       // stderr closed: nothing left to tell.
     }

@@ -1,0 +1,26 @@
+/**
+ * Text for a terminal: control characters written as escapes, so recorded text (a capture name, a URL, a
+ * header) cannot clear the screen, move the cursor, set the title, print a disguised OSC 8 link, ring the
+ * bell or overwrite a line with `\r`. C0 controls are written `\x1b`; DEL, C1 controls (`\u009b` is a
+ * one-character CSI), line and paragraph separators and bidirectional overrides are written `\u009b`.
+ *
+ * Applied to JSON text it keeps the JSON exact: JSON.stringify never writes a raw C0 control, and the other
+ * characters only occur inside strings, where `\uXXXX` stands for the same character.
+ *
+ * `keep` lists the C0 characters left as they are (the CLI keeps `\n` between its own lines).
+ */
+export function terminalText(text: string, keep = ''): string {
+  if (!UNSAFE.test(text)) return text;
+  return text.replace(UNSAFE_ALL, (char) => {
+    if (keep.includes(char)) return char;
+    const code = char.charCodeAt(0);
+    return code < 0x20 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`;
+  });
+}
+
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
+
+function hex(code: number, width: number): string {
+  return code.toString(16).padStart(width, '0');
+}
