@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
@@ -52,6 +53,8 @@ export class Recorder {
   /** Set by closeAll: the process is ending, nothing more is waited for. */
   private exiting = false;
   readonly sampler: Sampler;
+  /** Read at start: a forked worker's IPC channel is gone once it disconnects. */
+  private readonly startedByTool = startedByTool();
 
   constructor(
     readonly config: ResolvedConfig,
@@ -353,7 +356,8 @@ export class Recorder {
   /**
    * At exit: every open unit ends, and the process's own command unit is kept when it holds calls, or when it
    * has none but neither served requests (a server's own capture) nor started a child process (a launcher:
-   * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself).
+   * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself),
+   * nor was started by a tool to help it (see startedByTool).
    */
   closeAll(exitCode: number, endedBy: 'exit' | 'error'): void {
     this.exiting = true;
@@ -380,7 +384,7 @@ export class Recorder {
     main.endedBy = endedBy;
     // A server's (or a test file's) own command capture matters only when something outside its requests
     // (tests) called out; a launcher's, only when it called out itself.
-    if (this.holdsCalls(main) || main.folded || (!this.servedRequest && !this.ranTests && !this.startedChild)) this.close(main);
+    if (this.holdsCalls(main) || main.folded || (!this.servedRequest && !this.ranTests && !this.startedChild && !this.startedByTool)) this.close(main);
     else main.closed = true;
   }
 
@@ -391,6 +395,24 @@ export class Recorder {
       return !call.byAgent;
     });
   }
+}
+
+/**
+ * A helper process a tool started for itself: a script inside a package (jest-worker's processChild.js, Next.js's
+ * telemetry flusher, a CLI's own entry point) or a process forked with an IPC channel (a pool worker). When it made
+ * no call its command capture says nothing the person asked about, so it is not kept.
+ */
+function startedByTool(): boolean {
+  const script = process.argv[1];
+  if (process.channel) return true;
+  if (!script) return false;
+  let real = script;
+  try {
+    real = realpathSync(script);
+  } catch {
+    // the script name as given (a path that no longer resolves)
+  }
+  return real.split(path.sep).includes('node_modules');
 }
 
 function commandName(root: string): string {
