@@ -102,6 +102,9 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
     maxPerSecond: samplingIn.max_per_second ?? null,
   };
 
+  const backgroundIn = optObject('background', file.background) as { window_seconds?: number };
+  const background = { windowMs: (backgroundIn.window_seconds ?? 300) * 1000 };
+
   const customStorage: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(storageIn)) {
     if (!['driver', 'limit', 'file', 'redis', 'cache'].includes(key)) customStorage[key] = value;
@@ -117,6 +120,7 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
     masker,
     origin: { enabled: optBool('origin.enabled', originIn.enabled, true) },
     sampling,
+    background,
     except,
     register: file.register ?? null,
   }) as ResolvedConfig;
@@ -247,7 +251,7 @@ function optInt(setting: string, value: unknown, fallback: number, min: number):
   return value;
 }
 
-const SECTIONS = new Set(['storage', 'lenses', 'mask', 'origin', 'sampling']);
+const SECTIONS = new Set(['storage', 'lenses', 'mask', 'origin', 'sampling', 'background']);
 
 /**
  * False for a config with nothing set: no key, or only empty sections (the file `probe install` writes).

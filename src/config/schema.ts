@@ -80,6 +80,11 @@ const configSchema = strict({
     .nullish(),
   origin: strict({ enabled: bool }).partial().nullish(),
   sampling,
+  background: strict({
+    window_seconds: z.number({ error: 'expected a number of seconds ≥ 1' }).min(1, { error: 'expected a number of seconds ≥ 1' }).finite(),
+  })
+    .partial()
+    .nullish(),
   except: z.array(z.union([z.string(), z.instanceof(RegExp)], { error: 'expected a glob string or RegExp' }), {
     error: 'expected an array of globs or RegExps',
   }),

@@ -49,6 +49,10 @@ export interface ProbeConfig {
     /** Ceiling on captures started per second per process; default none. */
     max_per_second?: number;
   };
+  background?: {
+    /** Seconds a window of the process's command capture spans before the next one starts; default 300. */
+    window_seconds?: number;
+  };
   /** Capture names kept out of recording: globs (`GET /health`, `scripts/seed.js*`) or RegExps. */
   except?: Array<string | RegExp>;
   /** Called before any store is made: the place for `probe.extendStore(...)`. */
@@ -94,6 +98,8 @@ export interface ResolvedConfig {
   readonly origin: { readonly enabled: boolean };
   /** `maxPerSecond` is null when there is no ceiling. */
   readonly sampling: { readonly rate: number; readonly maxPerSecond: number | null };
+  /** How long one window of the process's command capture spans (see runtime/BackgroundTicker). */
+  readonly background: { readonly windowMs: number };
   /** Globs compiled to linear matchers; RegExps as the user wrote them. */
   readonly except: ReadonlyArray<RegExp | Glob>;
   readonly register: ((probe: RegisterApi) => void) | null;

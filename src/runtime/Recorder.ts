@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
@@ -14,6 +15,7 @@ import { setStackCapture } from './origin';
 import { emptyFold, foldCall } from '../builder/fold';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
+import { BackgroundTicker } from './BackgroundTicker';
 
 /** Span attributes Probe sets on the spans of `job()` and `command()` (see capture/attributes). */
 export const ATTR_UNIT = PROBE_ATTRIBUTES.unit;
@@ -33,7 +35,12 @@ const hrToMs = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
  */
 export class Recorder {
   private readonly units = new Map<string, Unit>();
-  readonly processUnit: Unit;
+  /** The process's command capture: the window open now (see checkpoint). */
+  private current: Unit;
+  /** Stores the open window of the process's command capture while its calls end (see checkpoint). */
+  private readonly background = new BackgroundTicker(() => this.checkpoint());
+  /** Windows of the process's command capture stored complete while the process ran on. */
+  private windowsStored = 0;
   servedRequest = false;
   /** Set once the process starts a child process (see start.ts): then it may be a launcher (npm, npx, tsx). */
   startedChild = false;
@@ -52,6 +59,8 @@ export class Recorder {
   /** Set by closeAll: the process is ending, nothing more is waited for. */
   private exiting = false;
   readonly sampler: Sampler;
+  /** Read at start: a forked worker's IPC channel is gone once it disconnects. */
+  private readonly startedByTool = startedByTool();
 
   constructor(
     readonly config: ResolvedConfig,
@@ -61,8 +70,18 @@ export class Recorder {
     this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
     this.sampler = new Sampler(config.sampling);
     setStackCapture(config.origin.enabled, this.sampler.active ? () => this.activeUnit().sampled : undefined);
-    this.processUnit = new Unit('command', commandName(config.root), now() - process.uptime() * 1000, randomTraceId(), null, null);
-    this.processUnit.sampled = this.sampler.decide(this.processUnit.traceId);
+    this.current = this.newProcessUnit(commandName(config.root), now() - process.uptime() * 1000);
+  }
+
+  /** The process's command capture: calls outside any request, job or test (boot, timers, pollers). */
+  get processUnit(): Unit {
+    return this.current;
+  }
+
+  private newProcessUnit(name: string, start: number): Unit {
+    const unit = new Unit('command', name, start, randomTraceId(), null, null);
+    unit.sampled = this.sampler.decide(unit.traceId);
+    return unit;
   }
 
   /** The unit the active context belongs to (outside any: the running test, else the process's command unit). */
@@ -115,6 +134,7 @@ export class Recorder {
   addCall(unit: Unit, call: CallRecord): void {
     if (!unit.sampled) return;
     unit.calls.push(call);
+    if (unit === this.current) this.background.watch();
     if (call.stack || call.entry) this.resolveOriginSoon(call);
     const lens = this.config.http;
     if (lens && unit.calls.length >= lens.max_rows + FOLD_EVERY) this.foldPastCap(unit, lens);
@@ -351,12 +371,55 @@ export class Recorder {
   }
 
   /**
+   * Stores the process's command capture as it stands, with the calls that ended (status `running`), so what a
+   * server does outside its requests is seen while it runs; the final version replaces it at exit (same id).
+   * Past `background.window_seconds` the window is stored whole (status `window`) and the next one starts, so a
+   * poller fills one capture per window, never one per call, and cannot push requests out of the store.
+   * Answers whether calls are still in flight (the ticker keeps going).
+   */
+  private checkpoint(): boolean {
+    const unit = this.current;
+    if (unit.closed || this.exiting || !unit.sampled || this.excluded(unit.name)) return false;
+    if (this.pendingOrigins.length) this.resolvePendingOrigins();
+    let ended = unit.folded?.count ?? 0;
+    let open = 0;
+    for (const call of unit.calls) {
+      call.settle(this.config.root, this.config.origin.enabled);
+      if (call.byAgent) continue;
+      if (call.done) ended++;
+      else open++;
+    }
+    if (ended === unit.checkpointed) return open > 0;
+    unit.checkpointed = ended;
+    const rotate = open === 0 && now() - unit.startedAt >= this.config.background.windowMs;
+    const input = unit.toInput(this.metaNow(), { doneOnly: true });
+    input.status = rotate ? 'window' : 'running';
+    input.endedAt = now();
+    try {
+      this.writer.enqueue(input);
+    } catch (error) {
+      this.logger.warnOnce('unit-input', 'could not record a capture', error);
+    }
+    if (rotate) {
+      this.windowsStored++;
+      unit.closed = true;
+      unit.endedAt = input.endedAt;
+      for (const id of unit.openSpans) if (this.units.get(id) === unit) this.units.delete(id);
+      unit.openSpans.clear();
+      this.current = this.newProcessUnit(unit.name, input.endedAt);
+    }
+    return open > 0;
+  }
+
+  /**
    * At exit: every open unit ends, and the process's own command unit is kept when it holds calls, or when it
    * has none but neither served requests (a server's own capture) nor started a child process (a launcher:
-   * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself).
+   * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself),
+   * nor was started by a tool to help it (see startedByTool).
    */
   closeAll(exitCode: number, endedBy: 'exit' | 'error'): void {
     this.exiting = true;
+    this.background.stop();
     for (const unit of [...this.waiting]) {
       this.waiting.delete(unit);
       this.enqueue(unit);
@@ -374,13 +437,15 @@ export class Recorder {
       if (!unit.status) unit.status = unit.type === 'job' ? 'failed' : unit.type === 'command' ? String(exitCode) : '';
       this.close(unit);
     }
-    const main = this.processUnit;
+    const main = this.current;
     if (main.closed) return;
     main.status = String(exitCode);
     main.endedBy = endedBy;
     // A server's (or a test file's) own command capture matters only when something outside its requests
     // (tests) called out; a launcher's, only when it called out itself.
-    if (this.holdsCalls(main) || main.folded || (!this.servedRequest && !this.ranTests && !this.startedChild)) this.close(main);
+    // A process whose earlier windows were stored keeps a last window only when it holds calls.
+    const quiet = !this.servedRequest && !this.ranTests && !this.startedChild && !this.startedByTool && !this.windowsStored;
+    if (this.holdsCalls(main) || main.folded || quiet) this.close(main);
     else main.closed = true;
   }
 
@@ -391,6 +456,24 @@ export class Recorder {
       return !call.byAgent;
     });
   }
+}
+
+/**
+ * A helper process a tool started for itself: a script inside a package (jest-worker's processChild.js, Next.js's
+ * telemetry flusher, a CLI's own entry point) or a process forked with an IPC channel (a pool worker). When it made
+ * no call its command capture says nothing the person asked about, so it is not kept.
+ */
+function startedByTool(): boolean {
+  const script = process.argv[1];
+  if (process.channel) return true;
+  if (!script) return false;
+  let real = script;
+  try {
+    real = realpathSync(script);
+  } catch {
+    // the script name as given (a path that no longer resolves)
+  }
+  return real.split(path.sep).includes('node_modules');
 }
 
 function commandName(root: string): string {

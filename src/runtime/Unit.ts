@@ -24,6 +24,8 @@ export class Unit {
   endedAt: number | null = null;
   endedBy: EndedBy = 'return';
   closed = false;
+  /** Calls ended (rows and folded) when the process's command capture was last stored while running. */
+  checkpointed = 0;
   /** Decided when the unit starts (see Sampler): a unit not sampled records nothing and is never written. */
   sampled = true;
 
@@ -58,7 +60,7 @@ export class Unit {
   }
 
   /** Plain data for the builder: origins are resolved by then (Recorder.resolvePendingOrigins). */
-  toInput(meta: UnitInput['meta']): UnitInput {
+  toInput(meta: UnitInput['meta'], { doneOnly = false } = {}): UnitInput {
     const endedAt = this.endedAt ?? Date.now();
     return {
       id: this.id,
@@ -79,7 +81,7 @@ export class Unit {
       request: this.request,
       spans: this.spans,
       // An agent's own calls (told once their stacks were read: Recorder.close settles every pending one first).
-      calls: this.calls.filter((call) => !call.byAgent).map((call) => call.toInput()),
+      calls: this.calls.filter((call) => !call.byAgent && (!doneOnly || call.done)).map((call) => call.toInput()),
       pools: this.pools,
       ...(this.folded ? { folded: this.folded } : {}),
     };

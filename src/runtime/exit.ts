@@ -4,11 +4,16 @@ import type { Recorder } from './Recorder';
 import type { CaptureWriter } from './CaptureWriter';
 import type { Capture } from '../capture/types';
 
-const SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
+/**
+ * The signals whose default action ends the process and that a person or a tool sends to stop or restart it:
+ * Ctrl-C, `kill`, a closed terminal (SIGHUP) and nodemon's restart (SIGUSR2, its default `signal`).
+ */
+const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15, SIGUSR2: 12 } as const;
+type ExitSignal = keyof typeof SIGNALS;
 
 /**
  * Keeps captures across every way a process ends. A normal end gets async writes at `beforeExit`;
- * `process.exit()`, an uncaught exception and SIGINT/SIGTERM store synchronously, since nothing async runs
+ * `process.exit()`, an uncaught exception and SIGHUP/SIGINT/SIGTERM/SIGUSR2 store synchronously, since nothing async runs
  * after 'exit': directly when the driver can (file), else through a short-lived writer process that stores
  * through the same config (any driver).
  */
@@ -31,26 +36,25 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter): () 
   const onCrash = () => {
     crashed = true;
   };
-  const onSignal = (signal: keyof typeof SIGNALS) => {
+  const onSignal = (signal: ExitSignal) => {
     // Only when Probe's is the sole listener: then the app relies on the default (die), which we redo.
     if (process.listenerCount(signal) > 1) return;
     finalSync(128 + SIGNALS[signal]);
     process.removeListener(signal, handlers[signal]);
     process.kill(process.pid, signal);
   };
-  const handlers = { SIGINT: () => onSignal('SIGINT'), SIGTERM: () => onSignal('SIGTERM') };
+  const signals = Object.keys(SIGNALS) as ExitSignal[];
+  const handlers = Object.fromEntries(signals.map((signal) => [signal, () => onSignal(signal)])) as Record<ExitSignal, () => void>;
 
   process.on('beforeExit', onBeforeExit);
   process.on('exit', onExit);
   process.on('uncaughtExceptionMonitor', onCrash);
-  process.on('SIGINT', handlers.SIGINT);
-  process.on('SIGTERM', handlers.SIGTERM);
+  for (const signal of signals) process.on(signal, handlers[signal]);
   return () => {
     process.removeListener('beforeExit', onBeforeExit);
     process.removeListener('exit', onExit);
     process.removeListener('uncaughtExceptionMonitor', onCrash);
-    process.removeListener('SIGINT', handlers.SIGINT);
-    process.removeListener('SIGTERM', handlers.SIGTERM);
+    for (const signal of signals) process.removeListener(signal, handlers[signal]);
   };
 }
 

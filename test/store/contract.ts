@@ -104,6 +104,20 @@ export function runStoreContract(driver: DriverUnderTest): void {
       assert.deepEqual(await store.index(), [indexRowOf(capture)]);
     });
 
+    // A long-lived process's command capture is stored while it runs, then again when it ends (SPEC 7).
+    test('a put of an id already stored replaces it: one index row, the latest text', async () => {
+      const { store } = setup({ limit: 3 });
+      const capture = makeCapture();
+      await store.put({ ...capture, status: 'running' });
+      await store.put(makeCapture());
+      await store.put({ ...capture, status: '0' });
+      assert.deepEqual((await store.find(capture.id))?.status, '0');
+      const rows = await store.index();
+      assert.equal(rows.filter((row) => row.id === capture.id).length, 1);
+      assert.equal(rows.find((row) => row.id === capture.id)?.status, '0');
+      assert.equal(rows.length, 2);
+    });
+
     test('find of an unknown or hostile id is null', async () => {
       const { store } = setup();
       await store.put(makeCapture());

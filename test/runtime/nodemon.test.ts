@@ -1,0 +1,66 @@
+// Issue 26.3: a dev server restarted by nodemon (it sends SIGUSR2, then starts the program again) keeps the calls
+// of the run it ended. nodemon 3 and the packed Probe installed as a user has them; nodemon itself is a launcher
+// (it made no call and started a child) and stores nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { installRunnerApp, cleanEnv } from '../testrunner/install';
+import { waitForLine, eventually } from '../helpers/app';
+import type { Capture } from '../../src/capture/types';
+
+const LIMIT = 240_000; // an install on a cold cache and the preload's start on a loaded machine
+
+function captures(dir: string): Capture[] {
+  const folder = path.join(dir, '.probe', 'captures');
+  if (!fs.existsSync(folder)) return [];
+  return fs
+    .readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => (JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { capture: Capture }).capture);
+}
+
+test('nodemon 3: each restart keeps the calls of the run it ended', { timeout: LIMIT * 2 }, async (t) => {
+  const upstream = http.createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  t.after(() => upstream.close());
+  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+
+  const app = installRunnerApp('nodemon-3', { nodemon: '3.1.9' });
+  fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+  const server = path.join(app, 'server.cjs');
+  const write = (run: number) =>
+    fs.writeFileSync(
+      server,
+      `fetch(process.env.TARGET + '?run=${run}').then((r) => r.text()).then(() => console.log('ready ${run}'));\nsetInterval(() => {}, 1000);\n`,
+    );
+  write(1);
+  const child = spawn(process.execPath, [path.join(app, 'node_modules', 'nodemon', 'bin', 'nodemon.js'), '--watch', 'server.cjs', 'server.cjs'], {
+    cwd: app,
+    env: { ...cleanEnv(), NODE_OPTIONS: '--require probe/register', TARGET: target },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  t.after(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  });
+  await waitForLine(child, /ready 1/, LIMIT);
+  write(2); // nodemon sees the change, sends SIGUSR2 to run 1 and starts run 2
+  await waitForLine(child, /ready 2/, LIMIT);
+  const first = await eventually(() => captures(app).find((c) => c.sections.http?.[0]?.url.endsWith('run=1')), LIMIT);
+  assert.equal(first.type, 'command');
+  assert.equal(first.name, 'server.cjs');
+  assert.equal(first.status, String(128 + 12), 'ended by SIGUSR2');
+  assert.deepEqual(
+    captures(app).map((c) => c.name),
+    ['server.cjs'],
+    'nodemon itself (a launcher) stores nothing; run 2 is still running',
+  );
+});
