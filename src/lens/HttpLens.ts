@@ -3,13 +3,11 @@ import type { Span } from '@opentelemetry/api';
 import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
-import { CallRecord } from '../runtime/CallRecord';
-import { captureStack, capturingOrigins } from '../runtime/origin';
-import { callStackLimit, currentEntry } from '../runtime/entry';
+import type { CallRecord } from '../runtime/CallRecord';
+import { capturingOrigins } from '../runtime/origin';
 import { entryPort, takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { watchSocket } from '../runtime/sockets';
-import { currentPool } from '../runtime/scope';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount, decodingClientAgent, decodingClientOnStack } from './decodedSize';
 
@@ -77,18 +75,16 @@ export class HttpLens {
     if (!unit.sampled) return;
     const url = `${request.protocol}//${authority(request)}${request.path}`;
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
-    const record = new CallRecord(this.maxBodyBytes);
-    record.entry = currentEntry();
-    record.stack = entry !== undefined ? entry : captureStack(callStackLimit(undefined, record.entry));
-    // Now: the call sites are let go soon after the call starts, long before a response arrives.
-    // With origins off, a stack taken only to tell an agent's own calls is too short to name the client.
-    record.clientDecodes = record.stack && capturingOrigins() ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
-    record.spanId = spanId;
-    record.parentSpanId = span.parentSpanContext?.spanId ?? null;
-    record.method = request.method;
-    record.url = url;
-    record.pool = currentPool(unit);
-    this.recorder.addCall(unit, record);
+    const record = this.recorder.beginCall(unit, {
+      spanId,
+      parentSpanId: span.parentSpanContext?.spanId ?? null,
+      method: request.method,
+      url,
+      ...(entry !== undefined ? { stack: entry } : {}),
+      // Now: the call sites are let go soon after the call starts, long before a response arrives.
+      // With origins off, a stack taken only to tell an agent's own calls is too short to name the client.
+      clientDecodes: (stack) => (stack && capturingOrigins() ? decodingClientOnStack(stack) : decodingClientAgent(request.getHeader('user-agent'))),
+    });
 
     // Headers can change until they are sent: copied once, as plain data, when the first write() or end()
     // has sent them (or the request fails or closes before either).

@@ -3,11 +3,8 @@ import type { Span } from '@opentelemetry/api';
 import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
-import { CallRecord } from '../runtime/CallRecord';
-import { captureStack } from '../runtime/origin';
-import { callStackLimit, currentEntry } from '../runtime/entry';
+import type { CallRecord } from '../runtime/CallRecord';
 import { errorInput } from '../runtime/errors';
-import { currentPool } from '../runtime/scope';
 import { fetchScope } from './fetchScope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
 import { isTelemetryTraffic } from './telemetry';
@@ -58,29 +55,16 @@ export class UndiciLens {
     let record: CallRecord;
     if (joins) {
       record = group;
-      if (!record.spanId) {
-        const dispatched = record.onDispatch;
-        record.onDispatch = null;
-        dispatched?.();
-        record.spanId = spanId;
-        record.parentSpanId = span.parentSpanContext?.spanId ?? null;
-        record.method = request.method;
-        record.requestHeaders = headers;
-      } else {
-        record.beginHop();
-      }
+      group.dispatched(spanId, span.parentSpanContext?.spanId ?? null, request.method, headers);
     } else {
-      record = new CallRecord(this.maxBodyBytes);
-      // One context lookup for both: the entry decides how deep the call's own stack is taken.
-      record.entry = currentEntry();
-      record.stack = captureStack(callStackLimit(undefined, record.entry));
-      record.spanId = spanId;
-      record.parentSpanId = span.parentSpanContext?.spanId ?? null;
-      record.method = request.method;
-      record.url = `${request.origin}${request.path}`;
-      record.requestHeaders = headers;
-      record.pool = currentPool(unit!);
-      this.recorder.addCall(unit!, record);
+      const url = `${request.origin}${request.path}`;
+      record = this.recorder.beginCall(unit!, {
+        spanId,
+        parentSpanId: span.parentSpanContext?.spanId ?? null,
+        method: request.method,
+        url,
+        requestHeaders: headers,
+      });
     }
     this.records.set(request, record);
     tapMethod(request, 'onBodySent', (chunk) => record.requestTap().add(chunk));

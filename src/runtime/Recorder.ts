@@ -6,7 +6,10 @@ import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
 import type { ResolvedConfig, ResolvedHttpLens } from '../config/types';
 import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
-import type { CallRecord } from './CallRecord';
+import { CallRecord } from './CallRecord';
+import { captureStack } from './origin';
+import { callStackLimit, currentEntry } from './entry';
+import { currentPool } from './scope';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
 import { PROBE_ATTRIBUTES } from '../capture/attributes';
@@ -26,6 +29,20 @@ const OWN_CLIENT_SCOPES = new Set(['@opentelemetry/instrumentation-undici', '@op
 
 /** Calls past `max_rows` are folded into totals in sweeps of this many, not one by one. */
 const FOLD_EVERY = 64;
+
+/** What a lens knows of an outgoing call when it starts (see Recorder.beginCall). */
+export interface CallFacts {
+  method: string;
+  url: string;
+  spanId?: string;
+  parentSpanId?: string | null;
+  requestHeaders?: CallRecord['requestHeaders'];
+  /** The app's call sites taken already (node:http's entry wrapper); else taken in beginCall, `stackLimit` deep. */
+  stack?: NodeJS.CallSite[] | null;
+  stackLimit?: number;
+  /** Whether the client decodes the response body (fetch does), or how to tell from the call sites. */
+  clientDecodes?: boolean | ((stack: NodeJS.CallSite[] | null) => boolean);
+}
 
 const hrToMs = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
 
@@ -129,6 +146,31 @@ export class Recorder {
   unitOfSpan(spanId: string): Unit {
     const unit = this.units.get(spanId);
     return unit && !unit.closed ? unit : this.outside();
+  }
+
+  /**
+   * The one place an outgoing call starts: a record for `unit` with the facts the lens knows now, the app's call
+   * site (taken here, read later off the app's path) and the pool it runs in. `make` builds a lens's own kind of
+   * record (FetchCall) when the lens keeps state of its own on it. The caller has checked `unit.sampled`.
+   */
+  beginCall<R extends CallRecord = CallRecord>(unit: Unit, facts: CallFacts, make?: (maxBodyBytes: number) => R): R {
+    const maxBodyBytes = this.config.http?.max_body_bytes ?? 0;
+    const record = make ? make(maxBodyBytes) : (new CallRecord(maxBodyBytes) as R);
+    // One context lookup for both: the entry decides how deep the call's own stack is taken. From the lens's frame
+    // up (`below`: this method's own frame is not one of the limited frames the lens asked for).
+    record.entry = currentEntry();
+    record.stack = facts.stack !== undefined ? facts.stack : captureStack(callStackLimit(facts.stackLimit, record.entry), Recorder.prototype.beginCall);
+    if (facts.spanId) record.spanId = facts.spanId;
+    if (facts.parentSpanId) record.parentSpanId = facts.parentSpanId;
+    record.method = facts.method;
+    record.url = facts.url;
+    if (facts.requestHeaders) record.requestHeaders = facts.requestHeaders;
+    if (facts.clientDecodes !== undefined) {
+      record.clientDecodes = typeof facts.clientDecodes === 'function' ? facts.clientDecodes(record.stack) : facts.clientDecodes;
+    }
+    record.pool = currentPool(unit);
+    this.addCall(unit, record);
+    return record;
   }
 
   addCall(unit: Unit, call: CallRecord): void {
