@@ -1,6 +1,9 @@
 import diagnostics from 'node:diagnostics_channel';
 import type { Span } from '@opentelemetry/api';
 import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import type { JoinEntry } from '../runtime/join/Joiner';
+import type { LensFactory } from './Lens';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import type { CallRecord } from '../runtime/CallRecord';
@@ -19,6 +22,31 @@ interface UndiciRequest {
   onData?: (chunk: unknown) => unknown;
 }
 
+const SCOPE = '@opentelemetry/instrumentation-undici';
+
+/**
+ * undici's requests (global fetch's hops, the `undici` package's request/stream/fetch): instrumentation-undici
+ * makes the span in Probe's own mode; beside an app's setup the joiner drives the lens from `undici:request:create`.
+ */
+export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) => {
+  if (!config.http) return null;
+  const lens = new UndiciLens(recorder, logger);
+  const instrumentation = new UndiciInstrumentation({
+    requestHook: joiner.once(lens.requestHook as never) as never,
+    ignoreRequestHook: () => joiner.appPresent,
+  });
+  return {
+    name: 'undici',
+    scopes: [SCOPE],
+    instrumentations: [instrumentation],
+    joins: [{ channel: 'undici:request:create', scope: SCOPE, hook: lens.requestHook as JoinEntry['hook'] }],
+    enable() {
+      lens.enable();
+      return () => lens.disable();
+    },
+  };
+};
+
 /**
  * The undici side of the lens. instrumentation-undici makes the span and calls `requestHook` inside
  * `undici:request:create`; Probe starts the call record there and follows the same request object through
@@ -30,7 +58,6 @@ export class UndiciLens {
 
   constructor(
     private readonly recorder: Recorder,
-    private readonly maxBodyBytes: number,
     private readonly logger: Logger,
   ) {}
 
