@@ -17,6 +17,7 @@ import { currentRuntime, setRuntime } from './runtime/state';
 import { installSocketWatch } from './runtime/sockets';
 import { undoPatches } from './runtime/patches';
 import { installExitHooks } from './runtime/exit';
+import { linkNewThreads, ThreadFlusher } from './runtime/threads';
 import { UndiciLens } from './lens/UndiciLens';
 import { HttpLens } from './lens/HttpLens';
 import { wrapFetch } from './lens/fetch';
@@ -137,9 +138,17 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       recorder.startedChild = true;
     }),
   );
+  // A Worker made by the app carries which capture made it, so the thread's captures link to it (runtime/threads).
+  const threads = new ThreadFlusher();
+  cleanups.push(
+    linkNewThreads(() => {
+      const unit = recorder.activeUnit();
+      return { id: unit.id, name: recorder.processUnit.name };
+    }, threads),
+  );
   // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.
   watchTracerProvider(joiner.onProvider);
-  cleanups.push(installExitHooks(recorder, writer));
+  cleanups.push(installExitHooks(recorder, writer, threads));
 
   let stopped = false;
   const runtime: ProbeRuntime = {
