@@ -61,6 +61,10 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--since <duration>', 'read every capture started within it: 30s, 15m, 2h, 1d'],
       ['--type <type>', 'only captures of this type: request, job, command or test'],
       ['--name <glob>', 'only captures whose name matches, case ignored: "GET /orders/*"'],
+      [
+        '--group-by <field>',
+        'one line per group (endpoint, host, status, method, route, capture_name or a field): count, failed, p50, p95, max, bytes, first, last, example; --sort p95, --limit groups (default 10)',
+      ],
       JSON_FLAG,
     ],
     examples: [

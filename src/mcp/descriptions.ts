@@ -7,6 +7,7 @@ A capture is one incoming request, background job, command run or test case of t
 Example input: {"where": [{"field": "failed", "op": "=", "value": "true"}], "fields": ["row", "url", "status", "exception.message", "origin.file", "origin.line"]}
 Slowest calls: {"sort": "duration", "dir": "desc", "limit": 5, "fields": ["endpoint", "duration", "timing.wait"]}
 Across captures: {"since": "1h", "type": "request", "name": "POST /checkout*", "where": [{"field": "status", "op": ">=", "value": "500"}], "fields": ["url", "status"]}
+Aggregates: {"since": "1h", "group_by": "endpoint", "sort": "p95"} gives {groups: [{key, count, failed, p50, p95, max (ms), bytes, first, last (epoch s), example: {capture_id, row}}], group_count}; sort by any of those.
 
 Valid values: op is one of = != > >= < <= contains starts_with; dir asc or desc; limit 1 to 500 (default 50); since a number and s, m, h or d; type request, job, command or test.
 Without "id" it reads the newest capture that has rows in the section (narrowed by type and name when given). With "since" or "id": "*" it reads every capture started within since (or every stored one) that matches type and name, newest capture first, and each row also carries capture_id and capture_name.
