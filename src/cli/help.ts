@@ -73,6 +73,17 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       'probe rows --since 1h --type request --where "status>=500" --sort duration --dir desc',
     ],
   },
+  tail: {
+    usage: 'probe tail [--json] [--where CLAUSE] [--type TYPE] [--name GLOB]',
+    about: 'Prints each outgoing call as its capture is stored (time UTC, capture, method, status, duration, URL, code line), until Ctrl+C.',
+    options: [
+      ['--where <clause>', 'FIELD OP VALUE, repeatable, as in probe rows'],
+      ['--type <type>', 'only captures of this type: request, job, command or test'],
+      ['--name <glob>', 'only captures whose name matches, case ignored'],
+      ['--json', 'one JSON object per line: at, capture_id, capture_name, capture_type, row and the whole row'],
+    ],
+    examples: ['probe tail', 'probe tail --where failed=true --json'],
+  },
   export: {
     usage: 'probe export [id] [--har] [--out FILE]',
     about:
