@@ -17,7 +17,10 @@ const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
     summary: 'each new call as it is stored, one line per row, until Ctrl+C (--json, --where, --type, --name)',
     load: () => require('./commands/tail').tail,
   },
-  export: { summary: "a capture's calls as HAR 1.2 (probe export <id> --har [--out FILE])", load: () => require('./commands/export').exportCapture },
+  export: {
+    summary: "a capture's calls as HAR 1.2 or mocks (probe export <id> --har | --msw | --nock | --undici-snapshot [--out FILE])",
+    load: () => require('./commands/export').exportCapture,
+  },
   clear: { summary: 'remove every capture', load: () => require('./commands/clear').clear },
   dashboard: { summary: 'serve the dashboard (--host 127.0.0.1 --port N --token T)', load: () => require('./commands/dashboard').dashboard },
   mcp: { summary: 'MCP server on stdio for coding agents', load: () => require('./commands/mcp').mcp },
