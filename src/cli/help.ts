@@ -61,6 +61,10 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--since <duration>', 'read every capture started within it: 30s, 15m, 2h, 1d'],
       ['--type <type>', 'only captures of this type: request, job, command or test'],
       ['--name <glob>', 'only captures whose name matches, case ignored: "GET /orders/*"'],
+      [
+        '--group-by <field>',
+        'one line per group (endpoint, host, status, method, route, capture_name or a field): count, failed, p50, p95, max, bytes, first, last, example; --sort p95, --limit groups (default 10)',
+      ],
       JSON_FLAG,
     ],
     examples: [
@@ -69,16 +73,32 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       'probe rows --since 1h --type request --where "status>=500" --sort duration --dir desc',
     ],
   },
-  export: {
-    usage: 'probe export [id] [--har] [--out FILE]',
-    about:
-      "A capture's outgoing HTTP calls as HAR 1.2 (HTTP Archive), for browser DevTools, proxies and HAR viewers. Values Probe masked stay masked; bodies are those the capture kept (raw bodies only with the `bodies` option); timings come from each call's dns, connect, tls, wait and download.",
+  tail: {
+    usage: 'probe tail [--json] [--where CLAUSE] [--type TYPE] [--name GLOB]',
+    about: 'Prints each outgoing call as its capture is stored (time UTC, capture, method, status, duration, URL, code line), until Ctrl+C.',
     options: [
-      ['id', 'capture id (see probe list); default: the newest capture with HTTP calls'],
-      ['--har', 'HAR 1.2 (the default and only format)'],
+      ['--where <clause>', 'FIELD OP VALUE, repeatable, as in probe rows'],
+      ['--type <type>', 'only captures of this type: request, job, command or test'],
+      ['--name <glob>', 'only captures whose name matches, case ignored'],
+      ['--json', 'one JSON object per line: at, capture_id, capture_name, capture_type, row and the whole row'],
+    ],
+    examples: ['probe tail', 'probe tail --where failed=true --json'],
+  },
+  export: {
+    usage: 'probe export [id|*] [--har | --msw | --nock | --undici-snapshot] [--out FILE]',
+    about:
+      "A capture's outgoing HTTP calls as HAR 1.2 (HTTP Archive, the default), or as mocks that replay them: an MSW 2 handlers module, nock definitions for nock.define(), or a file undici's SnapshotAgent plays back (options matchHeaders ['content-type'], matchBody false). Values Probe masked stay masked; calls whose body was cut or not kept, or that got no response, are left out and named on stderr.",
+    options: [
+      ['id', 'capture id (see probe list), or * for every capture; default: the newest capture with HTTP calls'],
+      ['--har', 'HAR 1.2 (the default)'],
+      ['--msw | --nock | --undici-snapshot', 'mocks instead; with them --since, --type, --name and --where choose captures and calls as in probe rows'],
       ['--out <file>', 'write to the file instead of stdout'],
     ],
-    examples: ['probe export <id> --har --out checkout.har', 'probe export > newest.har'],
+    examples: [
+      'probe export <id> --har --out checkout.har',
+      'probe export <id> --msw --out test/handlers.mjs',
+      'probe export --since 15m --nock --out nock.json',
+    ],
   },
   clear: {
     usage: 'probe clear',

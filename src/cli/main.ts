@@ -13,7 +13,14 @@ const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
   },
   show: { summary: 'one capture: header, summary and first rows, or one row whole (--row; --json)', load: () => require('./commands/show').show },
   rows: { summary: 'rows of a section of one capture or, with --since, of many; filtered and sorted (--json)', load: () => require('./commands/rows').rows },
-  export: { summary: "a capture's calls as HAR 1.2 (probe export <id> --har [--out FILE])", load: () => require('./commands/export').exportCapture },
+  tail: {
+    summary: 'each new call as it is stored, one line per row, until Ctrl+C (--json, --where, --type, --name)',
+    load: () => require('./commands/tail').tail,
+  },
+  export: {
+    summary: "a capture's calls as HAR 1.2 or mocks (probe export <id> --har | --msw | --nock | --undici-snapshot [--out FILE])",
+    load: () => require('./commands/export').exportCapture,
+  },
   clear: { summary: 'remove every capture', load: () => require('./commands/clear').clear },
   dashboard: { summary: 'serve the dashboard (--host 127.0.0.1 --port N --token T)', load: () => require('./commands/dashboard').dashboard },
   mcp: { summary: 'MCP server on stdio for coding agents', load: () => require('./commands/mcp').mcp },

@@ -6,6 +6,7 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  watch,
   readSync,
   renameSync,
   statSync,
@@ -205,6 +206,21 @@ export class FileStore implements Store {
   }
 
   async close(): Promise<void> {}
+
+  async ids(): Promise<string[]> {
+    return [...new Set(this.captureFiles().map((file) => file.id))];
+  }
+
+  /** A folder watch: a capture appears by a rename into the folder. A folder not there yet is not watched (callers poll too). */
+  watch(onChange: () => void): () => void {
+    try {
+      const watcher = watch(this.path, { persistent: false }, () => onChange());
+      watcher.on('error', () => watcher.close());
+      return () => watcher.close();
+    } catch {
+      return () => undefined;
+    }
+  }
 
   /** Capture files by name, newest first. */
   private captureFiles(): CaptureName[] {

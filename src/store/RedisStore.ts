@@ -154,6 +154,12 @@ export class RedisStore implements Store {
     return rows;
   }
 
+  /** The members of the index sorted set: ids only, no row JSON (an id whose row expired may be among them). */
+  async ids(): Promise<string[]> {
+    const ids = await this.read((client) => client.sendCommand(['ZRANGE', this.indexKey, '0', '-1']));
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+  }
+
   async clear(): Promise<void> {
     await this.read((client) => this.script(client, CLEAR_SCRIPT, [this.indexKey], [this.rowPrefix, this.capturePrefix]));
   }
