@@ -51,7 +51,7 @@ export function maskCredentials(text: string, stats?: ScanStats): string {
 }
 
 /** Literals one of which every format holds: texts without any are returned untouched, unread by the scan. */
-const MAY_HOLD = /eyJ|gh[pousr]_|github_pat_|xox[abposr]-|xapp-|hooks\.slack\.com|[sr]k[-_]|whsec_|AKIA|ASIA|AIza|-----BEGIN|[0-9]:/;
+const MAY_HOLD = /eyJ|gh[pousr]_|github_pat_|xox[abposr]-|xapp-|hooks\.slack\.com|[sr]k[-_]|whsec_|AKIA|ASIA|AIza|-----BEGIN|[0-9](?::|%3[Aa])/;
 
 /** Characters a credential can start with. */
 const TRIGGER = new Uint8Array(128);
@@ -158,9 +158,10 @@ class Scan {
           ? this.prefixed(i, this.text.slice(i, i + 4), ALNUM, 30)
           : this.prefixed(i, 'github_pat_', B64URL, 40);
       case 0x78: // x
-        return 'abposr'.includes(this.text[i + 3] ?? '.') && this.text.charCodeAt(i + 4) === 0x2d
-          ? this.prefixed(i, `xox${this.text[i + 3]}-`, ALNUM_DASH, 10, true)
-          : this.prefixed(i, 'xapp-', ALNUM_DASH, 10, true);
+        return (
+          ('abposr'.includes(this.text[i + 3] ?? '.') ? this.prefixed(i, `xox${this.text[i + 3]}-`, ALNUM_DASH, 10, true) : null) ??
+          this.prefixed(i, 'xapp-', ALNUM_DASH, 10, true)
+        );
       case 0x68: // h
         return this.slackHook(i);
       case 0x73: // s
@@ -247,15 +248,15 @@ class Scan {
 
   /** `-----BEGIN … PRIVATE KEY-----` (RSA, EC, OPENSSH, ENCRYPTED, PGP … BLOCK): its body up to `-----END`. */
   private pem(i: number): Hit | null {
-    if (!this.has(i, '-----BEGIN ')) return null;
+    if (!this.has(i, '-----BEGIN')) return null;
     const t = this.text;
-    const labelStart = i + 11;
+    const labelStart = i + 10;
     let k = labelStart;
-    // Labels are short: read at most 48 characters for one.
-    while (k < t.length && k - labelStart < 48 && t.charCodeAt(k) !== 0x2d) k++;
+    // Labels are short: read at most 64 characters for one (spaces may be written `+` or `%20` in a URL).
+    while (k < t.length && k - labelStart < 64 && t.charCodeAt(k) !== 0x2d) k++;
     this.steps += k - labelStart;
-    const label = t.slice(labelStart, k);
-    if (!this.has(k, '-----') || !/PRIVATE KEY(?: BLOCK)?$/.test(label)) return null;
+    const label = t.slice(labelStart, k).replace(/%20|\+/g, ' ');
+    if (!this.has(k, '-----') || !/^ [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?$/.test(label)) return null;
     const from = k + 5;
     const endMark = t.indexOf('-----END', from);
     const to = endMark < 0 ? t.length : endMark;
@@ -268,8 +269,11 @@ class Scan {
     const t = this.text;
     if (!isDigit(t.charCodeAt(i))) return null;
     const digits = this.run(i, DIGIT, 13);
-    if (digits - i < 6 || digits - i > 12 || t.charCodeAt(digits) !== 0x3a) return null;
-    const from = digits + 1;
+    if (digits - i < 6 || digits - i > 12) return null;
+    // The colon, or `%3A` in a query value.
+    const colon = t.charCodeAt(digits) === 0x3a ? 1 : t.charCodeAt(digits) === 0x25 && t.charCodeAt(digits + 1) === 0x33 && (t.charCodeAt(digits + 2) | 0x20) === 0x61 ? 3 : 0;
+    if (!colon) return null;
+    const from = digits + colon;
     const end = this.run(from, B64URL, 36);
     if (end - from !== 35) return null;
     return { from, to: end, next: end };
