@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/config/resolve';
 import { nameWords } from '../../src/mask/SecretWords';
+import { GraphqlCapture } from '../../src/response/GraphqlCapture';
+import { maskStringLiterals } from '../../src/response/graphqlFormat';
 import type { ProbeConfig } from '../../src/config/types';
 
 const resolve = (file: ProbeConfig = {}) => resolveConfig({ root: '/app', configFile: null, file, env: {} });
@@ -120,4 +122,18 @@ test('GraphQL argument literals with secret names are masked in a JSON payload w
 test('YAML-style lines in text bodies: the value on the line is masked, an auth scheme with it', () => {
   const text = 'user: ada\ntoken: abc123\napi_key: "k-1"\nsecret: \'s-1\'\nAuthorization: Bearer abc.def\nnext_token: cursor-1\nkeyboard: qwerty\n';
   assert.equal(masker.text(text), `user: ada\ntoken: ${M}\napi_key: "${M}"\nsecret: '${M}'\nAuthorization: ${M}\nnext_token: cursor-1\nkeyboard: qwerty\n`);
+});
+
+test('GraphqlCapture masks literals under secret words; a document that does not parse has every literal masked, unclosed ones to the end', () => {
+  const query = 'mutation { changePassword(oldPassword: "old-pw", newPassword: "new-pw", hint: "kept") { ok } }';
+  const out = new GraphqlCapture().capture({
+    request: { method: 'POST', url: 'https://api.test/graphql', headers: {}, payload: { query } },
+    response: { status: 200, headers: {} },
+    body: '{"data":{}}',
+    config: { masker },
+  });
+  assert.match(out.formats!.query!.text, /oldPassword: "\*{8}", newPassword: "\*{8}", hint: "kept"/);
+  assert.equal(maskStringLiterals('{ a(x: "1", y: "2\\"3") b(z: "open'), `{ a(x: "${M}", y: "${M}") b(z: "${M}"`);
+  const escapedQuotes = `{ a(x: ${'\\"'.repeat(50_000)}`;
+  assert.equal(maskStringLiterals(escapedQuotes), `{ a(x: \\"${M}"`);
 });
