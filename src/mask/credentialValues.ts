@@ -271,7 +271,12 @@ class Scan {
     const digits = this.run(i, DIGIT, 13);
     if (digits - i < 6 || digits - i > 12) return null;
     // The colon, or `%3A` in a query value.
-    const colon = t.charCodeAt(digits) === 0x3a ? 1 : t.charCodeAt(digits) === 0x25 && t.charCodeAt(digits + 1) === 0x33 && (t.charCodeAt(digits + 2) | 0x20) === 0x61 ? 3 : 0;
+    const colon =
+      t.charCodeAt(digits) === 0x3a
+        ? 1
+        : t.charCodeAt(digits) === 0x25 && t.charCodeAt(digits + 1) === 0x33 && (t.charCodeAt(digits + 2) | 0x20) === 0x61
+          ? 3
+          : 0;
     if (!colon) return null;
     const from = digits + colon;
     const end = this.run(from, B64URL, 36);
@@ -279,4 +284,3 @@ class Scan {
     return { from, to: end, next: end };
   }
 }
-

@@ -266,5 +266,18 @@ function wordEnd(text: string, from: number): number {
 }
 
 function endsBareValue(c: number): boolean {
-  return isSpace(c) || c === 0x2c || c === 0x3b || c === 0x26 || c === 0x29 || c === 0x7d || c === 0x5d || c === QUOTE || c === 0x27 || c === 0x3c || c === 0x3e || c === BACKSLASH;
+  return (
+    isSpace(c) ||
+    c === 0x2c ||
+    c === 0x3b ||
+    c === 0x26 ||
+    c === 0x29 ||
+    c === 0x7d ||
+    c === 0x5d ||
+    c === QUOTE ||
+    c === 0x27 ||
+    c === 0x3c ||
+    c === 0x3e ||
+    c === BACKSLASH
+  );
 }

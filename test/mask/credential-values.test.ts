@@ -16,7 +16,12 @@ const JWT = j('eyJ', 'hbGciOiJIUzI1NiJ9', '.', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', '.
 /** [format, token, what stays of it, readable near-miss]. */
 const FORMATS: Array<[string, string, string, string]> = [
   ['JWT', JWT, 'eyJ', j('eyJ', 'hbGciOiJIUzI1NiJ9', '.', 'eyJzdWIiOiIxIn0')],
-  ['JWE (five parts)', j('eyJ', 'hbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0', '..', 'iv0123456789', '.', 'ciphertext0123', '.', 'tag0123'), 'eyJ', j('eyJ', 'hbGciOiJIUzI1NiJ9')],
+  [
+    'JWE (five parts)',
+    j('eyJ', 'hbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0', '..', 'iv0123456789', '.', 'ciphertext0123', '.', 'tag0123'),
+    'eyJ',
+    j('eyJ', 'hbGciOiJIUzI1NiJ9'),
+  ],
   ['GitHub ghp_', j('gh', 'p_', B62, 'abcd'), 'ghp_', j('gh', 'p_', 'tooShort123')],
   ['GitHub gho_', j('gh', 'o_', B62, 'abcd'), 'gho_', j('gh', 'x_', B62, 'abcd')],
   ['GitHub ghu_', j('gh', 'u_', B62, 'abcd'), 'ghu_', j('Xgh', 'u_', B62, 'abcd')],
@@ -26,7 +31,12 @@ const FORMATS: Array<[string, string, string, string]> = [
   ['Slack bot token', j('xo', 'xb-', '123456789012-1234567890123-', B62), 'xoxb-', 'xoxo-everyone'],
   ['Slack user token', j('xo', 'xp-', '123456789012-', B62), 'xoxp-', j('xo', 'xz-', '123456789012-', B62)],
   ['Slack app token', j('xa', 'pp-', '1-A0123456789-', B62), 'xapp-', 'xapp-store'],
-  ['Slack webhook', j('https://hooks.', 'slack.com/services/', 'T00000000/B00000000/', B62), 'https://hooks.slack.com/services/', 'https://hooks.slack.com/apps/A0123'],
+  [
+    'Slack webhook',
+    j('https://hooks.', 'slack.com/services/', 'T00000000/B00000000/', B62),
+    'https://hooks.slack.com/services/',
+    'https://hooks.slack.com/apps/A0123',
+  ],
   ['Stripe secret key', j('sk', '_live_', B62), 'sk_live_', j('pk', '_live_', B62)],
   ['Stripe test key', j('sk', '_test_', B62), 'sk_test_', j('sk', '_test_', 'short')],
   ['Stripe restricted key', j('rk', '_live_', B62), 'rk_live_', 'rk_live_'],
@@ -85,7 +95,10 @@ test('tokens are found wherever a capture keeps text: path, query, header value,
   // Tokens in URL paths: a Telegram bot's method URL and a Slack webhook; the endpoint too (urlFacts).
   const bot = j('/bot', '123456789', ':', 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0', '/sendMessage');
   assert.equal(masker.url(`https://api.telegram.org${bot}?chat_id=1`), `https://api.telegram.org/bot123456789:${M}/sendMessage?chat_id=1`);
-  assert.equal(maskCredentials('/bot/sendMessage and robot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0'), '/bot/sendMessage and robot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0');
+  assert.equal(
+    maskCredentials('/bot/sendMessage and robot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0'),
+    '/bot/sendMessage and robot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0',
+  );
 });
 
 test('masking is idempotent and leaves text without tokens untouched (same string)', () => {

@@ -111,7 +111,10 @@ describe('raw body text is masked when it does not parse whole', () => {
       assert.equal(row.truncated, true);
       assert.equal(row.response_capture, null, 'a cut JSON body has no capture');
       // Kept up to the cut, its secrets masked, the straddling one to the end.
-      assert.match(row.response_body!, /^\{"user":"ada","access_token":"\*{8}","meta":\{"headers":\{"authorization":"\*{8}"\},"apiKey":"\*{8}","pinned":4242\}/);
+      assert.match(
+        row.response_body!,
+        /^\{"user":"ada","access_token":"\*{8}","meta":\{"headers":\{"authorization":"\*{8}"\},"apiKey":"\*{8}","pinned":4242\}/,
+      );
       assert.match(row.response_body!, /"password":"\*{8}$/);
     }
     assert.match(by('/ndjson')[0]!.response_body!, /^\{"id":0,"token":"\*{8}","user":\{"password":"\*{8}"\}\}\n/);

@@ -86,13 +86,28 @@ test('each secret name is masked and its near-miss stays readable, as a field, a
 });
 
 test('the names of issue 23 are masked with the defaults, in fields, forms, query strings and text', () => {
-  const fields = ['newPassword', 'currentPassword', 'oldPassword', 'password_confirmation', 'apiToken', 'githubToken', 'awsSecretAccessKey', 'webhook_secret', 'jwt', 'otp', 'pin'];
+  const fields = [
+    'newPassword',
+    'currentPassword',
+    'oldPassword',
+    'password_confirmation',
+    'apiToken',
+    'githubToken',
+    'awsSecretAccessKey',
+    'webhook_secret',
+    'jwt',
+    'otp',
+    'pin',
+  ];
   for (const name of fields) {
     assert.equal(masker.form(`${name}=v&q=1`), `${name}=${encodeURIComponent(M)}&q=1`, name);
     assert.equal(masker.text(`{"${name}": "v", "q": 1`), `{"${name}": "${M}", "q": 1`, name);
     assert.equal(masker.text(`${name}: v\nq: 1`), `${name}: ${M}\nq: 1`, `${name} in YAML`);
   }
-  assert.equal(masker.url('https://maps.test/api?key=k1&pass=p1&auth=a1&sessionid=s1&q=ok'), `https://maps.test/api?key=${M}&pass=${M}&auth=${M}&sessionid=${M}&q=ok`);
+  assert.equal(
+    masker.url('https://maps.test/api?key=k1&pass=p1&auth=a1&sessionid=s1&q=ok'),
+    `https://maps.test/api?key=${M}&pass=${M}&auth=${M}&sessionid=${M}&q=ok`,
+  );
   const headers = ['X-Session-Token', 'private-token', 'x-access-token', 'x-refresh-token', 'x-client-secret', 'x-api-token', 'x-auth'];
   const masked = masker.headers(Object.fromEntries(headers.map((name) => [name, 'v'])));
   for (const name of headers) assert.equal(masked[name.toLowerCase()], M, name);
@@ -107,7 +122,8 @@ test('mask.headers false turns the word rule off for that header; mask.inputs st
 });
 
 test('GraphQL argument literals with secret names are masked in a JSON payload without GraphqlCapture', () => {
-  const query = 'mutation { login(email: "ada@x.test", password: "hunter2") { token } changePassword(input: {oldPassword: "old-pw", newPassword: """new-pw"""}) }';
+  const query =
+    'mutation { login(email: "ada@x.test", password: "hunter2") { token } changePassword(input: {oldPassword: "old-pw", newPassword: """new-pw"""}) }';
   const body = JSON.parse(masker.body(JSON.stringify({ query, variables: { pw: 'v' } }), 'application/json'));
   assert.equal(
     body.query,
