@@ -239,7 +239,7 @@ function bareValueAfter(text: string, from: number): Span | null {
     return { start, end: end < 0 ? text.length : end, replacement: end < 0 ? `"${MASKED}` : `"${MASKED}"` };
   }
   if (c === BACKSLASH && text.charCodeAt(start + 1) === QUOTE) {
-    // A string inside JSON text (`"query": "{ login(password: \\"x\\") }"`, a body cut before it parsed).
+    // A string inside JSON text (`"query": "{ login(password: \"x\") }"`, a body cut before it parsed).
     const close = text.indexOf('\\"', start + 2);
     return { start, end: close < 0 ? text.length : close + 2, replacement: `\\"${MASKED}\\"` };
   }
