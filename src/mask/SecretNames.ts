@@ -1,3 +1,5 @@
+import type { SecretWords } from './SecretWords';
+
 /**
  * Which field, query and form names hold secrets, decided once per distinct name.
  *
@@ -5,7 +7,8 @@
  * matches `apiKey`, `API-KEY` and `Api_Key`, never `api_keys` or `my_api_key`; `token` never matches
  * `prompt_tokens`. A form or query name in brackets (`card[number]`, `user[password]`) matches by its whole
  * path (`card_number`) or by its last part (`password`). A RegExp is the user's own: it is tested against
- * the name as given, unchanged.
+ * the name as given, unchanged. The built-in word rule (SecretWords: `newPassword`, `x-session-token`), when
+ * given, is asked after the whole names.
  */
 export class SecretNames {
   private readonly names: ReadonlySet<string>;
@@ -14,6 +17,7 @@ export class SecretNames {
   constructor(
     names: readonly string[],
     private readonly patterns: readonly RegExp[] = [],
+    private readonly words: SecretWords | null = null,
   ) {
     this.names = new Set(names.map(nameKey));
   }
@@ -32,6 +36,7 @@ export class SecretNames {
     if (this.names.has(nameKey(name))) return true;
     const open = name.lastIndexOf('[');
     if (open > 0 && name.endsWith(']') && this.names.has(nameKey(name.slice(open + 1, -1)))) return true;
+    if (this.words?.has(name)) return true;
     for (const pattern of this.patterns) {
       pattern.lastIndex = 0;
       if (pattern.test(name)) return true;
