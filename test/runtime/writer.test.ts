@@ -81,7 +81,7 @@ test('captures lost while the store was down are reported as a total once a put 
     (await store.index()).map((row) => row.name),
     ['back'],
   );
-  assert.match(lines.at(-1)!, /the store caught up; 3 capture\(s\) were lost before/);
+  assert.match(lines.at(-1)!, /the file store is back; 3 capture\(s\) were lost while it failed \(3 since start\)/);
 });
 
 test('shutdown() runs once, stores what was queued and accepts nothing after', async () => {
