@@ -344,7 +344,7 @@ export class FileStore implements Store {
   private isStale(name: string): boolean {
     try {
       const info = lstatSync(path.join(this.path, name), { throwIfNoEntry: false });
-      return info !== undefined && Date.now() - Math.max(info.mtimeMs, info.ctimeMs) > STALE_TEMP_MS;
+      return info !== undefined && Date.now() - info.mtimeMs > STALE_TEMP_MS;
     } catch {
       return false;
     }
