@@ -125,6 +125,17 @@ export class CaptureWriter {
     );
   }
 
+  /**
+   * At exit: the captures lost and not yet said (an outage that has not ended, a full queue), once. Without
+   * it, an app that ends while Redis is down would say the outage but never what it cost.
+   */
+  sayLost(): void {
+    if (!this.unreported) return;
+    const why = this.failing ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)` : '';
+    this.logger.warn(`${this.unreported} capture(s) were lost${why} (${this.dropped} since start)`);
+    this.unreported = 0;
+  }
+
   private lose(): void {
     this.dropped++;
     this.unreported++;

@@ -25,6 +25,7 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter): () 
     done = true;
     recorder.closeAll(code, crashed ? 'error' : 'exit');
     const captures = [...writer.unconfirmed(), ...writer.takeQueued()];
+    writer.sayLost();
     if (captures.length && !writer.putAllSync(captures)) writeSync(recorder, captures);
   };
   const onExit = (code: number) => finalSync(code);
