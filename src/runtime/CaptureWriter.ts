@@ -107,7 +107,9 @@ export class CaptureWriter {
       () => {
         this.written(capture);
         if (this.failing) {
-          this.logger.warn(`the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`);
+          this.logger.warn(
+            `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
+          );
         } else if (this.unreported) {
           this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
         }

@@ -115,7 +115,11 @@ export class RedisStore implements Store {
       this.counters.failed++;
       throw error;
     }
-    const write = withDeadline(this.script(client, PUT_SCRIPT, keys, args), WRITE_TIMEOUT_MS, () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${WRITE_TIMEOUT_MS} ms`));
+    const write = withDeadline(
+      this.script(client, PUT_SCRIPT, keys, args),
+      WRITE_TIMEOUT_MS,
+      () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${WRITE_TIMEOUT_MS} ms`),
+    );
     this.inFlight.add(write);
     try {
       await write;

@@ -123,7 +123,12 @@ describe('redis store faults', () => {
       // The first put past the reconnect backoff reconnects.
       const next = await eventually(async () => {
         const capture = makeCapture();
-        return (await store.put(capture).then(() => true, () => false)) && capture;
+        return (
+          (await store.put(capture).then(
+            () => true,
+            () => false,
+          )) && capture
+        );
       }, 20_000);
       assert.deepEqual(await store.find(next.id), next);
       assert.equal((await store.index())[0]?.id, next.id);
@@ -156,15 +161,12 @@ describe('redis store faults', () => {
     await eventually(() => /could not store a capture/.test(stderr), 20_000);
     await server.start(); // no persistence: the 5 captures written before are gone with the old server
     // The app notices at its first put past the reconnect backoff (at most 10 s): ask until it says so.
-    await eventually(
-      async () => {
-        if (/is back/.test(stderr)) return true;
-        await ask();
-        sent++;
-        return false;
-      },
-      60_000,
-    );
+    await eventually(async () => {
+      if (/is back/.test(stderr)) return true;
+      await ask();
+      sent++;
+      return false;
+    }, 60_000);
     const lines = probeLines(stderr);
     assert.equal(lines.filter((line) => /could not store a capture: .*Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/.test(line)).length, 1, stderr);
     const back = lines.filter((line) => /is back/.test(line));

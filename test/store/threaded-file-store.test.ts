@@ -154,7 +154,7 @@ http.createServer(async (req, res) => {
 }).listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
 
 test('FIFOs planted in the capture folder hold neither the write thread nor the app, and stay untouched', async (t) => {
-  const app = new TestApp({ 'server.js': server, 'probe.config.mjs': "export default { storage: { limit: 5 } };\n" });
+  const app = new TestApp({ 'server.js': server, 'probe.config.mjs': 'export default { storage: { limit: 5 } };\n' });
   const dir = path.join(app.dir, '.probe', 'captures');
   mkdirSync(dir, { recursive: true });
   const planted = ['00000000000000001-Fifo00000000.json', '.spare.stuck-disk.1', '.00000000000000002-Fifo00000001.json.1.ab.1.tmp'];
