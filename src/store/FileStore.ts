@@ -78,8 +78,9 @@ let tempCount = 0;
 /**
  * One JSON file per capture, named by its order key (`<started_at µs>-<id>.json`) and written atomically
  * (temp file + rename). The file holds the index row first, then the capture (see captureFile): `index()`
- * reads only the head of each file, so it costs the same whatever the captures weigh, and the trim sorts
- * file names and never opens a file.
+ * reads only the head (and the last few bytes) of each file, so it costs the same whatever the captures
+ * weigh, and the trim sorts file names and never opens a file. Only regular files count: whatever else sits
+ * under a capture's name (a link, a FIFO) is never opened, written, trimmed or removed.
  *
  * Concurrency without locks: a put writes its file (the rename commits it), then waits for a trim (shared
  * with the other puts of the moment, see trimSoon) to the `limit` newest files it sees. A trim only deletes
@@ -90,12 +91,13 @@ let tempCount = 0;
 export class FileStore implements Store {
   readonly path: string;
   readonly limit: number;
+  /** See FileStoreOptions.within. */
+  readonly within: string | undefined;
   private readonly trimEveryMs: number;
   private readonly logger: Logger | undefined;
   private folderMade = false;
   private pendingTrim: Promise<void> | null = null;
   private lastTrim = 0;
-  readonly within: string | undefined;
 
   constructor(options: FileStoreOptions) {
     this.path = path.resolve(options.path);
