@@ -18,7 +18,9 @@ export const PUT_TIMEOUT_MS = 10_000;
  * are drained on a later turn of the event loop, one batch at a time. Store I/O runs with tracing
  * suppressed so a driver's own traffic is never recorded. Like OTel's BatchSpanProcessorBase: a bounded
  * queue that says when it drops, and again how many once the store has caught up; a deadline on every put;
- * `shutdown()` runs once and stops accepting.
+ * `shutdown()` runs once and stops accepting. A store that fails (Redis down) is said once per outage, and
+ * again when a put succeeds, with the captures lost meanwhile: drivers reject what they cannot write rather
+ * than queue it themselves, so this count is the whole of it.
  */
 export class CaptureWriter {
   private queue: UnitInput[] = [];
@@ -30,6 +32,8 @@ export class CaptureWriter {
   dropped = 0;
   /** Of those, the ones not yet reported as a total. */
   private unreported = 0;
+  /** A put failed and none has succeeded since: the store is out (said once, and again when it is back). */
+  private failing = false;
   private stopping: Promise<void> | null = null;
 
   constructor(
@@ -102,17 +106,36 @@ export class CaptureWriter {
     write.then(
       () => {
         this.written(capture);
-        if (this.unreported) {
+        if (this.failing) {
+          this.logger.warn(
+            `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
+          );
+        } else if (this.unreported) {
           this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
-          this.unreported = 0;
         }
+        this.failing = false;
+        this.unreported = 0;
       },
       (error: unknown) => {
         this.lose();
-        this.logger.warnOnce('store-put-failed', 'could not store a capture', error);
+        // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
+        if (this.failing) this.logger.debug('could not store a capture', error);
+        else this.logger.warn('could not store a capture', error);
+        this.failing = true;
         this.written(capture);
       },
     );
+  }
+
+  /**
+   * At exit: the captures lost and not yet said (an outage that has not ended, a full queue), once. Without
+   * it, an app that ends while Redis is down would say the outage but never what it cost.
+   */
+  sayLost(): void {
+    if (!this.unreported) return;
+    const why = this.failing ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)` : '';
+    this.logger.warn(`${this.unreported} capture(s) were lost${why} (${this.dropped} since start)`);
+    this.unreported = 0;
   }
 
   private lose(): void {

@@ -37,6 +37,7 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     if (isMainThread) threads.flushAllSync(code);
     recorder.closeAll(code, crashed ? 'error' : 'exit');
     const captures = [...writer.unconfirmed(), ...writer.takeQueued()];
+    writer.sayLost();
     if (captures.length && !writer.putAllSync(captures)) writeSync(recorder, captures);
   };
   const onExit = (code: number) => finalSync(code);
