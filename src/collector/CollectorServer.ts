@@ -48,7 +48,7 @@ export const DEFAULT_LIMITS: ExportLimits = { maxSpans: 50_000, maxValues: 1_000
  * Work (spans, attribute values) done before the event loop is handed back: a few milliseconds, so a post
  * of 20,000 spans never holds a small request for long.
  */
-const SLICE_WORK = 4096;
+export const SLICE_WORK = 4096;
 /** Spans added to the assembler per slice. */
 const ADD_CHUNK = 1024;
 /** Spans of grouped units waiting to be turned into captures; past it a unit is dropped and counted. */
@@ -76,6 +76,7 @@ export class CollectorServer {
   private head = 0;
   private heldSpans = 0;
   private pumping: Promise<void> | null = null;
+  private converting = false;
   private timer: NodeJS.Timeout | null = null;
   private closing: Promise<void> | null = null;
   private readonly counts = { spans: 0, rejected: 0, failed: 0, excluded: 0, overflow: 0 };
@@ -117,7 +118,13 @@ export class CollectorServer {
 
   /** Work counters (tests assert on these, never on time): parent lookups while grouping, slices, most work per slice. */
   get work(): { parentLookups: number; slices: number; maxSliceWork: number } {
-    return { parentLookups: this.assembler.parentLookups, ...this.meter };
+    const { slices, maxSliceWork, pending } = this.meter;
+    return { parentLookups: this.assembler.parentLookups, slices, maxSliceWork: Math.max(maxSliceWork, pending) };
+  }
+
+  /** Grouped units not yet handed to the writer. */
+  get heldUnits(): number {
+    return this.groups.length - this.head + (this.converting ? 1 : 0);
   }
 
   /**
@@ -258,7 +265,9 @@ export class CollectorServer {
           this.head = 0;
         }
         this.heldSpans -= group.spans.length;
+        this.converting = true;
         await this.write(group);
+        this.converting = false;
       }
     } finally {
       this.pumping = null;

@@ -1,13 +1,15 @@
 /** What the receiver did between two turns of the event loop: tests read it instead of timing anything. */
 export interface SliceMeter {
-  /** Turns handed back to the event loop while working through requests. */
+  /** Turns handed back to the event loop while working through requests and units. */
   slices: number;
-  /** The most work (spans, attribute values) done in one turn. */
+  /** The most work (spans, attribute values) done between two handbacks. */
   maxSliceWork: number;
+  /** Work done since the last handback, by any run: many small units add up like one big one. */
+  pending: number;
 }
 
 export function newSliceMeter(): SliceMeter {
-  return { slices: 0, maxSliceWork: 0 };
+  return { slices: 0, maxSliceWork: 0, pending: 0 };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -18,18 +20,14 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * generator returns; its errors reject.
  */
 export async function runInSlices<T>(steps: Generator<number, T>, budget: number, meter: SliceMeter): Promise<T> {
-  let work = 0;
   for (;;) {
     const step = steps.next();
-    if (step.done) {
-      meter.maxSliceWork = Math.max(meter.maxSliceWork, work);
-      return step.value;
-    }
-    work += step.value;
-    if (work >= budget) {
-      meter.maxSliceWork = Math.max(meter.maxSliceWork, work);
+    if (step.done) return step.value;
+    meter.pending += step.value;
+    if (meter.pending >= budget) {
+      meter.maxSliceWork = Math.max(meter.maxSliceWork, meter.pending);
       meter.slices++;
-      work = 0;
+      meter.pending = 0;
       await nextTurn();
     }
   }
