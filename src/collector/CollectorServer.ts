@@ -225,11 +225,17 @@ export class CollectorServer {
   }
 
   private *addSteps(spans: OtlpSpan[]): Generator<number, void> {
-    for (let i = 0; i < spans.length; i += ADD_CHUNK) {
-      const chunk = spans.slice(i, i + ADD_CHUNK);
-      // The time of each chunk: a trace still arriving is not settled between two slices.
-      this.assembler.add(chunk, Date.now());
-      yield chunk.length;
+    // A trace still arriving is not settled between two slices, however long the machine takes.
+    const traceIds = new Set(spans.map((span) => span.traceId));
+    this.assembler.hold(traceIds);
+    try {
+      for (let i = 0; i < spans.length; i += ADD_CHUNK) {
+        const chunk = spans.slice(i, i + ADD_CHUNK);
+        this.assembler.add(chunk, Date.now());
+        yield chunk.length;
+      }
+    } finally {
+      this.assembler.release(traceIds, Date.now());
     }
   }
 

@@ -45,6 +45,8 @@ export class UnitAssembler {
   private readonly traces = new Map<string, TraceBuffer>();
   private readonly commands = new Map<string, CommandBuffer>();
   private readonly grouped = new Set<string>();
+  /** Traces a request is still adding spans to, over several turns of the event loop: never settled meanwhile. */
+  private readonly busy = new Map<string, number>();
   private pending = 0;
   /** Spans dropped because they came after their unit was written. */
   late = 0;
@@ -82,10 +84,26 @@ export class UnitAssembler {
     }
   }
 
+  /** Marks traces a request adds in slices: a sweep between two slices must not group half of one. */
+  hold(traceIds: Iterable<string>): void {
+    for (const traceId of traceIds) this.busy.set(traceId, (this.busy.get(traceId) ?? 0) + 1);
+  }
+
+  /** The request is done adding: these traces settle from `now`. */
+  release(traceIds: Iterable<string>, now: number): void {
+    for (const traceId of traceIds) {
+      const holds = (this.busy.get(traceId) ?? 1) - 1;
+      if (holds > 0) this.busy.set(traceId, holds);
+      else this.busy.delete(traceId);
+      const trace = this.traces.get(traceId);
+      if (trace) trace.lastSeen = Math.max(trace.lastSeen, now);
+    }
+  }
+
   /** Emits every unit that is complete by now. */
   sweep(now: number): void {
     for (const [traceId, trace] of this.traces) {
-      if (now - trace.lastSeen >= this.settleMs) this.groupTrace(traceId, trace, now, false);
+      if (now - trace.lastSeen >= this.settleMs && !this.busy.has(traceId)) this.groupTrace(traceId, trace, now, false);
     }
     for (const [key, command] of this.commands) {
       if (now - command.lastSeen >= this.commandIdleMs) this.emitCommand(key, command);

@@ -1,5 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import type { OtlpSpan } from '../../src/collector/model';
 import type { SpanGroup } from '../../src/collector/SpanGroup';
 import type { Store } from '../../src/store/Store';
@@ -75,6 +76,25 @@ test('a chain whose top waits for its parent is looked at again on each sweep at
   assert.equal(groups[0]!.type, 'command');
 });
 
+test('a trace a request is still adding in slices is not settled between them, however long they take', () => {
+  const spans = decodeJsonExport(Buffer.from(JSON.stringify(exportRequest(chain(2_000, 'b'.repeat(32)))))).spans;
+  const groups: SpanGroup[] = [];
+  const assembler = new UnitAssembler({ settleMs: 10, onUnit: (group) => groups.push(group) });
+  const traceIds = [spans[0]!.traceId];
+  assembler.hold(traceIds);
+  assembler.add(spans.slice(0, 1_000), 0);
+  assembler.sweep(60_000);
+  assert.equal(groups.length, 0, 'held while the request adds');
+  assembler.add(spans.slice(1_000), 60_000);
+  assembler.release(traceIds, 60_000);
+  assembler.sweep(60_005);
+  assert.equal(groups.length, 0, 'it settles from its release');
+  assembler.sweep(60_010);
+  assert.equal(groups.length, 1);
+  assert.equal(groups[0]!.spans.length, 2_000);
+  assert.equal(assembler.late, 0);
+});
+
 let app: TestApp;
 let store: Store;
 let server: CollectorServer;
@@ -94,8 +114,22 @@ after(async () => {
   await store.close?.();
 });
 
-function post(body: unknown): Promise<Response> {
-  return fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+/**
+ * A POST on a connection of its own: a kept-alive socket the server closes while the machine is loaded would
+ * reset a later request (the keep-alive race), which is not what these tests look at.
+ */
+function post(body: unknown, target = url): Promise<{ status: number; json(): unknown }> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = request(target, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: () => JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 function small(i: number): Record<string, unknown> {
@@ -108,7 +142,6 @@ function small(i: number): Record<string, unknown> {
 test('a post of 20,000 chained spans, then small requests: all answered, the work linear and done in slices', async () => {
   const big = await post(exportRequest(chain(N, 'e'.repeat(32))));
   assert.equal(big.status, 200);
-  await big.arrayBuffer();
   // The chain is grouped (where the time went) and converted while these come in.
   server.sweep(Date.now() + 60_000);
   const answers = await Promise.all([0, 1, 2, 3, 4].map((i) => post(small(i))));
@@ -145,14 +178,14 @@ test('a request over the span or attribute-value bound is refused with 413, befo
   });
   const target = `${await bounded.listen(0, '127.0.0.1')}/v1/traces`;
   try {
-    const send = (body: unknown) => fetch(target, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const send = (body: unknown) => post(body, target);
     const tooMany = await send(exportRequest(chain(101, 'f'.repeat(32))));
     assert.equal(tooMany.status, 413);
-    assert.match(((await tooMany.json()) as { message: string }).message, /101 spans, over the limit of 100 per request/);
+    assert.match((tooMany.json() as { message: string }).message, /101 spans, over the limit of 100 per request/);
     const attributes = Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`a${i}`, 'x']));
     const wide = await send(exportRequest([span({ spanId: spanId(1), traceId: 'f'.repeat(32), kind: 2, start: 0, end: 1, attributes })]));
     assert.equal(wide.status, 413);
-    assert.match(((await wide.json()) as { message: string }).message, /over 1000 attribute values/);
+    assert.match((wide.json() as { message: string }).message, /over 1000 attribute values/);
     assert.equal(bounded.stats.spans, 0);
   } finally {
     await bounded.close();
