@@ -92,7 +92,7 @@ export class CollectorServer {
     this.sweepMs = options.sweepMs ?? 250;
     const lens = options.config.http;
     this.fold = lens ? { maxRows: lens.max_rows, masker: lens.masker } : null;
-    this.assembler = new UnitAssembler({ ...options.assembler, onUnit: (group) => this.hold(group) });
+    this.assembler = new UnitAssembler({ ...options.assembler, onUnit: (group) => this.queueUnit(group) });
     this.writer = new CaptureWriter(options.config, options.store, options.logger, options.putTimeoutMs ?? PUT_TIMEOUT_MS);
     this.server = http.createServer((req, res) => {
       this.handle(req).then(
@@ -248,7 +248,7 @@ export class CollectorServer {
   }
 
   /** A grouped unit waits here to be turned into a capture, off the sweep that found it. */
-  private hold(group: SpanGroup): void {
+  private queueUnit(group: SpanGroup): void {
     if (this.heldSpans + group.spans.length > MAX_HELD_SPANS) {
       this.counts.overflow++;
       this.logger.warnOnce('collector-held', `collector: over ${MAX_HELD_SPANS} spans wait to be stored; dropping units until they are`);
@@ -260,7 +260,7 @@ export class CollectorServer {
   }
 
   private async pump(): Promise<void> {
-    // Started from hold(): the first turn is a later one, so `pumping` is set before this can finish.
+    // Started from queueUnit(): the first turn is a later one, so `pumping` is set before this can finish.
     await Promise.resolve();
     try {
       while (this.head < this.groups.length) {
