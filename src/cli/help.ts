@@ -110,11 +110,11 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'probe dashboard [options]',
     about: 'Serves the dashboard; the first line printed ends with its URL. Ctrl+C stops it.',
     options: [
-      ['--host <host>', 'address to bind (default 127.0.0.1)'],
+      ['--host <host>', 'address to bind (default 127.0.0.1); beyond loopback a token is required'],
       ['--port <n>', 'port (default 4400, or a free one when it is taken; 0 for any)'],
-      ['--token <t>', 'require this token (for a dashboard bound beyond loopback)'],
+      ['--token <t>', 'require this token (beyond loopback: default PROBE_TOKEN, else a random one shown in the URL)'],
     ],
-    examples: ['probe dashboard', 'probe dashboard --port 0'],
+    examples: ['probe dashboard', 'probe dashboard --port 0', 'probe dashboard --host 0.0.0.0'],
   },
   mcp: {
     usage: 'probe mcp',
@@ -127,9 +127,10 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
     about: 'An OTLP/HTTP receiver (/v1/traces, JSON and protobuf, gzip) that turns spans from any OTel SDK into captures in the configured store.',
     options: [
       ['--port <n>', 'port (default 4318)'],
-      ['--host <host>', 'address to bind (default 127.0.0.1)'],
+      ['--host <host>', 'address to bind (default 127.0.0.1); beyond loopback a token is required'],
+      ['--token <t>', 'require this token as "Authorization: Bearer <t>" or ?token= (beyond loopback: default PROBE_TOKEN, else a random one)'],
     ],
-    examples: ['probe collect --port 4318'],
+    examples: ['probe collect --port 4318', 'probe collect --host 0.0.0.0'],
   },
 };
 

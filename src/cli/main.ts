@@ -24,7 +24,10 @@ const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
   clear: { summary: 'remove every capture', load: () => require('./commands/clear').clear },
   dashboard: { summary: 'serve the dashboard (--host 127.0.0.1 --port N --token T)', load: () => require('./commands/dashboard').dashboard },
   mcp: { summary: 'MCP server on stdio for coding agents', load: () => require('./commands/mcp').mcp },
-  collect: { summary: 'OTLP/HTTP receiver for spans from any OTel SDK (--port 4318)', load: () => require('./commands/collect').collect },
+  collect: {
+    summary: 'OTLP/HTTP receiver for spans from any OTel SDK (--port 4318 --host 127.0.0.1 --token T)',
+    load: () => require('./commands/collect').collect,
+  },
 };
 
 function usage(): string {

@@ -10,6 +10,8 @@ import { withDeadline } from '../util/deadline';
 
 const MAX_QUEUE = 500;
 const DRAIN_BATCH = 20;
+/** Puts awaited at once: past it units wait in the queue, so a store that hangs fills the queue and drops are counted. */
+const MAX_IN_FLIGHT = 64;
 /** A put that has not settled by then counts as failed (a custom store may never answer). */
 export const PUT_TIMEOUT_MS = 10_000;
 
@@ -30,6 +32,8 @@ export class CaptureWriter {
   private waiting: Array<() => void> = [];
   /** Captures lost (queue full, put failed or timed out) since the process started. */
   dropped = 0;
+  /** Captures the store confirmed. */
+  stored = 0;
   /** Of those, the ones not yet reported as a total. */
   private unreported = 0;
   /** A put failed and none has succeeded since: the store is out (said once, and again when it is back). */
@@ -51,10 +55,7 @@ export class CaptureWriter {
       return;
     }
     this.queue.push(unit);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.drain()).unref?.();
-    }
+    this.schedule();
   }
 
   /** Builds everything still queued, without storing it (for the synchronous exit path). */
@@ -79,15 +80,19 @@ export class CaptureWriter {
    */
   private drain(): void {
     this.scheduled = false;
-    const units = this.queue.splice(0, DRAIN_BATCH);
+    // Full: written() drains again when a put settles.
+    const units = this.queue.splice(0, Math.max(0, Math.min(DRAIN_BATCH, MAX_IN_FLIGHT - this.writing.size)));
     for (const unit of units) {
       const capture = this.build(unit);
       if (capture) this.put(capture);
     }
-    if (this.queue.length && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.drain()).unref?.();
-    }
+    if (this.queue.length && this.writing.size < MAX_IN_FLIGHT) this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.drain()).unref?.();
   }
 
   put(capture: Capture): void {
@@ -105,6 +110,7 @@ export class CaptureWriter {
     // One reaction per put, no promise chain across puts: this runs for every capture of a busy server.
     write.then(
       () => {
+        this.stored++;
         this.written(capture);
         if (this.failing) {
           this.logger.warn(
@@ -145,6 +151,7 @@ export class CaptureWriter {
 
   private written(capture: Capture): void {
     this.writing.delete(capture);
+    if (this.queue.length) this.schedule();
     if (this.writing.size === 0 && this.waiting.length) for (const resolve of this.waiting.splice(0)) resolve();
   }
 

@@ -3,6 +3,7 @@ import type { CliCommand } from '../io';
 import { closeContext, openContext } from '../context';
 import { createLogger } from '../../util/logger';
 import { startDashboard, type RunningDashboard } from '../../dashboard/startDashboard';
+import { resolveAccessToken } from '../../util/accessToken';
 
 /** Tried first so the address stays the same between runs; a free port is used when it is taken. */
 const DEFAULT_DASHBOARD_PORT = 4400;
@@ -29,7 +30,8 @@ export const dashboard: CliCommand = async (argv, io) => {
   const common = {
     store,
     host: values.host,
-    token: values.token ?? null,
+    // Beyond loopback a token is required: --token, else PROBE_TOKEN, else a random one printed in the URL.
+    token: resolveAccessToken(values.host, values.token, process.env),
     info: { service: config.service, driver: config.storage.driver, root: config.root },
     logger,
   };
@@ -45,6 +47,8 @@ export const dashboard: CliCommand = async (argv, io) => {
     running = await startDashboard({ ...common, port: 0 });
   }
   io.out(`Probe dashboard: ${running.url}`);
+  if (running.allInterfaces) io.out(`  listening on all interfaces (${running.host}) of this machine, port ${running.port}`);
+  if (running.url.includes('?token=')) io.out('  open the URL above once: the token in it is required, and the browser keeps it in a cookie');
   io.out(`  store: ${config.storage.driver} (${config.root}) — Ctrl+C to stop`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
