@@ -102,11 +102,12 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'probe dashboard [options]',
     about: 'Serves the dashboard; the first line printed ends with its URL. Ctrl+C stops it.',
     options: [
+      ['--open', 'open it in the default browser (where there is none, the URL printed is the way in)'],
       ['--host <host>', 'address to bind (default 127.0.0.1)'],
       ['--port <n>', 'port (default 4400, or a free one when it is taken; 0 for any)'],
       ['--token <t>', 'require this token (for a dashboard bound beyond loopback)'],
     ],
-    examples: ['probe dashboard', 'probe dashboard --port 0'],
+    examples: ['probe dashboard --open', 'probe dashboard --port 0'],
   },
   mcp: {
     usage: 'probe mcp',
