@@ -52,4 +52,4 @@ upstream.close();
 
 console.log('\n$ probe list');
 spawnSync(process.execPath, [path.join(root, 'dist/cli/main.js'), 'list'], { cwd: root, stdio: 'inherit' });
-console.log('\nThe dashboard: npm run dashboard (or node dist/cli/main.js dashboard --open)');
+console.log('\nThe dashboard: npm run dashboard -- --open');

@@ -13,7 +13,10 @@ function opener(url: string, platform: NodeJS.Platform): [string, string[]] {
  * detached and is not waited for; its output and its exit status are ignored (xdg-open without a display says
  * so on stderr, which would only add noise beside the URL already printed).
  */
-export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+export function openBrowser(url: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  // Linux and the BSDs without a display (a server, a container, an SSH session): xdg-open exists but has
+  // nowhere to open a browser, and would only print its own error.
+  if (platform !== 'darwin' && platform !== 'win32' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return Promise.resolve(false);
   const [command, args] = opener(url, platform);
   return new Promise((resolve) => {
     try {

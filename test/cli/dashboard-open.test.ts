@@ -14,10 +14,10 @@ describe('probe dashboard --open', { timeout: 120_000 }, () => {
     for (const child of started) child.kill('SIGKILL');
   });
 
-  function dashboard(app: TestApp, bin: string): { child: ChildProcess; out: () => string } {
+  function dashboard(app: TestApp, bin: string, display: string | undefined): { child: ChildProcess; out: () => string } {
     const child = spawn(process.execPath, [CLI, 'dashboard', '--open', '--port', '0'], {
       cwd: app.dir,
-      env: app.env({ preload: 'none', env: { PATH: bin } }),
+      env: app.env({ preload: 'none', env: { PATH: bin, DISPLAY: display, WAYLAND_DISPLAY: undefined } }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     started.push(child);
@@ -32,7 +32,7 @@ describe('probe dashboard --open', { timeout: 120_000 }, () => {
     const opened = path.join(app.dir, 'opened.txt');
     app.write('bin/xdg-open', `#!/bin/sh\nprintf '%s' "$1" > ${JSON.stringify(opened)}\n`);
     chmodSync(path.join(app.dir, 'bin', 'xdg-open'), 0o755);
-    const { child, out } = dashboard(app, path.join(app.dir, 'bin'));
+    const { child, out } = dashboard(app, path.join(app.dir, 'bin'), ':0');
     const url = await eventually(() => out().match(/Probe dashboard: (\S+)/)?.[1], 60_000);
     const arg = await eventually(() => existsSync(opened) && readFileSync(opened, 'utf8'), 60_000);
     assert.equal(arg, url);
@@ -40,11 +40,20 @@ describe('probe dashboard --open', { timeout: 120_000 }, () => {
     child.kill('SIGTERM');
   });
 
-  it('prints the URL and says so where there is no browser to open', async () => {
-    const app = new TestApp();
-    const { child, out } = dashboard(app, path.join(app.dir, 'no-such-bin'));
-    await eventually(() => /no browser to open here/.test(out()), 60_000);
-    assert.match(out(), /Probe dashboard: http:\/\/127\.0\.0\.1:\d+\//);
-    child.kill('SIGTERM');
-  });
+  for (const [where, bin, display] of [
+    ['no opener on PATH', 'no-such-bin', ':0'],
+    ['no display (a server, a container)', 'bin', undefined],
+  ] as const) {
+    it(`prints the URL and says so where there is no browser to open: ${where}`, async () => {
+      const app = new TestApp();
+      const opened = path.join(app.dir, 'opened.txt');
+      app.write('bin/xdg-open', `#!/bin/sh\nprintf '%s' "$1" > ${JSON.stringify(opened)}\n`);
+      chmodSync(path.join(app.dir, 'bin', 'xdg-open'), 0o755);
+      const { child, out } = dashboard(app, path.join(app.dir, bin), display);
+      await eventually(() => /no browser to open here/.test(out()), 60_000);
+      assert.match(out(), /Probe dashboard: http:\/\/127\.0\.0\.1:\d+\//);
+      assert.equal(existsSync(opened), false);
+      child.kill('SIGTERM');
+    });
+  }
 });
