@@ -10,6 +10,18 @@ interface CommandHelp {
 const JSON_FLAG: [string, string] = ['--json', 'print the JSON the agent tool returns instead of a table'];
 
 const HELP: Readonly<Record<string, CommandHelp>> = {
+  run: {
+    usage: 'probe run [options] -- <command> [args...]',
+    about:
+      "Runs the command with Probe preloaded (NODE_OPTIONS gets --require for this Probe, so Node processes the command starts are recorded too), serves the dashboard while it runs and prints its URL once on stderr. Input and output pass through; SIGINT, SIGTERM and SIGHUP are passed on; it exits with the command's exit code, or ends by its signal.",
+    options: [
+      ['--open', 'also open the dashboard in the default browser'],
+      ['--port <n>', 'dashboard port (default 4400, or a free one when it is taken; 0 for any)'],
+      ['--host <host>', 'dashboard address (default 127.0.0.1)'],
+      ['--no-dashboard', 'only the preload, no dashboard'],
+    ],
+    examples: ['probe run -- node server.js', 'probe run --open -- npm run dev', 'probe run -- npx tsx watch src/index.ts'],
+  },
   install: {
     usage: 'probe install [--mcp]',
     about:
@@ -110,11 +122,12 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'probe dashboard [options]',
     about: 'Serves the dashboard; the first line printed ends with its URL. Ctrl+C stops it.',
     options: [
+      ['--open', 'open it in the default browser (where there is none, the URL printed is the way in)'],
       ['--host <host>', 'address to bind (default 127.0.0.1); beyond loopback a token is required'],
       ['--port <n>', 'port (default 4400, or a free one when it is taken; 0 for any)'],
       ['--token <t>', 'require this token (beyond loopback: default PROBE_TOKEN, else a random one shown in the URL)'],
     ],
-    examples: ['probe dashboard', 'probe dashboard --port 0', 'probe dashboard --host 0.0.0.0'],
+    examples: ['probe dashboard --open', 'probe dashboard --port 0', 'probe dashboard --host 0.0.0.0'],
   },
   mcp: {
     usage: 'probe mcp',

@@ -6,6 +6,10 @@ import { storeFailure } from './storeFailure';
 
 /** Each command lives in its own file and is loaded only when run, so `probe list` never loads the dashboard. */
 const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
+  run: {
+    summary: 'run a command with Probe preloaded in it and its Node children, and the dashboard while it runs',
+    load: () => require('./commands/run').run,
+  },
   install: { summary: 'write probe.config.mjs and ignore .probe/ (--mcp: register the MCP server)', load: () => require('./commands/install').install },
   list: {
     summary: 'recent captures (--json, --type, --errors, --since, --has, --route, --group-by route, --limit)',
@@ -22,7 +26,7 @@ const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
     load: () => require('./commands/export').exportCapture,
   },
   clear: { summary: 'remove every capture', load: () => require('./commands/clear').clear },
-  dashboard: { summary: 'serve the dashboard (--host 127.0.0.1 --port N --token T)', load: () => require('./commands/dashboard').dashboard },
+  dashboard: { summary: 'serve the dashboard (--open, --host 127.0.0.1, --port N, --token T)', load: () => require('./commands/dashboard').dashboard },
   mcp: { summary: 'MCP server on stdio for coding agents', load: () => require('./commands/mcp').mcp },
   collect: {
     summary: 'OTLP/HTTP receiver for spans from any OTel SDK (--port 4318 --host 127.0.0.1 --token T)',
