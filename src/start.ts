@@ -33,6 +33,7 @@ import { alsoHookEsm } from './lens/esmHook';
 import { NodeTestInstrumentation, nodeTestMayRun } from './testrunner/nodeTest';
 import { isTestRunnerProcess } from './testrunner/runnerProcess';
 import { watchRoutes } from './lens/routes/watchRoutes';
+import { JobInstrumentation } from './lens/jobs/JobInstrumentation';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
 function subscribe(name: string, handler: (message: unknown) => void): () => void {
@@ -125,6 +126,8 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   }
   // Web frameworks' route templates (Express, Fastify, Koa, Hono; NestJS through its adapter).
   cleanups.push(watchRoutes(recorder, provider, subscribe, logger));
+  // Queue consumers and scheduled tasks (BullMQ, bee-queue, node-cron, croner) as job captures.
+  cleanups.push(registerInstrumentations({ tracerProvider: provider, instrumentations: [new JobInstrumentation(logger)] }));
   cleanups.push(
     subscribe('http.server.request.start', (message) => {
       const request = (message as { request?: object } | undefined)?.request;
