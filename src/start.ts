@@ -17,6 +17,8 @@ import { currentRuntime, setRuntime } from './runtime/state';
 import { undoPatches } from './runtime/patches';
 import { installExitHooks } from './runtime/exit';
 import { launcherWatch } from './runtime/launcher';
+import { ThreadFlusher } from './runtime/threads';
+import { threadUnits } from './runtime/threadUnits';
 import { Joiner } from './runtime/join/Joiner';
 import { hasContextManager, watchTracerProvider } from './runtime/join/globals';
 import { yieldContextManagerTo } from './runtime/join/context';
@@ -29,6 +31,7 @@ import { libraryEntriesLens } from './lens/libraryEntries';
 import { routeTemplates } from './lens/routes/watchRoutes';
 import { nodeTestUnits } from './testrunner/nodeTest';
 import { isTestRunnerProcess } from './testrunner/runnerProcess';
+import { queueJobUnits } from './lens/jobs/JobInstrumentation';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
 function subscribe(name: string, handler: (message: unknown) => void): () => void {
@@ -89,6 +92,8 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     cleanups.push(() => joiner.stop());
     const host: SourceHost = { config, recorder, logger, provider, joiner, subscribe };
     const requests = new IncomingRequests(host);
+    // Worker threads Probe runs in, asked at exit to store what they hold.
+    const threads = new ThreadFlusher();
     // Every source of units and of calls, made in this order, which matters twice:
     // - the node:http lens loads node:http(s) before any instrumentation exists: the first instrumentation made
     //   installs require-in-the-middle, which hooks a module only the first time it is required through it, so
@@ -105,7 +110,9 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       libraryEntriesLens,
       http2Lens,
       routeTemplates,
+      queueJobUnits,
       launcherWatch,
+      threadUnits(threads),
     ];
     const sources = factories.map((make) => make(host)).filter((source): source is Source => source !== null);
     for (const source of sources) {
@@ -119,7 +126,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     syncBuiltinESMExports();
     // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.
     watchTracerProvider(joiner.onProvider);
-    cleanups.push(installExitHooks(recorder, writer));
+    cleanups.push(installExitHooks(recorder, writer, threads));
 
     const ownTracer = provider.getTracer('probe');
     let stopped = false;

@@ -69,7 +69,8 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     if (result) {
       responseCapture = { capture: captureClass.name, cards: masker.maskValue(result.cards), raw: masker.body(text, responseType) };
       if (result.formats && Object.keys(result.formats).length) {
-        formats = result.formats;
+        // A capture's formatted text is masked by value too (a token in a GraphQL literal under any name).
+        formats = Object.fromEntries(Object.entries(result.formats).map(([key, field]) => [key, { ...field, text: masker.text(field.text) }]));
         // The formatted text is the masked one (GraphQL literals): it stands in for the raw field.
         payload = withFormattedFields(payload, formats);
       }

@@ -16,7 +16,7 @@ export function payloadOf(text: string, contentType: string | null, masker: Mask
   if (kind === 'form') {
     const fields: Record<string, unknown> = {};
     for (const [name, value] of new URLSearchParams(text)) {
-      const masked = masker.isSecretName(name) ? '********' : value;
+      const masked = masker.isSecretName(name) ? '********' : masker.text(value);
       const existing = fields[name];
       fields[name] = existing === undefined ? masked : Array.isArray(existing) ? [...existing, masked] : [existing, masked];
     }

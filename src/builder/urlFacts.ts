@@ -1,11 +1,15 @@
 import type { Masker } from '../mask/Masker';
 import { endpointTarget, parseUrl } from './endpoint';
+import { maskCredentials } from '../mask/credentialValues';
 
 /** What a row takes from its URL: the masked URL, the host, and the endpoint without its method. */
 export interface UrlFacts {
   url: string;
   host: string;
-  /** `<scheme>://<host>/<path>` with ids folded, or the URL without its query when it does not parse. */
+  /**
+   * `<scheme>://<host>/<path>` with ids folded, or the URL without its query when it does not parse; credentials
+   * in the path masked (`/bot<token>/`, Slack hooks).
+   */
   target: string;
 }
 
@@ -23,7 +27,7 @@ export function urlFacts(raw: string, masker: Masker): UrlFacts {
   let facts = known.get(raw);
   if (facts) return facts;
   const parsed = parseUrl(raw);
-  facts = { url: masker.url(raw), host: parsed?.host ?? '', target: endpointTarget(parsed, raw) };
+  facts = { url: masker.url(raw), host: parsed?.host ?? '', target: maskCredentials(endpointTarget(parsed, raw)) };
   if (known.size >= MAX_URLS) known.clear();
   known.set(raw, facts);
   return facts;

@@ -10,6 +10,18 @@ interface CommandHelp {
 const JSON_FLAG: [string, string] = ['--json', 'print the JSON the agent tool returns instead of a table'];
 
 const HELP: Readonly<Record<string, CommandHelp>> = {
+  run: {
+    usage: 'probe run [options] -- <command> [args...]',
+    about:
+      "Runs the command with Probe preloaded (NODE_OPTIONS gets --require for this Probe, so Node processes the command starts are recorded too), serves the dashboard while it runs and prints its URL once on stderr. Input and output pass through; SIGINT, SIGTERM and SIGHUP are passed on; it exits with the command's exit code, or ends by its signal.",
+    options: [
+      ['--open', 'also open the dashboard in the default browser'],
+      ['--port <n>', 'dashboard port (default 4400, or a free one when it is taken; 0 for any)'],
+      ['--host <host>', 'dashboard address (default 127.0.0.1)'],
+      ['--no-dashboard', 'only the preload, no dashboard'],
+    ],
+    examples: ['probe run -- node server.js', 'probe run --open -- npm run dev', 'probe run -- npx tsx watch src/index.ts'],
+  },
   install: {
     usage: 'probe install [--mcp]',
     about:
@@ -61,6 +73,10 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--since <duration>', 'read every capture started within it: 30s, 15m, 2h, 1d'],
       ['--type <type>', 'only captures of this type: request, job, command or test'],
       ['--name <glob>', 'only captures whose name matches, case ignored: "GET /orders/*"'],
+      [
+        '--group-by <field>',
+        'one line per group (endpoint, host, status, method, route, capture_name or a field): count, failed, p50, p95, max, bytes, first, last, example; --sort p95, --limit groups (default 10)',
+      ],
       JSON_FLAG,
     ],
     examples: [
@@ -69,16 +85,32 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       'probe rows --since 1h --type request --where "status>=500" --sort duration --dir desc',
     ],
   },
-  export: {
-    usage: 'probe export [id] [--har] [--out FILE]',
-    about:
-      "A capture's outgoing HTTP calls as HAR 1.2 (HTTP Archive), for browser DevTools, proxies and HAR viewers. Values Probe masked stay masked; bodies are those the capture kept (raw bodies only with the `bodies` option); timings come from each call's dns, connect, tls, wait and download.",
+  tail: {
+    usage: 'probe tail [--json] [--where CLAUSE] [--type TYPE] [--name GLOB]',
+    about: 'Prints each outgoing call as its capture is stored (time UTC, capture, method, status, duration, URL, code line), until Ctrl+C.',
     options: [
-      ['id', 'capture id (see probe list); default: the newest capture with HTTP calls'],
-      ['--har', 'HAR 1.2 (the default and only format)'],
+      ['--where <clause>', 'FIELD OP VALUE, repeatable, as in probe rows'],
+      ['--type <type>', 'only captures of this type: request, job, command or test'],
+      ['--name <glob>', 'only captures whose name matches, case ignored'],
+      ['--json', 'one JSON object per line: at, capture_id, capture_name, capture_type, row and the whole row'],
+    ],
+    examples: ['probe tail', 'probe tail --where failed=true --json'],
+  },
+  export: {
+    usage: 'probe export [id|*] [--har | --msw | --nock | --undici-snapshot] [--out FILE]',
+    about:
+      "A capture's outgoing HTTP calls as HAR 1.2 (HTTP Archive, the default), or as mocks that replay them: an MSW 2 handlers module, nock definitions for nock.define(), or a file undici's SnapshotAgent plays back (options matchHeaders ['content-type'], matchBody false). Values Probe masked stay masked; calls whose body was cut or not kept, or that got no response, are left out and named on stderr.",
+    options: [
+      ['id', 'capture id (see probe list), or * for every capture; default: the newest capture with HTTP calls'],
+      ['--har', 'HAR 1.2 (the default)'],
+      ['--msw | --nock | --undici-snapshot', 'mocks instead; with them --since, --type, --name and --where choose captures and calls as in probe rows'],
       ['--out <file>', 'write to the file instead of stdout'],
     ],
-    examples: ['probe export <id> --har --out checkout.har', 'probe export > newest.har'],
+    examples: [
+      'probe export <id> --har --out checkout.har',
+      'probe export <id> --msw --out test/handlers.mjs',
+      'probe export --since 15m --nock --out nock.json',
+    ],
   },
   clear: {
     usage: 'probe clear',
@@ -90,11 +122,12 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'probe dashboard [options]',
     about: 'Serves the dashboard; the first line printed ends with its URL. Ctrl+C stops it.',
     options: [
-      ['--host <host>', 'address to bind (default 127.0.0.1)'],
+      ['--open', 'open it in the default browser (where there is none, the URL printed is the way in)'],
+      ['--host <host>', 'address to bind (default 127.0.0.1); beyond loopback a token is required'],
       ['--port <n>', 'port (default 4400, or a free one when it is taken; 0 for any)'],
-      ['--token <t>', 'require this token (for a dashboard bound beyond loopback)'],
+      ['--token <t>', 'require this token (beyond loopback: default PROBE_TOKEN, else a random one shown in the URL)'],
     ],
-    examples: ['probe dashboard', 'probe dashboard --port 0'],
+    examples: ['probe dashboard --open', 'probe dashboard --port 0', 'probe dashboard --host 0.0.0.0'],
   },
   mcp: {
     usage: 'probe mcp',
@@ -107,9 +140,10 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
     about: 'An OTLP/HTTP receiver (/v1/traces, JSON and protobuf, gzip) that turns spans from any OTel SDK into captures in the configured store.',
     options: [
       ['--port <n>', 'port (default 4318)'],
-      ['--host <host>', 'address to bind (default 127.0.0.1)'],
+      ['--host <host>', 'address to bind (default 127.0.0.1); beyond loopback a token is required'],
+      ['--token <t>', 'require this token as "Authorization: Bearer <t>" or ?token= (beyond loopback: default PROBE_TOKEN, else a random one)'],
     ],
-    examples: ['probe collect --port 4318'],
+    examples: ['probe collect --port 4318', 'probe collect --host 0.0.0.0'],
   },
 };
 

@@ -6,6 +6,10 @@ import { storeFailure } from './storeFailure';
 
 /** Each command lives in its own file and is loaded only when run, so `probe list` never loads the dashboard. */
 const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
+  run: {
+    summary: 'run a command with Probe preloaded in it and its Node children, and the dashboard while it runs',
+    load: () => require('./commands/run').run,
+  },
   install: { summary: 'write probe.config.mjs and ignore .probe/ (--mcp: register the MCP server)', load: () => require('./commands/install').install },
   list: {
     summary: 'recent captures (--json, --type, --errors, --since, --has, --route, --group-by route, --limit)',
@@ -13,11 +17,21 @@ const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
   },
   show: { summary: 'one capture: header, summary and first rows, or one row whole (--row; --json)', load: () => require('./commands/show').show },
   rows: { summary: 'rows of a section of one capture or, with --since, of many; filtered and sorted (--json)', load: () => require('./commands/rows').rows },
-  export: { summary: "a capture's calls as HAR 1.2 (probe export <id> --har [--out FILE])", load: () => require('./commands/export').exportCapture },
+  tail: {
+    summary: 'each new call as it is stored, one line per row, until Ctrl+C (--json, --where, --type, --name)',
+    load: () => require('./commands/tail').tail,
+  },
+  export: {
+    summary: "a capture's calls as HAR 1.2 or mocks (probe export <id> --har | --msw | --nock | --undici-snapshot [--out FILE])",
+    load: () => require('./commands/export').exportCapture,
+  },
   clear: { summary: 'remove every capture', load: () => require('./commands/clear').clear },
-  dashboard: { summary: 'serve the dashboard (--host 127.0.0.1 --port N --token T)', load: () => require('./commands/dashboard').dashboard },
+  dashboard: { summary: 'serve the dashboard (--open, --host 127.0.0.1, --port N, --token T)', load: () => require('./commands/dashboard').dashboard },
   mcp: { summary: 'MCP server on stdio for coding agents', load: () => require('./commands/mcp').mcp },
-  collect: { summary: 'OTLP/HTTP receiver for spans from any OTel SDK (--port 4318)', load: () => require('./commands/collect').collect },
+  collect: {
+    summary: 'OTLP/HTTP receiver for spans from any OTel SDK (--port 4318 --host 127.0.0.1 --token T)',
+    load: () => require('./commands/collect').collect,
+  },
 };
 
 function usage(): string {

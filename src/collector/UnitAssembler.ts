@@ -45,9 +45,13 @@ export class UnitAssembler {
   private readonly traces = new Map<string, TraceBuffer>();
   private readonly commands = new Map<string, CommandBuffer>();
   private readonly grouped = new Set<string>();
+  /** Traces a request is still adding spans to, over several turns of the event loop: never settled meanwhile. */
+  private readonly busy = new Map<string, number>();
   private pending = 0;
   /** Spans dropped because they came after their unit was written. */
   late = 0;
+  /** Parent lookups made while grouping: linear in the spans grouped (tests count it instead of timing). */
+  parentLookups = 0;
 
   constructor(options: UnitAssemblerOptions) {
     this.settleMs = options.settleMs ?? 1000;
@@ -80,10 +84,26 @@ export class UnitAssembler {
     }
   }
 
+  /** Marks traces a request adds in slices: a sweep between two slices must not group half of one. */
+  hold(traceIds: Iterable<string>): void {
+    for (const traceId of traceIds) this.busy.set(traceId, (this.busy.get(traceId) ?? 0) + 1);
+  }
+
+  /** The request is done adding: these traces settle from `now`. */
+  release(traceIds: Iterable<string>, now: number): void {
+    for (const traceId of traceIds) {
+      const holds = (this.busy.get(traceId) ?? 1) - 1;
+      if (holds > 0) this.busy.set(traceId, holds);
+      else this.busy.delete(traceId);
+      const trace = this.traces.get(traceId);
+      if (trace) trace.lastSeen = Math.max(trace.lastSeen, now);
+    }
+  }
+
   /** Emits every unit that is complete by now. */
   sweep(now: number): void {
     for (const [traceId, trace] of this.traces) {
-      if (now - trace.lastSeen >= this.settleMs) this.groupTrace(traceId, trace, now, false);
+      if (now - trace.lastSeen >= this.settleMs && !this.busy.has(traceId)) this.groupTrace(traceId, trace, now, false);
     }
     for (const [key, command] of this.commands) {
       if (now - command.lastSeen >= this.commandIdleMs) this.emitCommand(key, command);
@@ -99,8 +119,9 @@ export class UnitAssembler {
   private groupTrace(traceId: string, trace: TraceBuffer, now: number, force: boolean): void {
     const units = new Map<string, OtlpSpan[]>();
     const rootless: OtlpSpan[] = [];
+    const anchors = this.anchorsOf(trace);
     for (const span of trace.spans.values()) {
-      const anchor = this.anchorOf(span, trace);
+      const anchor = anchors.get(span.spanId)!;
       if (anchor.kind === 'unit') {
         const members = units.get(anchor.span.spanId) ?? [];
         members.push(span);
@@ -135,18 +156,53 @@ export class UnitAssembler {
     if (trace.spans.size === 0) this.traces.delete(traceId);
   }
 
-  /** Walks up the parents held for this trace to the span that starts the unit, or to where the chain stops. */
-  private anchorOf(span: OtlpSpan, trace: TraceBuffer): Anchor {
-    let current = span;
-    // The step cap guards against parent cycles in hostile input.
-    for (let steps = 0; steps <= trace.spans.size; steps++) {
-      if (current.kind === SpanKind.SERVER || current.kind === SpanKind.CONSUMER) return { kind: 'unit', span: current };
-      if (current.parentSpanId === null) return { kind: 'rootless', top: current };
-      const parent = trace.spans.get(current.parentSpanId);
-      if (!parent) return { kind: 'waiting', top: current };
-      current = parent;
+  /**
+   * The anchor of every span held for this trace: the span that starts its unit, or where its parent chain
+   * stops. Each span's parent is looked up once per call (the walk stops at the first span already
+   * resolved and gives its answer to the whole path), so a chain of n spans costs n lookups, not n²/2.
+   */
+  private anchorsOf(trace: TraceBuffer): Map<string, Anchor> {
+    const resolved = new Map<string, Anchor>();
+    const path: OtlpSpan[] = [];
+    const onPath = new Set<string>();
+    for (const span of trace.spans.values()) {
+      if (resolved.has(span.spanId)) continue;
+      let current = span;
+      let anchor: Anchor;
+      for (;;) {
+        const known = resolved.get(current.spanId);
+        if (known) {
+          anchor = known;
+          break;
+        }
+        // A span met twice on one walk: a parent cycle in hostile input.
+        if (onPath.has(current.spanId)) {
+          anchor = { kind: 'rootless', top: current };
+          break;
+        }
+        path.push(current);
+        onPath.add(current.spanId);
+        if (current.kind === SpanKind.SERVER || current.kind === SpanKind.CONSUMER) {
+          anchor = { kind: 'unit', span: current };
+          break;
+        }
+        if (current.parentSpanId === null) {
+          anchor = { kind: 'rootless', top: current };
+          break;
+        }
+        this.parentLookups++;
+        const parent = trace.spans.get(current.parentSpanId);
+        if (!parent) {
+          anchor = { kind: 'waiting', top: current };
+          break;
+        }
+        current = parent;
+      }
+      for (const member of path) resolved.set(member.spanId, anchor);
+      path.length = 0;
+      onPath.clear();
     }
-    return { kind: 'rootless', top: current };
+    return resolved;
   }
 
   private take(trace: TraceBuffer, span: OtlpSpan): void {

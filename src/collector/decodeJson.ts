@@ -4,7 +4,7 @@ import type { IdReader } from './normalize';
 import { normalizeExport } from './normalize';
 
 /** OTLP/JSON writes trace and span ids as hex (not base64 as plain protobuf JSON would), bytes values as base64. */
-const JSON_IDS: IdReader = {
+export const JSON_IDS: IdReader = {
   id(value) {
     if (value === undefined || value === null || value === '') return '';
     return typeof value === 'string' && /^[0-9a-fA-F]*$/.test(value) ? value.toLowerCase() : null;
@@ -16,12 +16,15 @@ const JSON_IDS: IdReader = {
 
 /** Decodes an OTLP/JSON `ExportTraceServiceRequest` body (already decompressed). */
 export function decodeJsonExport(body: Buffer): DecodedExport {
-  let parsed: unknown;
+  return normalizeExport(parseJsonExport(body), JSON_IDS);
+}
+
+/** The body as a plain object, for `normalizeSteps` (the receiver turns it into spans in slices). */
+export function parseJsonExport(body: Buffer): unknown {
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch (error) {
     // A RangeError here is a nesting too deep for the parser: still the sender's fault.
     throw new OtlpDecodeError(`invalid JSON: ${(error as Error).message}`);
   }
-  return normalizeExport(parsed, JSON_IDS);
 }

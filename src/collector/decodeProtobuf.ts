@@ -4,7 +4,7 @@ import type { IdReader } from './normalize';
 import { normalizeExport } from './normalize';
 import { otlpTypes } from './otlpProto';
 
-const PROTO_IDS: IdReader = {
+export const PROTO_IDS: IdReader = {
   id(value) {
     if (value === undefined || value === null) return '';
     return value instanceof Uint8Array ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex') : null;
@@ -16,14 +16,17 @@ const PROTO_IDS: IdReader = {
 
 /** Decodes a binary protobuf `ExportTraceServiceRequest` body (already decompressed) with protobufjs. */
 export function decodeProtobufExport(body: Buffer): DecodedExport {
+  return normalizeExport(parseProtobufExport(body), PROTO_IDS);
+}
+
+/** The body as a plain object, for `normalizeSteps` (the receiver turns it into spans in slices). */
+export function parseProtobufExport(body: Buffer): unknown {
   const { ExportTraceServiceRequest } = otlpTypes();
-  let object: unknown;
   try {
     const message = ExportTraceServiceRequest.decode(body);
     // 64-bit integers as decimal strings (no precision loss), enums as numbers, bytes left as bytes.
-    object = ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number });
+    return ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number });
   } catch (error) {
     throw new OtlpDecodeError(`invalid protobuf: ${(error as Error).message}`);
   }
-  return normalizeExport(object, PROTO_IDS);
 }

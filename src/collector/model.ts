@@ -49,3 +49,8 @@ export interface DecodedExport {
 export class OtlpDecodeError extends Error {
   override readonly name = 'OtlpDecodeError';
 }
+
+/** The payload is over a bound on what one request may hold (spans, attribute values): answered with 413. */
+export class OtlpLimitError extends Error {
+  override readonly name = 'OtlpLimitError';
+}

@@ -1,5 +1,5 @@
 import type { AttributeValue, Attributes, DecodedExport, OtlpEvent, OtlpSpan } from './model';
-import { OtlpDecodeError } from './model';
+import { OtlpDecodeError, OtlpLimitError } from './model';
 
 /**
  * Turns an `ExportTraceServiceRequest` as a plain object into spans. Both decoders end here: the OTLP JSON
@@ -16,36 +16,91 @@ export interface IdReader {
 
 /** Attribute values nest (arrays, key-value lists); past this depth the value is dropped, to keep stacks shallow. */
 const MAX_VALUE_DEPTH = 16;
+/** Attribute entries read between two reports of work done (a span may carry 150,000 of them). */
+const ENTRIES_PER_STEP = 1024;
 
-export function normalizeExport(request: unknown, ids: IdReader): DecodedExport {
+/** What one export may hold: past either bound the whole request is refused (413), before its spans are kept. */
+export interface ExportLimits {
+  maxSpans: number;
+  /** Attribute values, nested ones included, over the resources, spans and events of the request. */
+  maxValues: number;
+}
+
+const NO_LIMITS: ExportLimits = { maxSpans: Infinity, maxValues: Infinity };
+
+/** Counts attribute values against the request's bound as they are read. */
+interface ValueBudget {
+  values: number;
+  readonly max: number;
+}
+
+export function normalizeExport(request: unknown, ids: IdReader, limits: ExportLimits = NO_LIMITS): DecodedExport {
+  const steps = normalizeSteps(request, ids, limits);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `normalizeExport` in steps: yields the work done since the last step (spans plus attribute values read),
+ * so the receiver can hand the event loop back between slices of a big export. One pass, linear in the
+ * spans and values of the request.
+ */
+export function* normalizeSteps(request: unknown, ids: IdReader, limits: ExportLimits): Generator<number, DecodedExport> {
   if (!isObject(request)) throw new OtlpDecodeError('the body is not an ExportTraceServiceRequest object');
   const out: DecodedExport = { spans: [], rejected: 0, rejectReason: null };
   const reject = (reason: string) => {
     out.rejected++;
     out.rejectReason ??= reason;
   };
+  // The span count is checked before any span is read: a refused request costs one walk over three arrays.
+  let total = 0;
   for (const resourceSpans of list(field(request, 'resourceSpans', 'resource_spans'), 'resourceSpans')) {
     if (!isObject(resourceSpans)) throw new OtlpDecodeError('resourceSpans holds a non-object');
-    const resourceObject = field(resourceSpans, 'resource');
-    const resource = attributes(isObject(resourceObject) ? field(resourceObject, 'attributes') : undefined, ids);
     for (const scopeSpans of list(field(resourceSpans, 'scopeSpans', 'scope_spans'), 'scopeSpans')) {
       if (!isObject(scopeSpans)) throw new OtlpDecodeError('scopeSpans holds a non-object');
+      total += list(field(scopeSpans, 'spans'), 'spans').length;
+    }
+  }
+  if (total > limits.maxSpans) {
+    throw new OtlpLimitError(`the export holds ${total} spans, over the limit of ${limits.maxSpans} per request: send smaller batches`);
+  }
+  const budget: ValueBudget = { values: 0, max: limits.maxValues };
+  let reported = 0;
+  const progress = () => {
+    const done = out.spans.length + out.rejected + budget.values - reported;
+    reported += done;
+    return done;
+  };
+  for (const resourceSpans of list(field(request, 'resourceSpans', 'resource_spans'), 'resourceSpans') as Array<Record<string, unknown>>) {
+    const resourceObject = field(resourceSpans, 'resource');
+    const resource = yield* attributeSteps(isObject(resourceObject) ? field(resourceObject, 'attributes') : undefined, ids, budget, progress);
+    for (const scopeSpans of list(field(resourceSpans, 'scopeSpans', 'scope_spans'), 'scopeSpans') as Array<Record<string, unknown>>) {
       const scopeObject = field(scopeSpans, 'scope');
       const scope = {
         name: isObject(scopeObject) ? text(field(scopeObject, 'name')) : '',
         version: isObject(scopeObject) ? text(field(scopeObject, 'version')) : '',
       };
       for (const span of list(field(scopeSpans, 'spans'), 'spans')) {
-        const result = spanOf(span, resource, scope, ids);
+        const result = yield* spanSteps(span, resource, scope, ids, budget, progress);
         if (typeof result === 'string') reject(result);
         else out.spans.push(result);
+        yield progress();
       }
     }
   }
   return out;
 }
 
-function spanOf(span: unknown, resource: Attributes, scope: OtlpSpan['scope'], ids: IdReader): OtlpSpan | string {
+function* spanSteps(
+  span: unknown,
+  resource: Attributes,
+  scope: OtlpSpan['scope'],
+  ids: IdReader,
+  budget: ValueBudget,
+  progress: () => number,
+): Generator<number, OtlpSpan | string> {
   if (!isObject(span)) return 'a span is not an object';
   const traceId = ids.id(field(span, 'traceId', 'trace_id'));
   if (!traceId || traceId.length !== 32 || /^0+$/.test(traceId)) return 'a span has an invalid traceId';
@@ -64,7 +119,7 @@ function spanOf(span: unknown, resource: Attributes, scope: OtlpSpan['scope'], i
     events.push({
       name: text(field(event, 'name')),
       time: nanosToMs(field(event, 'timeUnixNano', 'time_unix_nano')) ?? start,
-      attributes: attributes(field(event, 'attributes'), ids),
+      attributes: yield* attributeSteps(field(event, 'attributes'), ids, budget, progress),
     });
   }
   return {
@@ -77,7 +132,7 @@ function spanOf(span: unknown, resource: Attributes, scope: OtlpSpan['scope'], i
     kind: enumValue(field(span, 'kind'), 'SPAN_KIND_'),
     start,
     end: Math.max(start, end),
-    attributes: attributes(field(span, 'attributes'), ids),
+    attributes: yield* attributeSteps(field(span, 'attributes'), ids, budget, progress),
     events,
     status: isObject(statusObject)
       ? { code: enumValue(field(statusObject, 'code'), 'STATUS_CODE_'), message: text(field(statusObject, 'message')) }
@@ -88,18 +143,23 @@ function spanOf(span: unknown, resource: Attributes, scope: OtlpSpan['scope'], i
 }
 
 /** A `repeated KeyValue` → plain object; malformed entries are skipped. */
-export function attributes(value: unknown, ids: IdReader): Attributes {
+function* attributeSteps(value: unknown, ids: IdReader, budget: ValueBudget, progress: () => number): Generator<number, Attributes> {
   const out: Attributes = {};
+  let read = 0;
   for (const entry of asArray(value)) {
+    if (++read % ENTRIES_PER_STEP === 0) yield progress();
     if (!isObject(entry)) continue;
     const key = field(entry, 'key');
     if (typeof key !== 'string' || key === '' || key === '__proto__') continue;
-    out[key] = anyValue(field(entry, 'value'), ids, 0);
+    out[key] = anyValue(field(entry, 'value'), ids, 0, budget);
   }
   return out;
 }
 
-function anyValue(value: unknown, ids: IdReader, depth: number): AttributeValue {
+function anyValue(value: unknown, ids: IdReader, depth: number, budget: ValueBudget): AttributeValue {
+  if (++budget.values > budget.max) {
+    throw new OtlpLimitError(`the export holds over ${budget.max} attribute values, the limit per request: send smaller batches`);
+  }
   if (!isObject(value) || depth > MAX_VALUE_DEPTH) return null;
   const stringValue = field(value, 'stringValue', 'string_value');
   if (stringValue !== undefined && stringValue !== null) return text(stringValue);
@@ -117,14 +177,14 @@ function anyValue(value: unknown, ids: IdReader, depth: number): AttributeValue 
     return Number.isNaN(n) ? null : n;
   }
   const arrayValue = field(value, 'arrayValue', 'array_value');
-  if (isObject(arrayValue)) return asArray(field(arrayValue, 'values')).map((item) => anyValue(item, ids, depth + 1));
+  if (isObject(arrayValue)) return asArray(field(arrayValue, 'values')).map((item) => anyValue(item, ids, depth + 1, budget));
   const kvlistValue = field(value, 'kvlistValue', 'kvlist_value');
   if (isObject(kvlistValue)) {
     const out: Record<string, AttributeValue> = {};
     for (const entry of asArray(field(kvlistValue, 'values'))) {
       if (!isObject(entry)) continue;
       const key = field(entry, 'key');
-      if (typeof key === 'string' && key !== '__proto__') out[key] = anyValue(field(entry, 'value'), ids, depth + 1);
+      if (typeof key === 'string' && key !== '__proto__') out[key] = anyValue(field(entry, 'value'), ids, depth + 1, budget);
     }
     return out;
   }

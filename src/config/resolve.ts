@@ -14,6 +14,7 @@ import {
   DEFAULT_REDIS_TTL,
   DEFAULT_REDIS_URL,
   defaultHeaderMasks,
+  defaultSecretWords,
   defaultResponseTypes,
 } from './defaults';
 import { FullMask } from '../mask/FullMask';
@@ -64,6 +65,8 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
   };
 
   const headerGlobal = defaultHeaderMasks();
+  // `false` also keeps the word rule off that header (SecretWords masks `x-session-token` without a listing).
+  const unmaskedGlobal = new Set<string>();
   const headerLens = new Map<string, Mask | false>();
   const headersIn = optObject('mask.headers', file.mask?.headers);
   for (const [name, spec] of Object.entries(headersIn)) {
@@ -73,25 +76,34 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
       }
     } else if (spec === false) {
       headerGlobal.delete(name.toLowerCase());
+      unmaskedGlobal.add(name.toLowerCase());
     } else {
       headerGlobal.set(name.toLowerCase(), toMask(`mask.headers.${name}`, spec as MaskSpec));
     }
   }
   const headerForLens = new Map(headerGlobal);
+  const unmaskedForLens = new Set(unmaskedGlobal);
   for (const [name, mask] of headerLens) {
-    if (mask === false) headerForLens.delete(name);
-    else headerForLens.set(name, mask);
+    if (mask === false) {
+      headerForLens.delete(name);
+      unmaskedForLens.add(name);
+    } else {
+      headerForLens.set(name, mask);
+      unmaskedForLens.delete(name);
+    }
   }
 
   const { global: inputsGlobal, lens: inputsLens } = splitInputs(file.mask?.inputs);
   const globalInputs = compileInputs(inputsGlobal, { names: [...DEFAULT_INPUTS], patterns: [] });
   const lensInputs = compileInputs(inputsLens, { names: [...globalInputs.names], patterns: [...globalInputs.patterns] });
-  const masker = new Masker(headerGlobal, new SecretNames(globalInputs.names, globalInputs.patterns));
+  const words = defaultSecretWords();
+  const secretHeaders = new SecretNames(DEFAULT_INPUTS, [], words);
+  const masker = new Masker(headerGlobal, new SecretNames(globalInputs.names, globalInputs.patterns, words), secretHeaders, unmaskedGlobal);
 
   const lensesIn = optObject('lenses', file.lenses);
   const http = resolveHttpLens(
     lensesIn[LENS] as boolean | HttpClientLensOptions | undefined,
-    new Masker(headerForLens, new SecretNames(lensInputs.names, lensInputs.patterns)),
+    new Masker(headerForLens, new SecretNames(lensInputs.names, lensInputs.patterns, words), secretHeaders, unmaskedForLens),
   );
 
   const originIn = optObject('origin', file.origin) as { enabled?: unknown };

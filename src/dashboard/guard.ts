@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { bearerToken } from '../util/accessToken';
+
+export { tokenMatches } from '../util/accessToken';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 const WILDCARD = new Set(['0.0.0.0', '::', '']);
@@ -15,28 +17,23 @@ export function parseHostHeader(header: string): { name: string; port: string } 
 /**
  * DNS rebinding defence: a page on an attacker's domain that resolves to 127.0.0.1 reaches us with its own
  * domain in Host. So only the bound host is accepted, plus the loopback names when bound to loopback, and
- * IP literals when bound to every interface (an IP literal cannot be rebound).
+ * IP literals and the name in the printed URL (`shown`, the machine's hostname when it has no external
+ * IPv4 address) when bound to every interface (an IP literal cannot be rebound).
  */
-export function isAllowedHost(header: string | undefined, boundHost: string, port: number): boolean {
+export function isAllowedHost(header: string | undefined, boundHost: string, port: number, shown?: string): boolean {
   if (!header) return false;
   const parsed = parseHostHeader(header);
   if (!parsed || parsed.port !== String(port)) return false;
   const bound = boundHost.toLowerCase().replace(/^\[|\]$/g, '');
   if (parsed.name === bound) return true;
   if (LOOPBACK_NAMES.has(bound) || bound.startsWith('127.')) return LOOPBACK_NAMES.has(parsed.name);
-  if (WILDCARD.has(bound)) return LOOPBACK_NAMES.has(parsed.name) || isIP(parsed.name) !== 0;
+  if (WILDCARD.has(bound)) return LOOPBACK_NAMES.has(parsed.name) || isIP(parsed.name) !== 0 || parsed.name === shown?.toLowerCase();
   return false;
 }
 
-export const TOKEN_COOKIE = 'probe_dashboard_token';
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** Constant-time comparison (hashing first makes the lengths equal). */
-export function tokenMatches(given: string | null | undefined, token: string): boolean {
-  return typeof given === 'string' && timingSafeEqual(digest(given), digest(token));
+/** Named per port: cookies ignore ports, and two dashboards on one host must not overwrite each other's. */
+export function tokenCookie(port: number): string {
+  return `probe_dashboard_token_${port}`;
 }
 
 function cookieValue(request: IncomingMessage, name: string): string | null {
@@ -54,10 +51,10 @@ function cookieValue(request: IncomingMessage, name: string): string | null {
 }
 
 /** The token a request carries: `Authorization: Bearer`, `X-Probe-Token`, or the cookie set on first visit. */
-export function tokenOf(request: IncomingMessage): string | null {
-  const auth = request.headers.authorization;
-  if (auth?.startsWith('Bearer ')) return auth.slice(7).trim();
+export function tokenOf(request: IncomingMessage, port: number): string | null {
+  const bearer = bearerToken(request);
+  if (bearer !== null) return bearer;
   const header = request.headers['x-probe-token'];
   if (typeof header === 'string') return header;
-  return cookieValue(request, TOKEN_COOKIE);
+  return cookieValue(request, tokenCookie(port));
 }

@@ -4,12 +4,14 @@ import type { Store } from '../store/Store';
 import type { Logger } from '../util/logger';
 import { isValidCaptureId } from '../capture/indexRow';
 import { ASSETS_DIR, readAsset } from './assets';
-import { isAllowedHost, TOKEN_COOKIE, tokenMatches, tokenOf } from './guard';
+import { isAllowedHost, tokenCookie, tokenMatches, tokenOf } from './guard';
 import { sendJson, sendText, setSecurityHeaders } from './headers';
 import { IndexWatcher } from './IndexWatcher';
 import { pageHtml } from './page';
 import { harOf } from '../export/har';
 import { packageVersion } from '../util/packageVersion';
+import { newAccessToken } from '../util/accessToken';
+import { isLoopbackHost, isWildcardHost, shownHost } from '../util/listenAddress';
 
 export interface DashboardOptions {
   store: Store;
@@ -17,7 +19,10 @@ export interface DashboardOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** When set, every request must carry it (query once, then the cookie; or a header). */
+  /**
+   * When set, every request must carry it (query once, then the cookie; or a header). Beyond loopback one is
+   * always required: a random one is made when none is given.
+   */
   token?: string | null;
   /** Shown in the page header. */
   info?: { service: string; driver: string; root: string };
@@ -28,9 +33,12 @@ export interface DashboardOptions {
 }
 
 export interface RunningDashboard {
-  /** `http://host:port/`, with `?token=` when a token is required. */
+  /** `http://host:port/` as another machine would reach it, with `?token=` when a token is required. */
   url: string;
+  /** The bound host. */
   host: string;
+  /** Bound to 0.0.0.0 or `::`: every interface of the machine. */
+  allInterfaces: boolean;
   port: number;
   close(): Promise<void>;
 }
@@ -41,7 +49,8 @@ const HAR_SUFFIX = '/har';
 /** Starts the local dashboard server: the page, its built assets, and a read-only JSON API over the store. */
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
   const host = options.host ?? '127.0.0.1';
-  const token = options.token || null;
+  const token = options.token || (isLoopbackHost(host) ? null : newAccessToken());
+  const shown = shownHost(host);
   const assetsDir = options.assetsDir ?? ASSETS_DIR;
   const watcher = new IndexWatcher(options.store, options.pollMs ?? 1000, options.logger);
   const streams = new Set<ServerResponse>();
@@ -49,7 +58,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     setSecurityHeaders(response);
-    if (!isAllowedHost(request.headers.host, host, port)) return sendText(response, 403, 'probe dashboard: Host header not allowed\n');
+    if (!isAllowedHost(request.headers.host, host, port, shown)) return sendText(response, 403, 'probe dashboard: Host header not allowed\n');
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('Allow', 'GET, HEAD');
       return sendText(response, 405, 'probe dashboard: read-only\n');
@@ -58,14 +67,18 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     if (token) {
       const given = url.searchParams.get('token');
       if (given !== null && tokenMatches(given, token)) {
-        // Trade the token in the URL for a cookie, so it leaves the address bar and history.
+        // Later requests carry the cookie instead; the script cannot read it (HttpOnly), other sites cannot send it.
+        response.setHeader('Set-Cookie', `${tokenCookie(port)}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
         url.searchParams.delete('token');
-        response.setHeader('Set-Cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
-        response.writeHead(303, { Location: url.pathname + url.search });
-        return void response.end();
-      }
-      if (!tokenMatches(tokenOf(request), token))
+        if (!url.pathname.startsWith('/api/')) {
+          // A page: trade the token in the address for the cookie, so it leaves the address bar and history.
+          response.writeHead(303, { Location: url.pathname + url.search });
+          return void response.end();
+        }
+      } else if (!tokenMatches(tokenOf(request, port), token)) {
+        response.setHeader('WWW-Authenticate', 'Bearer');
         return sendText(response, 401, 'probe dashboard: token required (open the URL printed by `probe dashboard`)\n');
+      }
     }
     const { pathname } = url;
     if (pathname === '/') {
@@ -124,12 +137,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   server.on('clientError', (_error, socket) => socket.destroy());
 
   port = await listen(server, host, options.port ?? 0);
-  const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  const url = `http://${shownHost}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+  const url = `http://${shown}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 
   return {
     url,
     host,
+    allInterfaces: isWildcardHost(host),
     port,
     close: () =>
       new Promise<void>((resolve) => {

@@ -20,6 +20,7 @@ interface UndiciRequest {
   headers: unknown;
   onBodySent?: (chunk: unknown) => unknown;
   onData?: (chunk: unknown) => unknown;
+  onResponseData?: (chunk: unknown) => unknown;
 }
 
 const SCOPE = '@opentelemetry/instrumentation-undici';
@@ -95,7 +96,9 @@ export class UndiciLens {
     }
     this.records.set(request, record);
     tapMethod(request, 'onBodySent', (chunk) => record.requestTap().add(chunk));
-    tapMethod(request, 'onData', (chunk) => record.responseTap().add(chunk));
+    // undici 8 renamed the request's `onData` to `onResponseData` (the handler API of undici 7 made the request's
+    // own): https://github.com/nodejs/undici/blob/v8.0.0/lib/core/request.js (Node 26's global fetch is undici 8).
+    tapMethod(request, typeof request.onData === 'function' ? 'onData' : 'onResponseData', (chunk) => record.responseTap().add(chunk));
   }
 
   private on(name: string, handler: (message: Record<string, unknown>) => void): void {
@@ -144,7 +147,7 @@ export class UndiciLens {
 }
 
 /** Observes a method on one request instance; the original's return value keeps back-pressure intact. */
-function tapMethod(target: UndiciRequest, name: 'onBodySent' | 'onData', observe: (chunk: unknown) => void): void {
+function tapMethod(target: UndiciRequest, name: 'onBodySent' | 'onData' | 'onResponseData', observe: (chunk: unknown) => void): void {
   const original = target[name];
   if (typeof original !== 'function') return;
   target[name] = function (this: unknown, chunk: unknown) {

@@ -1,13 +1,11 @@
-import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
 import type { DecodedCount, SizeCounter } from '../runtime/BodyTap';
 import { contentCodings } from '../builder/body';
+import { isProbeCode } from '../util/ownCode';
 
 /** Libraries that decode `content-encoding` themselves over node:http (their default settings). */
 const DECODING_CLIENTS = /[\\/]node_modules[\\/](?:axios|got|node-fetch|superagent)[\\/]/;
-
-const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
 
 /**
  * True when a frame between node:http and the app's own code belongs to a client that decodes the body.
@@ -19,7 +17,7 @@ export function decodingClientOnStack(stack: NodeJS.CallSite[] | null): boolean 
     const file = site.getFileName();
     if (!file) continue;
     if (DECODING_CLIENTS.test(file)) return true;
-    if (!file.includes('node_modules') && !file.startsWith('node:') && !file.startsWith(PROBE_DIR)) return false;
+    if (!file.includes('node_modules') && !file.startsWith('node:') && !isProbeCode(file)) return false;
   }
   return false;
 }

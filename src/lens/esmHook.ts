@@ -24,25 +24,71 @@ export const LOADER_THREAD_MARK = 'PROBE_LOADER_THREAD';
  * require hooks never see. import-in-the-middle's loader (what OpenTelemetry's instrumentations use for ESM)
  * makes those bindings patchable, so `InstrumentationBase` patches them like a `require`. Only the modules
  * named here are wrapped, and only when the app can load one of them: every other import is untouched.
- * `module.register` works from a `--require` preload too, before the app's ESM entry is loaded.
+ * Both `module.registerHooks` and `module.register` work from a `--require` preload, before the app's ESM entry
+ * is loaded.
  */
 export function hookEsmImports(modules: string[], logger: Logger, esmOnly: string[] = []): void {
   // One loader for the process, from its main thread (an app's workers keep their imports as they are).
   if (registered || !isMainThread) return;
   registered = true;
-  const register = (nodeModule as { register?: (specifier: string, parentURL: string | URL, options?: object) => void }).register;
-  if (typeof register !== 'function') return;
-  // The loader thread costs a CommonJS app startup time and memory for nothing its `require`s need, unless
-  // the app can load an ESM-only package (`esmOnly`), which it can only `import()`.
+  const { register, registerHooks } = nodeModule as NodeModuleHooks;
+  if (typeof register !== 'function' && typeof registerHooks !== 'function') return;
+  // The loader costs a CommonJS app startup time and memory for nothing its `require`s need, unless the app
+  // can load an ESM-only package (`esmOnly`), which it can only `import()`.
   const include = [...modules, ...alsoHooked].filter(appCanLoad);
   if (!entryMayBeEsm() && !include.some((name) => esmOnly.includes(name))) return;
   if (include.length === 0) return;
+  try {
+    if (typeof registerHooks === 'function' && syncHooksWork()) registerInThread(registerHooks, include);
+    else if (typeof register === 'function') registerInLoaderThread(register, include);
+  } catch (error) {
+    logger.warnOnce('esm-hook', 'could not hook ESM imports (ESM apps get one row per fetch redirect hop)', error);
+  }
+}
+
+interface ImportHooks {
+  resolveSync: unknown;
+  loadSync: unknown;
+  applyOptions(options: { include: string[] }): void;
+}
+
+interface NodeModuleHooks {
+  register?: (specifier: string, parentURL: string | URL, options?: object) => void;
+  registerHooks?: (hooks: { resolve: unknown; load: unknown }) => unknown;
+}
+
+/**
+ * Where Node's in-thread hooks can run import-in-the-middle's loader (it says which versions: the fix for a
+ * nullish CommonJS `source`, https://github.com/nodejs/node/pull/59929). Node 26 deprecates `module.register`
+ * (DEP0205, a warning in the app's stderr), and in-thread hooks start no loader thread.
+ */
+function syncHooksWork(): boolean {
+  try {
+    const check = require('import-in-the-middle/supports-sync-hooks.mjs') as { supportsSyncHooks?: () => boolean };
+    return check.supportsSyncHooks?.() === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A hook of Probe's own built by import-in-the-middle's `createHook` (what its `register-hooks.mjs` does), not
+ * that file's shared one: its `register()` warns on stderr when the app registers it too, and one shared
+ * instance would mix Probe's `include` list with the app's.
+ */
+function registerInThread(registerHooks: NonNullable<NodeModuleHooks['registerHooks']>, include: string[]): void {
+  const { createHook } = require('import-in-the-middle/create-hook.mjs') as { createHook(meta: { url: string }): ImportHooks };
+  // createHook finds import-in-the-middle's own files (lib/register.js) relative to the URL it is given.
+  const hook = createHook({ url: pathToFileURL(require.resolve('import-in-the-middle/hook.mjs')).href });
+  hook.applyOptions({ include });
+  registerHooks({ resolve: hook.resolveSync, load: hook.loadSync });
+}
+
+function registerInLoaderThread(register: NonNullable<NodeModuleHooks['register']>, include: string[]): void {
   const previous = process.env[LOADER_THREAD_MARK];
   process.env[LOADER_THREAD_MARK] = '1';
   try {
     register(privateHookUrl(), pathToFileURL(__filename), { data: { include } });
-  } catch (error) {
-    logger.warnOnce('esm-hook', 'could not hook ESM imports (ESM apps get one row per fetch redirect hop)', error);
   } finally {
     if (previous === undefined) delete process.env[LOADER_THREAD_MARK];
     else process.env[LOADER_THREAD_MARK] = previous;

@@ -3,10 +3,13 @@ import type { SecretNames } from './SecretNames';
 import { MASKED } from './FullMask';
 import { maskEventStream } from '../util/eventStream';
 import { maskTextPairs } from './maskText';
+import { maskCredentials } from './credentialValues';
 
 /**
  * Masking rules compiled once from the resolved config and applied when a capture is built. Values are
- * only ever read from recorded data, never from the app's live objects.
+ * only ever read from recorded data, never from the app's live objects. Two rules apply everywhere: by name
+ * (headers, fields, parameters) and by value (credential formats: mask/credentialValues.ts), the latter
+ * over every text a row keeps: URL, header values, string values of parsed bodies, raw body text.
  */
 export class Masker {
   constructor(
@@ -14,6 +17,10 @@ export class Masker {
     readonly headerMasks: ReadonlyMap<string, Mask>,
     /** Field, query and form names whose values are masked (`mask.inputs`). */
     readonly secretNames: SecretNames,
+    /** Header names masked beyond `headerMasks`: the built-in word rule (`x-session-token`, `private-token`). */
+    readonly secretHeaders: SecretNames | null = null,
+    /** Header names `mask.headers` sets to `false`: never masked by name. */
+    readonly unmaskedHeaders: ReadonlySet<string> = new Set(),
   ) {}
 
   isSecretName(name: string): boolean {
@@ -30,7 +37,10 @@ export class Masker {
       const name = rawName.toLowerCase();
       const value = Array.isArray(rawValue) ? rawValue.map(String).join(', ') : String(rawValue);
       const mask = this.headerMasks.get(name);
-      out[name] = mask ? safeMask(mask, value) : value;
+      if (mask) out[name] = safeMask(mask, value);
+      else if (!this.unmaskedHeaders.has(name) && this.secretHeaders?.has(rawName)) out[name] = MASKED;
+      // Values under other names: credential formats and secret-named pairs (`location: …?access_token=…`).
+      else out[name] = this.text(value);
     }
     return out;
   }
@@ -40,8 +50,9 @@ export class Masker {
    * rejects is masked by its text: the userinfo, and secret-named values after `?` or `#`.
    */
   url(raw: string): string {
-    // Most URLs have nothing to mask: a scan answers without the URL parser (a few µs per URL).
-    return this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw;
+    // Most URLs have nothing to mask by name: a scan answers without the URL parser (a few µs per URL).
+    // Credential formats are looked for in the whole text: paths hold them too (`/bot<token>/`, Slack hooks).
+    return maskCredentials(this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw);
   }
 
   /** url() through the URL parser, whatever the scan would say. */
@@ -125,8 +136,12 @@ export class Masker {
     return false;
   }
 
-  /** Deep copy with the values of secret-named fields masked. */
+  /**
+   * Deep copy with the values of secret-named fields masked, and strings masked as text (credential formats,
+   * secret-named pairs inside them: a GraphQL `query` with `password: "…"`, a URL with `?token=…`).
+   */
   maskValue(value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.text(value);
     if (depth > 64 || value === null || typeof value !== 'object') return value;
     if (Array.isArray(value)) return value.map((item) => this.maskValue(item, depth + 1));
     const out: Record<string, unknown> = {};
@@ -158,14 +173,19 @@ export class Masker {
     return this.text(text);
   }
 
-  /** Text with the values of secret-named `"name": value` and `name=value` pairs masked (mask/maskText.ts). */
+  /**
+   * Text with the values of secret-named pairs (`"name": value`, `name: value`, `name=value`: mask/maskText.ts)
+   * and values in credential formats (mask/credentialValues.ts) masked.
+   */
   text(raw: string): string {
-    return maskTextPairs(raw, (name) => this.isSecretName(name));
+    return maskCredentials(maskTextPairs(raw, this.isSecret));
   }
+
+  private readonly isSecret = (name: string): boolean => this.isSecretName(name);
 
   form(text: string): string {
     const params = new URLSearchParams(text);
-    return new URLSearchParams([...params.entries()].map(([n, v]): [string, string] => [n, this.isSecretName(n) ? MASKED : v])).toString();
+    return new URLSearchParams([...params.entries()].map(([n, v]): [string, string] => [n, this.isSecretName(n) ? MASKED : this.text(v)])).toString();
   }
 }
 

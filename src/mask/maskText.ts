@@ -11,12 +11,19 @@ import { MASKED } from './FullMask';
  * - `name=value` (form fields, query strings in any text): the value up to `&`, `;`, `#`, a quote, `<`,
  *   `>`, a backslash or white space becomes `********`.
  *
+ * - `name: value` with the name unquoted (YAML and log lines, GraphQL arguments, JavaScript objects): the name
+ *   starts the text or follows white space, `(`, `{`, `[` or `,`; the value on the same line is a string in
+ *   double quotes (`"""` blocks too) or single quotes, or one bare word (two after `Bearer`, `Basic`,
+ *   `Token`, `Bot`: `Authorization: Bearer abc`). A GraphQL variable (`$pw`), an object, a list, a block
+ *   scalar, `null` and `~` are left as written.
+ *
  * One pass, left to right; each pair looks back at most NAME_MAX characters for its name and a masked
  * value is skipped whole, so the time is linear in the text whatever it holds. Pairs are found by their
  * own characters, not by tracking the state of the whole text, so a stray quote earlier in the text
  * cannot hide a pair. JSON inside a JSON string (`"{\"password\": …}"`) is not read.
  */
 export function maskTextPairs(text: string, isSecret: (name: string) => boolean): string {
+  if (!text.includes(':') && !text.includes('=')) return text;
   let out = '';
   let copied = 0; // text before this index is in `out` (or was replaced)
   let i = 0;
@@ -26,12 +33,13 @@ export function maskTextPairs(text: string, isSecret: (name: string) => boolean)
       i++;
       continue;
     }
-    const name = c === COLON ? jsonNameBefore(text, i) : formNameBefore(text, i);
+    const quoted = c === COLON ? jsonNameBefore(text, i) : null;
+    const name = c === EQUALS ? formNameBefore(text, i) : (quoted ?? bareNameBefore(text, i));
     if (name === null || !isSecret(name)) {
       i++;
       continue;
     }
-    const span = c === COLON ? jsonValueAfter(text, i + 1) : formValueAfter(text, i + 1);
+    const span = c === EQUALS ? formValueAfter(text, i + 1) : quoted !== null ? jsonValueAfter(text, i + 1) : bareValueAfter(text, i + 1);
     if (span === null) {
       i++;
       continue;
@@ -189,4 +197,87 @@ function formValueAfter(text: string, from: number): Span | null {
 
 function endsFormValue(c: number): boolean {
   return isSpace(c) || c === 0x26 || c === 0x3b || c === 0x23 || c === QUOTE || c === 0x27 || c === 0x3c || c === 0x3e || c === BACKSLASH;
+}
+
+/** GraphQL and YAML names: a letter or `_`, then letters, digits, `_`, `-`, `.`. */
+function isBareNameChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d || c === 0x2e;
+}
+
+/** The unquoted name of `name:` (spaces or tabs allowed before the colon) when it starts a pair; else null. */
+function bareNameBefore(text: string, colon: number): string | null {
+  let end = colon;
+  while (end > 0 && colon - end < 4 && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
+  const floor = Math.max(0, end - NAME_MAX);
+  let start = end;
+  while (start > floor && isBareNameChar(text.charCodeAt(start - 1))) start--;
+  if (start === end) return null;
+  const first = text.charCodeAt(start);
+  if (!((first >= 0x41 && first <= 0x5a) || (first >= 0x61 && first <= 0x7a) || first === 0x5f)) return null;
+  if (start > 0) {
+    const before = text.charCodeAt(start - 1);
+    if (!isSpace(before) && before !== 0x28 && before !== 0x7b && before !== 0x5b && before !== 0x2c) return null;
+  }
+  return text.slice(start, end);
+}
+
+/** Auth schemes written before the credential: `Authorization: Bearer abc` masks both words. */
+const SCHEMES = new Set(['bearer', 'basic', 'token', 'bot', 'digest', 'negotiate']);
+
+/** The value of an unquoted `name:` pair on its line (see maskTextPairs); null when there is none to mask. */
+function bareValueAfter(text: string, from: number): Span | null {
+  let start = from;
+  while (start < text.length && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++;
+  if (start >= text.length) return null;
+  const c = text.charCodeAt(start);
+  if (c === QUOTE) {
+    if (text.startsWith('"""', start)) {
+      const close = text.indexOf('"""', start + 3);
+      return { start, end: close < 0 ? text.length : close + 3, replacement: `"${MASKED}"` };
+    }
+    const end = stringEnd(text, start + 1);
+    return { start, end: end < 0 ? text.length : end, replacement: end < 0 ? `"${MASKED}` : `"${MASKED}"` };
+  }
+  if (c === BACKSLASH && text.charCodeAt(start + 1) === QUOTE) {
+    // A string inside JSON text (`"query": "{ login(password: \"x\") }"`, a body cut before it parsed).
+    const close = text.indexOf('\\"', start + 2);
+    return { start, end: close < 0 ? text.length : close + 2, replacement: `\\"${MASKED}\\"` };
+  }
+  if (c === 0x27) {
+    let end = start + 1;
+    while (end < text.length && text.charCodeAt(end) !== 0x27 && text.charCodeAt(end) !== 0x0a) end++;
+    return { start, end: text.charCodeAt(end) === 0x27 ? end + 1 : end, replacement: `'${MASKED}'` };
+  }
+  let end = wordEnd(text, start);
+  if (end === start) return null;
+  const word = text.slice(start, end);
+  if (word === 'null' || word === '~' || '$|>&*!{['.includes(word[0]!)) return null;
+  if (SCHEMES.has(word.toLowerCase()) && text.charCodeAt(end) === 0x20) {
+    const next = wordEnd(text, end + 1);
+    if (next > end + 1) end = next;
+  }
+  return { start, end, replacement: MASKED };
+}
+
+function wordEnd(text: string, from: number): number {
+  let end = from;
+  while (end < text.length && !endsBareValue(text.charCodeAt(end))) end++;
+  return end;
+}
+
+function endsBareValue(c: number): boolean {
+  return (
+    isSpace(c) ||
+    c === 0x2c ||
+    c === 0x3b ||
+    c === 0x26 ||
+    c === 0x29 ||
+    c === 0x7d ||
+    c === 0x5d ||
+    c === QUOTE ||
+    c === 0x27 ||
+    c === 0x3c ||
+    c === 0x3e ||
+    c === BACKSLASH
+  );
 }

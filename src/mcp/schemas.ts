@@ -73,13 +73,19 @@ export const rowsInput = {
     .max(MAX_INPUT_ITEMS, { error: `where must hold at most ${MAX_INPUT_ITEMS} clauses` })
     .optional()
     .describe('Filters; a row must pass all of them'),
-  sort: text('sort', 200).optional().describe('Field to sort by, dotted allowed ("duration", "timing.wait"); rows without a value come last'),
+  sort: text('sort', 200)
+    .optional()
+    .describe('Field to sort by, dotted allowed ("duration", "timing.wait"); rows without a value come last. With group_by: a group field ("p95")'),
   dir: z.enum(['asc', 'desc'], { error: 'dir must be "asc" or "desc"' }).optional().describe('Sort direction (default asc)'),
   limit: count(1, ROWS_MAX_LIMIT, ROWS_DEFAULT_LIMIT, 'Rows returned'),
   fields: names(
     'Fields each row holds, exactly, dotted allowed: ["row", "url", "status", "duration", "exception.message"]; "row" is the row index (for probe-show). Default: every field plus "row", long values clipped',
     'fields',
   ).optional(),
+  group_by: text('group_by', 200)
+    .min(1)
+    .optional()
+    .describe('One line per group instead of rows: endpoint, host, status, method, route, capture_name or any row field; default limit 10, dir desc'),
   id: captureId.optional().describe('Capture id, or "*" for every capture (newest first). Default: the newest capture that has rows in the section'),
   since: since.describe('Read every capture started within this duration, newest first: "30s", "15m", "2h", "1d"; rows then carry capture_id and capture_name'),
   type: captureType.describe(`Only captures of this type: ${CAPTURE_TYPES.join(', ')}`),

@@ -5,6 +5,7 @@ import { QueryError } from '../query/QueryError';
 import { clipString } from '../query/clip';
 import { queryList } from '../query/list';
 import { queryRows } from '../query/rows';
+import { queryGroups } from '../query/groups';
 import { queryShow } from '../query/show';
 import { LIST_DESCRIPTION, ROWS_DESCRIPTION, SHOW_DESCRIPTION } from './descriptions';
 import { listInput, rowsInput, showInput } from './schemas';
@@ -20,7 +21,7 @@ export function createMcpServer(store: Store, version: string): McpServer {
   server.registerTool(
     'probe-rows',
     { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: rowsInput, annotations: readOnly },
-    (input) => answer(() => queryRows(store, input)),
+    (input) => answer(() => (input.group_by !== undefined ? queryGroups(store, { ...input, group_by: input.group_by }) : queryRows(store, input))),
   );
   server.registerTool(
     'probe-list',

@@ -45,31 +45,12 @@ export interface Selection {
  */
 export function selectRows(groups: readonly RowItem[][], section: string, input: SelectInput, across: boolean): Selection {
   const all = groups.flat();
-  const rows = all.map((item) => item.row);
-  const pseudo = across ? [ROW_FIELD, ...CAPTURE_FIELDS] : [ROW_FIELD];
-  const valid = [...fieldsOf(rows, knownFieldsOf(section)), ...pseudo];
-  const check = (field: string, role: string): void => {
-    if (typeof field !== 'string' || field === '') throw new QueryError(`${role} needs a field name`, valid);
-    if (pseudo.includes(field)) return;
-    if (rows.length === 0 && valid.length === pseudo.length) return; // nothing to check against
-    if (!valid.includes(field) && !valid.includes(rootOf(field))) {
-      throw new QueryError(`unknown field ${shownInput(field)} in ${role} for section ${section}`, valid);
-    }
-  };
-  const read = (item: RowItem, field: string): unknown => (pseudo.includes(field) ? pseudoValue(item, field) : getPath(item.row, field));
-
-  const predicates = (input.where ?? []).map((clause, i) => {
-    check(clause?.field, `where[${i}]`);
-    const field = clause.field;
-    const type = PSEUDO_TYPES[field] && pseudo.includes(field) ? PSEUDO_TYPES[field] : fieldTypeOf(rows, field, section);
-    const test = compileClause({ field, op: clause.op, value: String(clause.value) }, type);
-    return pseudo.includes(field) ? (item: RowItem) => test({ [field]: pseudoValue(item, field) }) : (item: RowItem) => test(item.row);
-  });
+  const { check, read, matches } = rowMatcher(all, section, input.where, across);
   if (input.sort !== undefined) check(input.sort, 'sort');
   for (const field of input.fields ?? []) check(field, 'fields');
 
   const order = new Map(all.map((item, position) => [item, position]));
-  const kept = (list: readonly RowItem[]) => list.filter((item) => predicates.every((test) => test(item)));
+  const kept = (list: readonly RowItem[]) => list.filter(matches);
   let matched: RowItem[];
   if (input.sort !== undefined) {
     const field = input.sort;
@@ -91,6 +72,38 @@ export function selectRows(groups: readonly RowItem[][], section: string, input:
 
   const fields = input.fields?.length ? input.fields : null;
   return { matched: matched.length, rows: matched.slice(0, input.limit).map((item) => shapeRow(item, fields, across)) };
+}
+
+/** What filtering needs, built once per query: field checks (a bad name lists the valid ones), reads, the `where` test. */
+export interface RowMatcher {
+  check(field: string, role: string): void;
+  read(item: RowItem, field: string): unknown;
+  matches(item: RowItem): boolean;
+}
+
+/** `where` compiled over these rows (shared by row selection and grouping, so both filter alike). */
+export function rowMatcher(all: readonly RowItem[], section: string, where: readonly WhereClause[] | undefined, across: boolean): RowMatcher {
+  const rows = all.map((item) => item.row);
+  const pseudo = across ? [ROW_FIELD, ...CAPTURE_FIELDS] : [ROW_FIELD];
+  const valid = [...fieldsOf(rows, knownFieldsOf(section)), ...pseudo];
+  const check = (field: string, role: string): void => {
+    if (typeof field !== 'string' || field === '') throw new QueryError(`${role} needs a field name`, valid);
+    if (pseudo.includes(field)) return;
+    if (rows.length === 0 && valid.length === pseudo.length) return; // nothing to check against
+    if (!valid.includes(field) && !valid.includes(rootOf(field))) {
+      throw new QueryError(`unknown field ${shownInput(field)} in ${role} for section ${section}`, valid);
+    }
+  };
+  const read = (item: RowItem, field: string): unknown => (pseudo.includes(field) ? pseudoValue(item, field) : getPath(item.row, field));
+
+  const predicates = (where ?? []).map((clause, i) => {
+    check(clause?.field, `where[${i}]`);
+    const field = clause.field;
+    const type = PSEUDO_TYPES[field] && pseudo.includes(field) ? PSEUDO_TYPES[field] : fieldTypeOf(rows, field, section);
+    const test = compileClause({ field, op: clause.op, value: String(clause.value) }, type);
+    return pseudo.includes(field) ? (item: RowItem) => test({ [field]: pseudoValue(item, field) }) : (item: RowItem) => test(item.row);
+  });
+  return { check, read, matches: (item) => predicates.every((test) => test(item)) };
 }
 
 function pseudoValue(item: RowItem, field: string): unknown {

@@ -1,7 +1,7 @@
 import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../store/Store';
 import { QueryError } from './QueryError';
-import { checkInputSizes } from './inputs';
+import { checkInputSizes, shownInput } from './inputs';
 import { fitRows } from './clip';
 import { captureFilter, describeFilter } from './captureFilter';
 import { KNOWN_SECTIONS, findCapture, newestCapture, sectionsInIndex, sectionsOf } from './locate';
@@ -12,7 +12,7 @@ export const ROWS_DEFAULT_LIMIT = 50;
 export const ROWS_MAX_LIMIT = 500;
 export const DEFAULT_SECTION = 'http';
 /** The `id` that reads every capture (narrowed by `since`, `type`, `name`). */
-const EVERY_CAPTURE = '*';
+export const EVERY_CAPTURE = '*';
 
 export interface RowsInput {
   /** Default `http`. */
@@ -71,35 +71,44 @@ const EMPTY_STORE = 'The store holds no captures yet: run the app and make it do
  */
 export async function queryRows(store: Store, input: RowsInput = {}, now = Date.now() / 1000): Promise<RowsResult> {
   checkInputSizes(input);
-  const section = input.section ?? DEFAULT_SECTION;
-  if (typeof section !== 'string' || section === '') throw new QueryError('section must be the name of a capture section', KNOWN_SECTIONS);
   const limit = input.limit ?? ROWS_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > ROWS_MAX_LIMIT)
     throw new QueryError(`limit must be a whole number from 1 to ${ROWS_MAX_LIMIT}, got ${limit}`);
   const dir = input.dir ?? 'asc';
-  if (dir !== 'asc' && dir !== 'desc') throw new QueryError(`dir ${JSON.stringify(dir)} is not a direction`, ['asc', 'desc']);
+  if (dir !== 'asc' && dir !== 'desc') throw new QueryError(`dir ${shownInput(dir)} is not a direction`, ['asc', 'desc']);
+  const read = await readSection(store, input, now);
+  if ('empty' in read) return read.empty;
+  return answer(read.section, read.groups, { where: input.where, sort: input.sort, dir, limit, fields: input.fields }, read.capture);
+}
+
+/** The rows a query reads: one capture's (`capture` set) or, across captures, each capture's rows newest first. */
+export type SectionRead = { section: string; groups: RowItem[][]; capture: Capture | null } | { empty: RowsResult };
+
+/** Which captures `id`, `since`, `type` and `name` choose, read from the store (shared by rows and groups). */
+export async function readSection(store: Store, input: RowsInput, now: number): Promise<SectionRead> {
+  const section = input.section ?? DEFAULT_SECTION;
+  if (typeof section !== 'string' || section === '') throw new QueryError('section must be the name of a capture section', KNOWN_SECTIONS);
   const accept = captureFilter(input, now);
   const filtered = input.since !== undefined || input.type !== undefined || input.name !== undefined;
-  const select = { where: input.where, sort: input.sort, dir, limit, fields: input.fields } as const;
 
   if (input.id !== undefined && input.id !== EVERY_CAPTURE) {
     if (filtered) {
       throw new QueryError(
-        `id ${JSON.stringify(input.id)} names one capture, and since, type and name choose captures: leave id out, or give id "*" to read every capture they choose`,
+        `id ${shownInput(input.id)} names one capture, and since, type and name choose captures: leave id out, or give id "*" to read every capture they choose`,
       );
     }
     const capture = await findCapture(store, input.id);
-    if (!(section in capture.sections)) throw new QueryError(`capture ${capture.id} has no section ${JSON.stringify(section)}`, sectionsOf(capture));
-    return answer(section, [itemsOf(capture, section)], select, capture);
+    if (!(section in capture.sections)) throw new QueryError(`capture ${capture.id} has no section ${shownInput(section)}`, sectionsOf(capture));
+    return { section, groups: [itemsOf(capture, section)], capture };
   }
 
   const index = await store.index();
-  if (index.length === 0) return empty(section, EMPTY_STORE);
+  if (index.length === 0) return { empty: empty(section, EMPTY_STORE) };
   const hasRows = (row: IndexRow) => (row.counts?.[section] ?? 0) > 0 && accept(row);
   const unknownSection = () => {
     const present = sectionsInIndex(index);
     if (!present.includes(section) && !KNOWN_SECTIONS.includes(section)) {
-      throw new QueryError(`no capture has a section ${JSON.stringify(section)}`, [...new Set([...KNOWN_SECTIONS, ...present])]);
+      throw new QueryError(`no capture has a section ${shownInput(section)}`, [...new Set([...KNOWN_SECTIONS, ...present])]);
     }
   };
   const chosen = filtered ? ` ${describeFilter(input)}` : '';
@@ -112,17 +121,17 @@ export async function queryRows(store: Store, input: RowsInput = {}, now = Date.
     }
     if (groups.length === 0) {
       unknownSection();
-      return { ...empty(section, `None of the ${index.length} stored captures${chosen} has ${section} rows.`), id: EVERY_CAPTURE, captures: 0 };
+      return { empty: { ...empty(section, `None of the ${index.length} stored captures${chosen} has ${section} rows.`), id: EVERY_CAPTURE, captures: 0 } };
     }
-    return answer(section, groups, select, null);
+    return { section, groups, capture: null };
   }
 
   const capture = await newestCapture(store, index, hasRows);
   if (!capture) {
     unknownSection();
-    return empty(section, `None of the ${index.length} stored captures${chosen} has ${section} rows.`);
+    return { empty: empty(section, `None of the ${index.length} stored captures${chosen} has ${section} rows.`) };
   }
-  return answer(section, [itemsOf(capture, section)], select, capture);
+  return { section, groups: [itemsOf(capture, section)], capture };
 }
 
 function itemsOf(capture: Capture, section: string): RowItem[] {
@@ -158,6 +167,6 @@ export function rowsOfSection(section: unknown): unknown[] {
   return [section];
 }
 
-function empty(section: string, note: string): RowsResult {
+export function empty(section: string, note: string): RowsResult {
   return { id: null, capture: null, section, total: 0, matched: 0, returned: 0, rows: [], note };
 }

@@ -23,8 +23,27 @@ export function formatGraphql(query: string, isSecret: (name: string) => boolean
     });
     return print(masked);
   } catch {
-    return query.replace(/"(?:[^"\\]|\\.)*"/g, `"${MASKED}"`);
+    return maskStringLiterals(query);
   }
+}
+
+/**
+ * Every string literal of a document that does not parse, masked: one pass, each literal read once (a regular
+ * expression retried at each quote of an unclosed literal, `\"\"\"…`, is quadratic). An unclosed one is
+ * masked to the end.
+ */
+export function maskStringLiterals(query: string): string {
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < query.length; i++) {
+    if (query.charCodeAt(i) !== 0x22) continue;
+    let end = i + 1;
+    while (end < query.length && query.charCodeAt(end) !== 0x22) end += query.charCodeAt(end) === 0x5c ? 2 : 1;
+    out += `${query.slice(copied, i)}"${MASKED}"`;
+    copied = Math.min(end + 1, query.length);
+    i = end;
+  }
+  return copied === 0 ? query : out + query.slice(copied);
 }
 
 function maskValueNode<T extends { name: { value: string }; value: { kind: string } }>(

@@ -10,6 +10,8 @@ import { withDeadline } from '../util/deadline';
 
 const MAX_QUEUE = 500;
 const DRAIN_BATCH = 20;
+/** Puts awaited at once: past it units wait in the queue, so a store that hangs fills the queue and drops are counted. */
+const MAX_IN_FLIGHT = 64;
 /** A put that has not settled by then counts as failed (a custom store may never answer). */
 export const PUT_TIMEOUT_MS = 10_000;
 
@@ -18,7 +20,9 @@ export const PUT_TIMEOUT_MS = 10_000;
  * are drained on a later turn of the event loop, one batch at a time. Store I/O runs with tracing
  * suppressed so a driver's own traffic is never recorded. Like OTel's BatchSpanProcessorBase: a bounded
  * queue that says when it drops, and again how many once the store has caught up; a deadline on every put;
- * `shutdown()` runs once and stops accepting.
+ * `shutdown()` runs once and stops accepting. A store that fails (Redis down) is said once per outage, and
+ * again when a put succeeds, with the captures lost meanwhile: drivers reject what they cannot write rather
+ * than queue it themselves, so this count is the whole of it.
  */
 export class CaptureWriter {
   private queue: UnitInput[] = [];
@@ -28,8 +32,12 @@ export class CaptureWriter {
   private waiting: Array<() => void> = [];
   /** Captures lost (queue full, put failed or timed out) since the process started. */
   dropped = 0;
+  /** Captures the store confirmed. */
+  stored = 0;
   /** Of those, the ones not yet reported as a total. */
   private unreported = 0;
+  /** A put failed and none has succeeded since: the store is out (said once, and again when it is back). */
+  private failing = false;
   private stopping: Promise<void> | null = null;
 
   constructor(
@@ -47,10 +55,7 @@ export class CaptureWriter {
       return;
     }
     this.queue.push(unit);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.drain()).unref?.();
-    }
+    this.schedule();
   }
 
   /** Builds everything still queued, without storing it (for the synchronous exit path). */
@@ -75,15 +80,19 @@ export class CaptureWriter {
    */
   private drain(): void {
     this.scheduled = false;
-    const units = this.queue.splice(0, DRAIN_BATCH);
+    // Full: written() drains again when a put settles.
+    const units = this.queue.splice(0, Math.max(0, Math.min(DRAIN_BATCH, MAX_IN_FLIGHT - this.writing.size)));
     for (const unit of units) {
       const capture = this.build(unit);
       if (capture) this.put(capture);
     }
-    if (this.queue.length && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.drain()).unref?.();
-    }
+    if (this.queue.length && this.writing.size < MAX_IN_FLIGHT) this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.drain()).unref?.();
   }
 
   put(capture: Capture): void {
@@ -101,18 +110,38 @@ export class CaptureWriter {
     // One reaction per put, no promise chain across puts: this runs for every capture of a busy server.
     write.then(
       () => {
+        this.stored++;
         this.written(capture);
-        if (this.unreported) {
+        if (this.failing) {
+          this.logger.warn(
+            `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
+          );
+        } else if (this.unreported) {
           this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
-          this.unreported = 0;
         }
+        this.failing = false;
+        this.unreported = 0;
       },
       (error: unknown) => {
         this.lose();
-        this.logger.warnOnce('store-put-failed', 'could not store a capture', error);
+        // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
+        if (this.failing) this.logger.debug('could not store a capture', error);
+        else this.logger.warn('could not store a capture', error);
+        this.failing = true;
         this.written(capture);
       },
     );
+  }
+
+  /**
+   * At exit: the captures lost and not yet said (an outage that has not ended, a full queue), once. Without
+   * it, an app that ends while Redis is down would say the outage but never what it cost.
+   */
+  sayLost(): void {
+    if (!this.unreported) return;
+    const why = this.failing ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)` : '';
+    this.logger.warn(`${this.unreported} capture(s) were lost${why} (${this.dropped} since start)`);
+    this.unreported = 0;
   }
 
   private lose(): void {
@@ -122,6 +151,7 @@ export class CaptureWriter {
 
   private written(capture: Capture): void {
     this.writing.delete(capture);
+    if (this.queue.length) this.schedule();
     if (this.writing.size === 0 && this.waiting.length) for (const resolve of this.waiting.splice(0)) resolve();
   }
 

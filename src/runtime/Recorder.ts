@@ -23,6 +23,7 @@ import { unitOpenedBy } from './spanUnits';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
 import { BackgroundTicker } from './BackgroundTicker';
+import { threadName, threadOrigin } from './threads';
 
 /** Span attributes Probe sets on the spans of `job()` and `command()` (see capture/attributes). */
 export const ATTR_UNIT = PROBE_ATTRIBUTES.unit;
@@ -76,6 +77,10 @@ export class Recorder {
   readonly sampler: Sampler;
   /** Instrumentation scopes whose client spans are the lenses' calls (see Lens.scopes): rows, not timeline spans. */
   private readonly callScopes = new Set<string>();
+  /** The process's command name as Probe made it at start (a test runner may rename the capture: see testrunner/). */
+  private readonly autoName: string;
+  /** In a worker thread: the capture that made it and its maker's name (see threads.ts); null on the main thread. */
+  private readonly thread = threadOrigin();
   /** Read at start: a forked worker's IPC channel is gone once it disconnects. */
   private readonly startedByTool = startedByTool();
 
@@ -88,7 +93,8 @@ export class Recorder {
     this.sampler = new Sampler(config.sampling);
     this.origins = new OriginQueue(config.root, config.origin.enabled, logger);
     setStackCapture(config.origin.enabled, this.sampler.active ? () => this.activeUnit().sampled : undefined);
-    this.current = this.newProcessUnit(commandName(config.root), now() - process.uptime() * 1000);
+    this.autoName = commandName(config.root);
+    this.current = this.newProcessUnit(this.autoName, now() - process.uptime() * 1000);
   }
 
   /** A lens's instrumentation scopes: their client spans are its calls, shown as rows and left out of the timeline. */
@@ -102,7 +108,7 @@ export class Recorder {
   }
 
   private newProcessUnit(name: string, start: number): Unit {
-    const unit = new Unit('command', name, start, randomTraceId(), null, null);
+    const unit = new Unit('command', name, start, randomTraceId(), null, this.thread?.parentId ?? null);
     unit.sampled = this.sampler.decide(unit.traceId);
     return unit;
   }
@@ -360,6 +366,7 @@ export class Recorder {
    */
   private checkpoint(): boolean {
     const unit = this.current;
+    this.nameThread(unit);
     if (unit.closed || this.exiting || !unit.sampled || this.excluded(unit.name)) return false;
     this.origins.flush();
     let ended = unit.folded?.count ?? 0;
@@ -393,6 +400,14 @@ export class Recorder {
   }
 
   /**
+   * A thread's command capture is named once its script is known (Node sets argv[1] after the preload ran), unless
+   * a test runner named it already (Vitest's threads pool: `vitest <file>`).
+   */
+  private nameThread(unit: Unit): void {
+    if (this.thread && unit.name === this.autoName) unit.name = threadName(this.thread, this.config.root);
+  }
+
+  /**
    * At exit: every open unit ends, and the process's own command unit is kept when it holds calls, or when it
    * has none but neither served requests (a server's own capture) nor started a child process (a launcher:
    * `npm run`, `npx`, tsx's launcher, nodemon each run the real program in a child that is recorded itself),
@@ -420,12 +435,13 @@ export class Recorder {
     }
     const main = this.current;
     if (main.closed) return;
+    this.nameThread(main);
     main.status = String(exitCode);
     main.endedBy = endedBy;
     // A server's (or a test file's) own command capture matters only when something outside its requests
     // (tests) called out; a launcher's, only when it called out itself.
     // A process whose earlier windows were stored keeps a last window only when it holds calls.
-    const quiet = !this.servedRequest && !this.ranTests && !this.startedChild && !this.startedByTool && !this.windowsStored;
+    const quiet = !this.servedRequest && !this.ranTests && !this.startedChild && !this.startedByTool && !this.windowsStored && !this.thread;
     if (this.holdsCalls(main) || main.folded || quiet) this.close(main);
     else main.closed = true;
   }

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
+import { answerFlushes, type ThreadFlusher } from './threads';
 import type { Recorder } from './Recorder';
 import type { CaptureWriter } from './CaptureWriter';
 import type { Capture } from '../capture/types';
@@ -17,19 +19,25 @@ type ExitSignal = keyof typeof SIGNALS;
  * after 'exit': directly when the driver can (file), else through a short-lived writer process that stores
  * through the same config (any driver).
  */
-export function installExitHooks(recorder: Recorder, writer: CaptureWriter): () => void {
+export function installExitHooks(recorder: Recorder, writer: CaptureWriter, threads: ThreadFlusher): () => void {
   let crashed = false;
   let done = false;
 
   const onBeforeExit = () => {
+    // A thread stores synchronously as it ends: the process may be ended by a signal a moment later, and nothing
+    // async of a thread survives that.
+    if (!isMainThread) return finalSync(Number(process.exitCode ?? 0));
     if (!recorder.processUnit.closed) recorder.closeAll(Number(process.exitCode ?? 0), 'exit');
     if (!writer.idle) void writer.flush();
   };
   const finalSync = (code: number) => {
     if (done) return;
     done = true;
+    // The app's threads first: the process's end (a signal, process.exit()) kills them without a word.
+    if (isMainThread) threads.flushAllSync(code);
     recorder.closeAll(code, crashed ? 'error' : 'exit');
     const captures = [...writer.unconfirmed(), ...writer.takeQueued()];
+    writer.sayLost();
     if (captures.length && !writer.putAllSync(captures)) writeSync(recorder, captures);
   };
   const onExit = (code: number) => finalSync(code);
@@ -46,11 +54,14 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter): () 
   const signals = Object.keys(SIGNALS) as ExitSignal[];
   const handlers = Object.fromEntries(signals.map((signal) => [signal, () => onSignal(signal)])) as Record<ExitSignal, () => void>;
 
+  // A thread ended by worker.terminate() runs no listener: it is asked to store first (runtime/threads).
+  const stopAnswering = answerFlushes((code) => finalSync(code));
   process.on('beforeExit', onBeforeExit);
   process.on('exit', onExit);
   process.on('uncaughtExceptionMonitor', onCrash);
   for (const signal of signals) process.on(signal, handlers[signal]);
   return () => {
+    stopAnswering();
     process.removeListener('beforeExit', onBeforeExit);
     process.removeListener('exit', onExit);
     process.removeListener('uncaughtExceptionMonitor', onCrash);

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { findSourceMap } from 'node:module';
 import type { Origin } from '../capture/types';
 import { agentLoaded, isAgentInternal } from './agentInternals';
+import { isProbeCode } from '../util/ownCode';
 
-const PROBE_DIR = path.resolve(__dirname, '..', '..') + path.sep;
 /**
  * Frames captured. Each one costs about a microsecond and a half, whether or not it is the app's, so a
  * lens that is called close to the app asks for fewer: fetch's wrapper is two frames from the app's call,
@@ -140,7 +140,7 @@ function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
       file = '';
     }
   }
-  if (file && !file.startsWith('node:') && path.isAbsolute(file) && !file.startsWith(PROBE_DIR) && !file.includes(NODE_MODULES)) {
+  if (file && !file.startsWith('node:') && path.isAbsolute(file) && !isProbeCode(file) && !file.includes(NODE_MODULES)) {
     info = { file, map: sourceMapOf(file) };
   } else if (file.includes(NODE_MODULES) && isAgentInternal(file)) {
     info = AGENT_FILE;

@@ -1,28 +1,16 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, watch, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Store } from './Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Logger } from '../util/logger';
 import { indexRowOf, isValidCaptureId } from '../capture/indexRow';
+import { ProbeConfigError } from '../config/ProbeConfigError';
 import { captureNameOf, orderKeyOf, parseCaptureName } from './orderKey';
-import { captureFileText, captureOfText, rowOfHead } from './captureFile';
+import { captureFileText, captureOfText, fileEnd, rowOfHead } from './captureFile';
+import { folderOutside } from './folderGuard';
 import { StoreError } from './StoreError';
-import { SpareFiles } from './SpareFiles';
 
 export interface FileStoreOptions {
   /** Folder of the capture files (absolute, or relative to the working directory). */
@@ -30,6 +18,11 @@ export interface FileStoreOptions {
   /** Most recent captures kept. */
   limit: number;
   logger?: Logger;
+  /**
+   * The folder the captures must really lie in (`<root>/.probe`): a folder that leads outside it through a
+   * symbolic link is refused at start (a ProbeConfigError naming storage.file.path) and before each mkdir.
+   */
+  within?: string;
   /**
    * Least time between two trims (default 0: the puts of one turn share a trim). A put resolves after a
    * trim that saw its file, so this also bounds how fast one caller awaiting each put can go: the write
@@ -67,6 +60,17 @@ const ROWS_PER_SLICE = 50;
 /** Bytes read from the head of a capture file for its index row (rows are a few hundred bytes). */
 const HEAD_BYTES = 4096;
 const TRIM_EVERY_MS = 0;
+/**
+ * Opening flags. O_NOFOLLOW: a symbolic link planted in the folder under a capture's name is never opened
+ * (a repository can commit one pointing at any file). O_EXCL on the temp file: it is new, never a file
+ * or a link already there. O_NONBLOCK on reads: a FIFO planted under a capture's name cannot hold a reader.
+ */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+const READ_FLAGS = constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+/** Names of the files a write leaves behind when it dies between create and rename, and of the spare files older versions kept. */
+const isTempName = (name: string) => name.startsWith('.') && name.endsWith('.tmp');
+const isLegacySpare = (name: string) => name.startsWith('.spare.');
 /** Temp file names: unique per process (pid and a random tag, for pid reuse across hosts) and per write. */
 const TEMP_TAG = `${process.pid}.${randomBytes(4).toString('hex')}`;
 let tempCount = 0;
@@ -74,8 +78,9 @@ let tempCount = 0;
 /**
  * One JSON file per capture, named by its order key (`<started_at µs>-<id>.json`) and written atomically
  * (temp file + rename). The file holds the index row first, then the capture (see captureFile): `index()`
- * reads only the head of each file, so it costs the same whatever the captures weigh, and the trim sorts
- * file names and never opens a file.
+ * reads only the head (and the last few bytes) of each file, so it costs the same whatever the captures
+ * weigh, and the trim sorts file names and never opens a file. Only regular files count: whatever else sits
+ * under a capture's name (a link, a FIFO) is never opened, written, trimmed or removed.
  *
  * Concurrency without locks: a put writes its file (the rename commits it), then waits for a trim (shared
  * with the other puts of the moment, see trimSoon) to the `limit` newest files it sees. A trim only deletes
@@ -86,19 +91,23 @@ let tempCount = 0;
 export class FileStore implements Store {
   readonly path: string;
   readonly limit: number;
+  /** See FileStoreOptions.within. */
+  readonly within: string | undefined;
   private readonly trimEveryMs: number;
   private readonly logger: Logger | undefined;
   private folderMade = false;
   private pendingTrim: Promise<void> | null = null;
   private lastTrim = 0;
-  private readonly spares: SpareFiles;
 
   constructor(options: FileStoreOptions) {
     this.path = path.resolve(options.path);
     this.limit = Math.max(1, Math.floor(options.limit));
     this.trimEveryMs = options.trimEveryMs ?? TRIM_EVERY_MS;
     this.logger = options.logger;
-    this.spares = new SpareFiles(this.path, TEMP_TAG);
+    this.within = options.within === undefined ? undefined : path.resolve(options.within);
+    const outside = this.within === undefined ? null : folderOutside(this.path, this.within);
+    if (outside) throw new ProbeConfigError('storage.file.path', `refusing to write captures: ${outside}`);
+    this.removeLeftovers((name) => isLegacySpare(name) || this.isStale(name));
   }
 
   /**
@@ -126,7 +135,7 @@ export class FileStore implements Store {
   private write(prepared: PreparedPut): void {
     // Checked again: a prepared put may come from another thread.
     if (!isValidCaptureId(prepared.id) || parseCaptureName(prepared.name)?.id !== prepared.id) throw badId(prepared.id);
-    this.writeAtomic(prepared.name, captureFileText(prepared.rowText, prepared.captureText));
+    this.writeAtomic(prepared.name, captureFileText(prepared.rowText, prepared.captureText, prepared.id));
   }
 
   /**
@@ -158,15 +167,15 @@ export class FileStore implements Store {
     if (!isValidCaptureId(id)) return null;
     // Newest first: a capture put again with another start time has two files until the next trim.
     for (const entry of this.captureFiles().filter((file) => file.id === id)) {
-      let text: string;
+      let text: string | null;
       try {
-        text = await readFile(path.join(this.path, entry.name), 'utf8');
+        text = await readRegular(path.join(this.path, entry.name));
       } catch (error) {
-        if (isMissing(error)) continue; // retired by a concurrent trim
+        if (isMissing(error)) continue; // removed by a concurrent trim
         throw new StoreError('PROBE_STORE_READ', `cannot read capture ${id} in ${this.path}`, error);
       }
-      const capture = captureOfText(text);
-      // The id inside must match the name: a retired file may already hold another capture.
+      const capture = text === null ? null : captureOfText(text);
+      // The id inside must match the name: a file renamed by hand may hold another capture.
       if (capture?.id === id) return capture;
       this.logger?.debug(`skipped corrupt capture file ${entry.name} in ${this.path}`);
     }
@@ -182,7 +191,7 @@ export class FileStore implements Store {
       if (i > 0 && i % ROWS_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const { name, id } = files[i]!;
       if (seen.has(id)) continue; // a stale duplicate of a re-put capture
-      const row = this.readRow(name);
+      const row = this.readRow(name, id);
       if (row === undefined) continue; // retired by a concurrent trim
       if (row?.id !== id) {
         this.logger?.debug(`skipped corrupt capture file ${name} in ${this.path}`);
@@ -196,15 +205,27 @@ export class FileStore implements Store {
   }
 
   async clear(): Promise<void> {
-    const names = this.list();
-    // A put in progress in another process is a temp file: it stays, and its rename commits it after.
-    for (const name of names) {
-      if (parseCaptureName(name)) this.remove(name);
-    }
-    this.spares.removeAll(names);
+    // Temp files too, whatever their age: a put in progress whose temp file goes here finds it gone at its
+    // rename and counts as written before the clear (see writeAtomic).
+    for (const name of this.list()) if (parseCaptureName(name) || isTempName(name) || isLegacySpare(name)) this.remove(name);
   }
 
   async close(): Promise<void> {}
+
+  async ids(): Promise<string[]> {
+    return [...new Set(this.captureFiles().map((file) => file.id))];
+  }
+
+  /** A folder watch: a capture appears by a rename into the folder. A folder not there yet is not watched (callers poll too). */
+  watch(onChange: () => void): () => void {
+    try {
+      const watcher = watch(this.path, { persistent: false }, () => onChange());
+      watcher.on('error', () => watcher.close());
+      return () => watcher.close();
+    } catch {
+      return () => undefined;
+    }
+  }
 
   /** Capture files by name, newest first. */
   private captureFiles(): CaptureName[] {
@@ -222,35 +243,56 @@ export class FileStore implements Store {
       else if (kept.size < this.limit) kept.add(file.id);
       else dropped.push(file.name);
     }
-    for (const name of dropped) this.retire(name);
-    for (const name of this.spares.learn(names)) if (this.isStale(name)) this.remove(name);
+    // Unlinked, never kept for reuse: a removed capture leaves no copy of its text behind.
+    for (const name of dropped) this.remove(name);
     // Every trim, not only one that drops: a crashed writer's temp file is shed below the limit too.
     // Cheap: names are tested in memory, and only a leftover's name leads to a stat.
-    for (const name of names) {
-      if (name.startsWith('.') && name.endsWith('.tmp') && this.isStale(name)) this.remove(name);
+    this.removeLeftovers((name) => isLegacySpare(name) || this.isStale(name), names);
+  }
+
+  /** Removes the temp and spare files (regular files only) that `drop` selects. Never throws. */
+  private removeLeftovers(drop: (name: string) => boolean, names?: string[]): void {
+    let listing = names;
+    if (!listing) {
+      try {
+        listing = this.list();
+      } catch {
+        return; // an unreadable folder is reported by the reads and writes that need it
+      }
     }
+    for (const name of listing) if ((isTempName(name) || isLegacySpare(name)) && drop(name)) this.remove(name);
   }
 
   /**
    * The index row of one capture file, from its first few KiB (the whole file only when the row is longer):
-   * undefined when the file is gone. Synchronous: one async read is several thread-pool round trips (open,
-   * read, close), which made listing 200 rows several times slower than reading them.
+   * undefined when the file is gone, null when it is not a whole capture file of `id` (cut short: a full disk,
+   * a crash). Synchronous: one async read is several thread-pool round trips (open, read, close), which made
+   * listing 200 rows several times slower than reading them.
    */
-  private readRow(name: string): IndexRow | null | undefined {
+  private readRow(name: string, id: string): IndexRow | null | undefined {
     let fd: number;
     try {
-      fd = openSync(path.join(this.path, name), constants.O_RDONLY);
+      fd = openSync(path.join(this.path, name), READ_FLAGS);
     } catch {
       return undefined;
     }
     try {
       const head = Buffer.allocUnsafe(HEAD_BYTES);
       const length = readSync(fd, head, 0, HEAD_BYTES, 0);
-      const row = rowOfHead(head.subarray(0, length), length < HEAD_BYTES);
-      if (row !== undefined) return row;
-      const whole = Buffer.allocUnsafe(fstatSync(fd).size);
-      const total = readSync(fd, whole, 0, whole.length, 0);
-      return rowOfHead(whole.subarray(0, total), true) ?? null;
+      let row = rowOfHead(head.subarray(0, length), length < HEAD_BYTES);
+      const size = length < HEAD_BYTES ? length : fstatSync(fd).size;
+      if (row === undefined) {
+        const whole = Buffer.allocUnsafe(size);
+        const total = readSync(fd, whole, 0, whole.length, 0);
+        row = rowOfHead(whole.subarray(0, total), true) ?? null;
+      }
+      if (!row) return null;
+      // Listed only when find() can read it: the file must end as a whole one does.
+      const end = Buffer.from(fileEnd(id));
+      const tail = Buffer.allocUnsafe(end.length);
+      const got = size < end.length ? 0 : readSync(fd, tail, 0, end.length, size - end.length);
+      if (got === end.length && tail.equals(end)) return row;
+      return this.wholeOldFile(fd, size, id) ? row : null;
     } catch {
       return null;
     } finally {
@@ -258,50 +300,54 @@ export class FileStore implements Store {
     }
   }
 
+  /** A file written before captures files had an `end`: listed when it parses whole (read once per listing). */
+  private wholeOldFile(fd: number, size: number, id: string): boolean {
+    const whole = Buffer.allocUnsafe(size);
+    const total = readSync(fd, whole, 0, size, 0);
+    return captureOfText(whole.toString('utf8', 0, total))?.id === id;
+  }
+
   private writeAtomic(name: string, text: string): void {
     const temp = path.join(this.path, `.${name}.${TEMP_TAG}.${++tempCount}.tmp`);
     this.ensureFolder();
-    // A spare file is rewritten in place: no inode is allocated (see SpareFiles).
-    this.spares.claim(temp);
     const data = Buffer.from(text, 'utf8');
     try {
-      writeOver(temp, data);
+      writeNew(temp, data);
     } catch (error) {
       if (!isMissing(error)) throw error;
       this.folderMade = false; // the folder was removed under us
       this.ensureFolder();
-      writeOver(temp, data);
+      writeNew(temp, data);
     }
     try {
       renameSync(temp, path.join(this.path, name));
     } catch (error) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // already gone
-      }
+      // The temp file is gone: a clear ran meanwhile, and the capture counts as written before it.
+      if (isMissing(error)) return;
+      this.remove(path.basename(temp));
       throw error;
     }
   }
 
   private ensureFolder(): void {
     if (this.folderMade) return;
+    // Again before each mkdir: the folder may have been replaced since the start.
+    const outside = this.within === undefined ? null : folderOutside(this.path, this.within);
+    if (outside) throw new StoreError('PROBE_STORE_UNSAFE_PATH', `storage.file.path: refusing to write captures: ${outside}`);
     mkdirSync(this.path, { recursive: true });
     this.folderMade = true;
   }
 
+  /** The regular files of the folder: links, FIFOs and folders planted under a capture's name are never touched. */
   private list(): string[] {
     try {
-      return readdirSync(this.path);
+      return readdirSync(this.path, { withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name);
     } catch (error) {
       if (isMissing(error)) return [];
       throw new StoreError('PROBE_STORE_READ', `cannot list ${this.path}`, error);
     }
-  }
-
-  /** A dropped file becomes a spare for the next write, or is removed when the pool is full. */
-  private retire(name: string): void {
-    if (!this.spares.retire(name)) this.remove(name);
   }
 
   private remove(name: string): void {
@@ -314,9 +360,8 @@ export class FileStore implements Store {
 
   private isStale(name: string): boolean {
     try {
-      const info = statSync(path.join(this.path, name), { throwIfNoEntry: false });
-      // ctime too: a spare claimed as a temp file keeps the mtime of the capture it held (a rename sets ctime).
-      return info !== undefined && Date.now() - Math.max(info.mtimeMs, info.ctimeMs) > STALE_TEMP_MS;
+      const info = lstatSync(path.join(this.path, name), { throwIfNoEntry: false });
+      return info !== undefined && Date.now() - info.mtimeMs > STALE_TEMP_MS;
     } catch {
       return false;
     }
@@ -335,19 +380,31 @@ function captureFilesOf(names: string[]): CaptureName[] {
   return files.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
 }
 
-/**
- * Writes `data` from offset 0 and cuts the file to its length, instead of opening with O_TRUNC: truncating
- * a reused file frees all its blocks first, and on a disk mounted with `discard` and no journal every freed
- * block is discarded before open returns (measured under load: 170 µs per open with O_TRUNC, 12 to 18 µs
- * for this write and cut). Here only the blocks past the new length are freed.
- */
-function writeOver(file: string, data: Buffer): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT, 0o666);
+/** Creates `file` (never an existing file or link) holding `data`; on a fault (a full disk) nothing stays. */
+function writeNew(file: string, data: Buffer): void {
+  const fd = openSync(file, CREATE_FLAGS, 0o666);
   try {
-    for (let done = 0; done < data.length;) done += writeSync(fd, data, done, data.length - done, done);
-    ftruncateSync(fd, data.length);
-  } finally {
+    for (let done = 0; done < data.length;) done += writeSync(fd, data, done, data.length - done);
+  } catch (error) {
     closeSync(fd);
+    try {
+      unlinkSync(file);
+    } catch {
+      // removed by a clear meanwhile
+    }
+    throw error;
+  }
+  closeSync(fd);
+}
+
+/** A capture file's text, or null when the name holds no regular file (a FIFO or a device planted there). */
+async function readRegular(file: string): Promise<string | null> {
+  const handle = await open(file, READ_FLAGS);
+  try {
+    if (!(await handle.stat()).isFile()) return null;
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
 }
 

@@ -23,28 +23,16 @@ export interface RedisStoreOptions {
 /** Counters of what happened to puts, for tests and `PROBE_DEBUG`. */
 export interface RedisStoreStats {
   written: number;
-  dropped: number;
-  queued: number;
+  /** Puts that rejected: Redis unreachable, a write that failed or timed out, a closed store. */
+  failed: number;
 }
 
-/** Puts waiting for Redis beyond this many are dropped (and counted). */
-const MAX_QUEUE = 100;
-/** How long close() waits for queued writes. */
+/** How long close() waits for writes in flight. */
 const EXIT_GRACE_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 3_000;
 const READ_TIMEOUT_MS = 10_000;
 const WRITE_TIMEOUT_MS = 5_000;
 const MAX_BACKOFF_MS = 10_000;
-const BATCH = 32;
-
-interface Pending {
-  id: string;
-  score: string;
-  row: string;
-  capture: string;
-  /** Resolves the caller's put(): once written, dropped, or known to wait for a reconnect. */
-  done: () => void;
-}
 
 /** The part of the `redis` client this driver uses. */
 interface Client {
@@ -63,12 +51,15 @@ type Status = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
 /**
  * Captures in Redis, shared by every process and host that points at the server (SPEC 5).
  *
- * A Redis that is down, slow or restarted costs captures, never the app: puts queue (up to 100, then drop
- * and count) and resolve without waiting for a reconnect; reconnects back off exponentially; the socket is
- * unref'd: only a pending connect, write or read keeps the process alive, each for at most its deadline, so a
- * finished app exits promptly whatever Redis does, and a CLI awaiting a read is not cut short. The app's
- * stderr gets one warning. Reads (CLI, dashboard, MCP) reject with a clear error instead.
- * Commands run with tracing suppressed so an app's own Redis instrumentation never records them.
+ * A Redis that is down, slow or restarted costs captures, never the app. The store keeps no queue of its
+ * own: a put writes now or rejects (Redis unreachable, in backoff after a failed connect, or a write that
+ * failed), so the capture writer, whose queue is the one bound on what waits, counts every capture lost and
+ * says when the store is back (CaptureWriter). Puts made while reconnects back off reject at once; the first
+ * put after the backoff tries again. The socket is unref'd: only a pending connect, write or read keeps the
+ * process alive, each for at most its deadline (which also drops a connection that stopped answering), so a
+ * finished app exits promptly whatever Redis does, and a CLI awaiting a read is not cut short. Reads (CLI,
+ * dashboard, MCP) reject with a clear error. Commands run with tracing suppressed so an app's own Redis
+ * instrumentation never records them.
  */
 export class RedisStore implements Store {
   readonly url: string;
@@ -86,11 +77,8 @@ export class RedisStore implements Store {
   private lastError: unknown = null;
   private failures = 0;
   private retryAt = 0;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private draining = false;
-  private inFlight = 0;
-  private readonly queue: Pending[] = [];
-  private readonly counters = { written: 0, dropped: 0 };
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly counters = { written: 0, failed: 0 };
 
   constructor(options: RedisStoreOptions) {
     this.url = options.url;
@@ -110,25 +98,40 @@ export class RedisStore implements Store {
   }
 
   stats(): RedisStoreStats {
-    return { ...this.counters, queued: this.queue.length };
+    return { ...this.counters };
   }
 
+  /** Writes the capture now; rejects (a StoreError) when it cannot, so that the caller counts it lost. */
   async put(capture: Capture): Promise<void> {
     if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
     const row = indexRowOf(capture);
     const score = Number.isFinite(row.started_at) ? String(row.started_at) : '0';
-    const item = { id: capture.id, score, row: JSON.stringify(row), capture: JSON.stringify(capture) };
-    if (this.status === 'closed' || this.queue.length >= MAX_QUEUE) {
-      this.counters.dropped++;
-      this.logger?.debug(
-        `redis store: dropped capture ${capture.id} (${this.status === 'closed' ? 'store closed' : `${MAX_QUEUE} writes already waiting`}; ${this.counters.dropped} dropped so far)`,
-      );
-      return;
+    const args = [capture.id, score, JSON.stringify(row), JSON.stringify(capture), String(this.ttl), String(this.limit), this.rowPrefix, this.capturePrefix];
+    const keys = [this.indexKey, this.rowPrefix + capture.id, this.capturePrefix + capture.id];
+    let client: Client;
+    try {
+      client = await this.writable();
+    } catch (error) {
+      this.counters.failed++;
+      throw error;
     }
-    await new Promise<void>((resolve) => {
-      this.queue.push({ ...item, done: resolve });
-      this.pump();
-    });
+    const write = withDeadline(
+      this.script(client, PUT_SCRIPT, keys, args),
+      WRITE_TIMEOUT_MS,
+      () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${WRITE_TIMEOUT_MS} ms`),
+    );
+    this.inFlight.add(write);
+    try {
+      await write;
+      this.counters.written++;
+    } catch (error) {
+      this.counters.failed++;
+      // A Redis that stopped answering, or a connection that went away: the next put reconnects.
+      if ((error as StoreError)?.code === 'PROBE_STORE_TIMEOUT' || !client.isReady) this.lost(client, error);
+      throw new StoreError('PROBE_STORE_WRITE', `could not write capture ${capture.id} to Redis at ${redactUrl(this.url)}`, error);
+    } finally {
+      this.inFlight.delete(write);
+    }
   }
 
   async find(id: string): Promise<Capture | null> {
@@ -154,20 +157,21 @@ export class RedisStore implements Store {
     return rows;
   }
 
+  /** The members of the index sorted set: ids only, no row JSON (an id whose row expired may be among them). */
+  async ids(): Promise<string[]> {
+    const ids = await this.read((client) => client.sendCommand(['ZRANGE', this.indexKey, '0', '-1']));
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+  }
+
   async clear(): Promise<void> {
     await this.read((client) => this.script(client, CLEAR_SCRIPT, [this.indexKey], [this.rowPrefix, this.capturePrefix]));
   }
 
-  /** Writes what is queued (briefly), then closes the connection. */
+  /** Waits (briefly) for the writes in flight, then closes the connection. */
   async close(): Promise<void> {
     if (this.status === 'closed') return;
-    if (this.queue.length > 0 || this.inFlight > 0) await this.settle(EXIT_GRACE_MS);
+    if (this.inFlight.size > 0) await withDeadline(Promise.allSettled([...this.inFlight]), EXIT_GRACE_MS).catch(() => undefined);
     this.status = 'closed';
-    this.clearTimers();
-    for (const item of this.queue.splice(0)) {
-      this.counters.dropped++;
-      item.done();
-    }
     const client = this.client;
     this.client = null;
     if (client?.isOpen) {
@@ -178,87 +182,17 @@ export class RedisStore implements Store {
 
   // --- writes ---------------------------------------------------------------------------------------
 
-  /** Moves the queue towards Redis: connects when allowed, else releases the callers (their puts stay queued). */
-  private pump(): void {
-    if (this.status === 'ready') {
-      void this.drain();
-      return;
-    }
-    if (this.status === 'connecting') return;
-    if (this.status === 'backoff' && Date.now() < this.retryAt) {
-      this.releaseCallers();
-      this.scheduleRetry();
-      return;
-    }
-    void this.connect().then(
-      () => this.pump(),
-      () => this.pump(),
-    );
+  /** The connected client for a write: connects when the backoff allows, else rejects at once. */
+  private async writable(): Promise<Client> {
+    if (this.status === 'closed') throw new StoreError('PROBE_STORE_CLOSED', 'the redis store is closed');
+    if (this.status === 'backoff' && Date.now() < this.retryAt) throw this.unreachable();
+    if (this.status !== 'ready') await this.connect().catch(() => undefined);
+    if (this.status !== 'ready' || !this.client) throw this.unreachable();
+    return this.client;
   }
 
-  private async drain(): Promise<void> {
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      while (this.status === 'ready' && this.client && this.queue.length > 0) {
-        const client = this.client;
-        const batch = this.queue.splice(0, BATCH);
-        this.inFlight += batch.length;
-        let results: PromiseSettledResult<unknown>[];
-        try {
-          results = await withDeadline(Promise.allSettled(batch.map((item) => this.write(client, item))), WRITE_TIMEOUT_MS);
-        } catch (error) {
-          // A Redis that stopped answering: give up on this connection; the batch waits for the next one.
-          this.lastError = new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${WRITE_TIMEOUT_MS} ms`, error);
-          results = batch.map(() => ({ status: 'rejected', reason: this.lastError }));
-          client.destroy();
-        }
-        this.inFlight -= batch.length;
-        const retry: Pending[] = [];
-        results.forEach((result, i) => {
-          const item = batch[i]!;
-          if (result.status === 'fulfilled') {
-            this.counters.written++;
-            item.done();
-          } else if (!client.isReady) {
-            retry.push(item); // the connection went away: the script may not have run; a re-put is harmless
-          } else {
-            this.counters.dropped++;
-            this.logger?.warnOnce('redis-write', `redis store: could not write capture ${item.id}`, result.reason);
-            item.done();
-          }
-        });
-        if (retry.length > 0) {
-          const room = Math.max(0, MAX_QUEUE - this.queue.length);
-          for (const item of retry.slice(room)) {
-            this.counters.dropped++;
-            item.done();
-          }
-          this.queue.unshift(...retry.slice(0, room));
-          this.lost(client, this.lastError ?? new Error('connection lost'));
-        }
-      }
-    } finally {
-      this.draining = false;
-      if (this.queue.length > 0 && this.status === 'ready') void this.drain();
-      else if (this.queue.length > 0) this.pump();
-    }
-  }
-
-  private write(client: Client, item: Pending): Promise<unknown> {
-    return this.script(
-      client,
-      PUT_SCRIPT,
-      [this.indexKey, this.rowPrefix + item.id, this.capturePrefix + item.id],
-      [item.id, item.score, item.row, item.capture, String(this.ttl), String(this.limit), this.rowPrefix, this.capturePrefix],
-    );
-  }
-
-  private releaseCallers(): void {
-    for (const item of this.queue) {
-      item.done();
-      item.done = noop;
-    }
+  private unreachable(): StoreError {
+    return new StoreError('PROBE_STORE_UNREACHABLE', `Redis at ${redactUrl(this.url)} is unreachable (storage.redis.url)`, this.lastError);
   }
 
   // --- reads ----------------------------------------------------------------------------------------
@@ -268,9 +202,7 @@ export class RedisStore implements Store {
     // A person or an agent is waiting: try now, whatever the write backoff says.
     if (this.status !== 'ready') await this.connect().catch(() => undefined);
     const client = this.client;
-    if (this.status !== 'ready' || !client) {
-      throw new StoreError('PROBE_STORE_UNREACHABLE', `Redis at ${redactUrl(this.url)} is unreachable (storage.redis.url)`, this.lastError);
-    }
+    if (this.status !== 'ready' || !client) throw this.unreachable();
     return withDeadline(
       run(client),
       READ_TIMEOUT_MS,
@@ -296,7 +228,7 @@ export class RedisStore implements Store {
   private async openClient(createClient: RedisModule['createClient']): Promise<void> {
     const client = createClient({
       url: this.url,
-      // Our own bounded queue decides what waits; the client's unbounded one would hold every capture.
+      // The capture writer's bounded queue decides what waits; the client's unbounded one would hold every capture.
       disableOfflineQueue: true,
       socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: false },
     }) as unknown as Client;
@@ -328,8 +260,6 @@ export class RedisStore implements Store {
     this.client = client;
     this.status = 'ready';
     this.failures = 0;
-    // A read may have been the one to reconnect: what waited in the queue goes now, not at the next retry.
-    if (this.queue.length > 0) void this.drain();
   }
 
   private lost(client: Client, error: unknown): void {
@@ -338,46 +268,15 @@ export class RedisStore implements Store {
     client.destroy();
     if (this.status === 'closed') return;
     this.backoff(error);
-    if (this.queue.length > 0) this.pump();
   }
 
+  /** The capture writer says the outage and the captures it cost; here only PROBE_DEBUG hears of it. */
   private backoff(error: unknown): void {
     const delay = Math.min(100 * 2 ** this.failures, MAX_BACKOFF_MS);
     this.failures++;
     this.status = 'backoff';
     this.retryAt = Date.now() + delay + Math.floor(Math.random() * 100);
-    const message = `redis store: Redis at ${redactUrl(this.url)} is unreachable; captures wait in a queue of ${MAX_QUEUE} and are dropped beyond it until it answers`;
-    // Only a writer has captures waiting: a reader (CLI, dashboard, MCP) gets the read's own error instead.
-    if (this.queue.length > 0) this.logger?.warnOnce('redis-unreachable', message, error);
-    else this.logger?.debug(message, error);
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer) return;
-    this.retryTimer = setTimeout(
-      () => {
-        this.retryTimer = null;
-        if (this.queue.length > 0) this.pump();
-      },
-      Math.max(0, this.retryAt - Date.now()),
-    );
-    this.retryTimer.unref();
-  }
-
-  private clearTimers(): void {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-  }
-
-  /** Resolves when nothing is queued or in flight, or after `ms`. */
-  private async settle(ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    while ((this.queue.length > 0 || this.inFlight > 0) && Date.now() < deadline) {
-      // Known down (several failed attempts): nothing to wait for.
-      if (this.status === 'backoff' && (this.failures >= 3 || this.retryAt > deadline)) break;
-      this.pump();
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    this.logger?.debug(`redis store: Redis at ${redactUrl(this.url)} is unreachable; next attempt in ${delay} ms`, error);
   }
 
   private async script(client: Client, script: RedisScript, keys: string[], args: string[]): Promise<unknown> {
@@ -431,5 +330,3 @@ function parseJson(text: string): unknown {
     return null;
   }
 }
-
-function noop(): void {}

@@ -14,6 +14,13 @@ export interface Store {
    * present; otherwise it hands its last captures to a short-lived writer process.
    */
   putSync?(capture: Capture): void;
+  /**
+   * Optional: the ids of the stored captures, in any order, cheaper than `index()` (file names, a sorted
+   * set's members): `probe tail` diffs them to find new captures. Without it, tail reads `index()`.
+   */
+  ids?(): Promise<string[]>;
+  /** Optional: calls `onChange` soon after the stored captures may have changed (a folder watch); returns the stop. */
+  watch?(onChange: () => void): () => void;
   /** Releases sockets and timers; optional for custom drivers. */
   close?(): Promise<void>;
 }

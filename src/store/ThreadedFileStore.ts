@@ -117,7 +117,7 @@ export class ThreadedFileStore implements Store {
       // Not there when running from TypeScript sources (tests load dist/ for the runtime).
       if (!existsSync(this.script)) throw new Error(`no ${this.script}`);
       const worker = new Worker(this.script, {
-        workerData: { [WRITE_THREAD_MARK]: true, path: this.store.path, limit: this.store.limit },
+        workerData: { [WRITE_THREAD_MARK]: true, path: this.store.path, limit: this.store.limit, within: this.store.within },
         execArgv: [],
         env: {},
         stdout: true,

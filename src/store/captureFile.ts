@@ -1,16 +1,22 @@
 import type { Capture, IndexRow } from '../capture/types';
 
 /**
- * The text of a capture file: `{"row":<index row>,"capture":<capture>}`, one JSON document. The index row
- * comes first so that `index()` reads only the head of each file. One file per capture, not a capture file
- * beside a row file: a put is 7 system calls instead of 14 (claim, open, write, cut, close, rename, and the
- * trim's retire later), and no reader or trim ever sees a capture whose row is missing.
+ * The text of a capture file: `{"row":<index row>,"capture":<capture>,"end":"<id>"}`, one JSON document. The
+ * index row comes first so that `index()` reads only the head of each file. One file per capture, not a
+ * capture file beside a row file: no reader or trim ever sees a capture whose row is missing. The `end`
+ * member closes the file: a file cut short (a full disk, a crash of the machine) lacks it, so the index
+ * reads a few bytes at the end of each file to list only captures `find()` can read whole.
  */
 const HEAD = '{"row":';
 const HEAD_BYTES = Buffer.from(HEAD);
 
-export function captureFileText(rowText: string, captureText: string): string {
-  return `${HEAD}${rowText},"capture":${captureText}}`;
+export function captureFileText(rowText: string, captureText: string, id: string): string {
+  return `${HEAD}${rowText},"capture":${captureText}${fileEnd(id)}`;
+}
+
+/** The last characters of a whole capture file (ids are ASCII and never need escaping). */
+export function fileEnd(id: string): string {
+  return `,"end":${JSON.stringify(id)}}`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { FileStore, type PreparedPut } from './FileStore';
 import type { BatchDone } from './ThreadedFileStore';
 
-const { path, limit } = workerData as { path: string; limit: number };
+const { path, limit, within } = workerData as { path: string; limit: number; within: string | undefined };
 /**
  * Trims at most twice a second here: each one lists and sorts the whole folder, and at a few hundred
  * captures a second a trim per batch listed it far more often than it found files to drop. The folder holds
@@ -16,7 +16,7 @@ const { path, limit } = workerData as { path: string; limit: number };
  * awaiting each put).
  */
 const TRIM_EVERY_MS = 500;
-const store = new FileStore({ path, limit, trimEveryMs: TRIM_EVERY_MS });
+const store = new FileStore({ path, limit, within, trimEveryMs: TRIM_EVERY_MS });
 const port = parentPort!;
 
 port.on('message', (batch: Array<[number, PreparedPut]>) => {

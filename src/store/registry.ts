@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Store } from './Store';
 import type { StoreApp, StoreFactory } from '../config/types';
 import { ProbeConfigError } from '../config/ProbeConfigError';
@@ -31,7 +32,7 @@ export function createStore(app: StoreApp, options: { writeThread?: boolean } = 
     }
   }
   if (driver === 'file') {
-    const store = new FileStore({ path: storage.file.path, limit: storage.limit, logger: app.logger });
+    const store = new FileStore({ path: storage.file.path, limit: storage.limit, logger: app.logger, within: path.join(app.root, '.probe') });
     // An app's runtime writes on a worker thread; the CLI, dashboard and MCP server read on their own.
     return options.writeThread ? new ThreadedFileStore(store, app.logger) : store;
   }

@@ -13,7 +13,7 @@ const file = path.join(__dirname, '..', '..', 'otel-collector.yaml');
 interface CollectorConfig {
   receivers: Record<string, { protocols?: Record<string, { endpoint: string }> }>;
   processors: Record<string, unknown>;
-  exporters: Record<string, { endpoint: string; compression?: string; encoding?: string }>;
+  exporters: Record<string, { endpoint: string; compression?: string; encoding?: string; headers?: Record<string, string> }>;
   service: { pipelines: Record<string, { receivers: string[]; processors: string[]; exporters: string[] }> };
 }
 
@@ -37,5 +37,7 @@ test('otel-collector.yaml is a well-formed Collector pipeline fanning traces out
   assert.match(probe.endpoint, /^\$\{env:PROBE_COLLECT_ENDPOINT:-http:\/\/[\w.-]+:4319\}$/);
   assert.equal(probe.compression, 'gzip');
   assert.equal(probe.encoding, 'proto');
+  // `probe collect --host 0.0.0.0` requires its token as a Bearer header.
+  assert.equal(probe.headers?.Authorization, 'Bearer ${env:PROBE_TOKEN}');
   assert.ok(traces.exporters.some((name) => name.endsWith('/backend')));
 });

@@ -32,13 +32,21 @@ function rowTo(capture: Capture, suffix: string): HttpRow {
 }
 
 /** Runs the instrumented app against a running `probe collect` and returns the captures it stored. */
-async function exportThrough(exporter: 'json' | 'proto', gzip: boolean): Promise<{ captures: Capture[]; pid: number }> {
+async function exportThrough(exporter: 'json' | 'proto', gzip: boolean, token?: string): Promise<{ captures: Capture[]; pid: number }> {
   const app = new TestApp({ 'app.js': APP }, `otel-${exporter}`);
-  const collector = await startCollector(app);
+  const collector = await startCollector(app, token ? ['--token', token] : []);
   try {
     const child = app.spawn('app.js', {
       preload: 'none',
-      env: { EXPORTER: exporter, GZIP: gzip ? '1' : '', COLLECTOR: collector.url, UPSTREAM: upstream.url, DOWN_URL: `http://127.0.0.1:${closedPort}/down` },
+      env: {
+        EXPORTER: exporter,
+        GZIP: gzip ? '1' : '',
+        COLLECTOR: collector.url,
+        UPSTREAM: upstream.url,
+        DOWN_URL: `http://127.0.0.1:${closedPort}/down`,
+        // The setting `probe collect` prints when it requires a token, read by the exporter itself.
+        OTEL_EXPORTER_OTLP_HEADERS: token ? `Authorization=Bearer%20${token}` : undefined,
+      },
     });
     const exited = collectChild(child, 60_000);
     const [, port] = await waitForLine(child, /listening (\d+)/);
@@ -160,6 +168,11 @@ for (const exporter of ['json', 'proto'] as const) {
     checkCaptures(captures, pid);
   });
 }
+
+test('a collector that requires a token takes it from OTEL_EXPORTER_OTLP_HEADERS, as the exporter reads it', async () => {
+  const { captures, pid } = await exportThrough('json', false, 'exporter-token-42');
+  checkCaptures(captures, pid);
+});
 
 test('gzip-compressed protobuf exports are decoded too', async () => {
   const { captures, pid } = await exportThrough('proto', true);

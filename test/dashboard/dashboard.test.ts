@@ -165,7 +165,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     assert.equal((await page.textContent('[data-testid=http-row][data-row="5"]'))?.includes('failed'), true);
   });
 
-  it('groups calls by endpoint, host, pool and status with count, failed and times', async () => {
+  it('groups calls by endpoint, host, pool and status with count, failed and times (p50 and p95 too)', async () => {
     await visit(page, `${cli.url}#/captures/${CHECKOUT_ID}/http`);
     await page.waitForSelector('[data-testid=http-tab]');
     const groups = async () =>
@@ -188,6 +188,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     assert.match(pricing, /total 315 ms/);
     assert.match(pricing, /avg 105 ms/);
     assert.match(pricing, /max 128 ms/);
+    assert.match(pricing, /p50 105 ms p95 128 ms/);
 
     await page.click('[data-testid=group-endpoint]');
     assert.ok((await groups()).some((text) => text.startsWith('GET https://pricing.test/v2/quotes/{id}') && /3 calls/.test(text)));

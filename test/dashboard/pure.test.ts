@@ -48,6 +48,8 @@ describe('dashboard pure parts', () => {
     assert.equal(pool.total, 315);
     assert.equal(pool.avg, 105);
     assert.equal(pool.max, 127.5);
+    assert.equal(pool.p50, 105);
+    assert.equal(pool.p95, 127.5);
     assert.equal(filterRows(rows, '', true).length, 4);
   });
 

@@ -316,7 +316,7 @@ describe('probe export (a real recorded capture, the built CLI)', () => {
   it('--help, a bad id and an unknown option', async () => {
     const help = await app.cli(['export', '--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /^usage: probe export \[id\] \[--har\] \[--out FILE\]/);
+    assert.match(help.stdout, /^usage: probe export \[id\|\*\] \[--har \| --msw \| --nock \| --undici-snapshot\] \[--out FILE\]/);
     const missing = await app.cli(['export', 'nosuchcapture1']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^probe export: no capture with id "nosuchcapture1"/);

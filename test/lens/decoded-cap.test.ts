@@ -173,6 +173,9 @@ function rowOf(rows: HttpRow[], client: string, coding: string): HttpRow {
 }
 
 const CLIENTS = ['fetch', 'axios', 'undici', 'http'];
+/** Global fetch decodes zstd from undici 7 (Node 24) on; Node 22's undici 6 hands the app the wire bytes. */
+const FETCH_DECODES_ZSTD = Number(process.versions.undici?.split('.')[0]) >= 7;
+const clientDecodes = (client: string, coding: string): boolean => coding !== 'zstd' || (client !== 'axios' && (client !== 'fetch' || FETCH_DECODES_ZSTD));
 const DECODING = new Set(['fetch', 'axios']);
 
 describe('max_body_bytes holds after content decoding', () => {
@@ -186,7 +189,7 @@ describe('max_body_bytes holds after content decoding', () => {
 
   it('a 3.3 MB JSON body under the cap on the wire is kept truncated, its JSON capture skipped, for every client and coding', async () => {
     const codings = Object.keys(ENCODED);
-    const calls = CLIENTS.flatMap((client) => codings.filter((coding) => client !== 'axios' || coding !== 'zstd').map((coding) => [client, coding]));
+    const calls = CLIENTS.flatMap((client) => codings.filter((coding) => clientDecodes(client, coding)).map((coding) => [client, coding]));
     const run = await runApp(up, 'json', calls, 'require', 'module.exports = { lenses: { HttpClientLens: { bodies: true } } };');
     const sha = crypto.createHash('sha1').update(JSON_BODY).digest('hex');
     assert.ok(ENCODED.gzip!.length < 200_000, 'gzip is under the cap on the wire');

@@ -16,7 +16,7 @@ const DOC = JSON.stringify({
   usage: { prompt_tokens: 12, max_tokens: 30 },
   items: [
     { id: 1, password: 'pw-7777' },
-    { id: 2, nested: { authorization: 'Bearer 7777-bearer', apiKey: 'k-7777', pin: 'kept' } },
+    { id: 2, nested: { authorization: 'Bearer 7777-bearer', apiKey: 'k-7777', pinned: 'kept' } },
   ],
   'API-KEY': 7777,
   client_secret: 'cs\\"7777\\"',
@@ -33,22 +33,22 @@ test('a JSON body cut anywhere: every secret before the cut and the one the cut 
   assert.equal(
     masker.body(whole, 'application/json'),
     `{"user":"ada","access_token":"${M}","usage":{"prompt_tokens":12,"max_tokens":30},"items":[{"id":1,"password":"${M}"},` +
-      `{"id":2,"nested":{"authorization":"${M}","apiKey":"${M}","pin":"kept"}}],"API-KEY":"${M}","client_secret":"${M}",` +
+      `{"id":2,"nested":{"authorization":"${M}","apiKey":"${M}","pinned":"kept"}}],"API-KEY":"${M}","client_secret":"${M}",` +
       `"session_token":"${M}","refresh_token":"${M}`,
     'only secret values change; a value cut before its closing quote is masked to the end',
   );
 });
 
 test('bare values: numbers, true and false are masked, null stays null (as in parsed JSON)', () => {
-  const out = masker.body('{"pin": 1, "password": 1234, "token": true, "secret": false, "api_key": null, "signature": -1.5e3, "x": 1', 'application/json');
-  assert.equal(out, `{"pin": 1, "password": "${M}", "token": "${M}", "secret": "${M}", "api_key": null, "signature": "${M}", "x": 1`);
+  const out = masker.body('{"pinned": 1, "password": 1234, "token": true, "secret": false, "api_key": null, "signature": -1.5e3, "x": 1', 'application/json');
+  assert.equal(out, `{"pinned": 1, "password": "${M}", "token": "${M}", "secret": "${M}", "api_key": null, "signature": "${M}", "x": 1`);
 });
 
 test('the whole-name rule holds in text: look-alikes stay readable', () => {
-  const text = '{"prompt_tokens": 5, "my_api_key": "a", "tokenizer": "b", "NextToken": "c", "apiKey": "d", "X-Amz-Signature": "e", "pass\\u0077ord": "f"';
+  const text = '{"prompt_tokens": 5, "api_key_id": "a", "tokenizer": "b", "NextToken": "c", "apiKey": "d", "X-Amz-Signature": "e", "pass\\u0077ord": "f"';
   assert.equal(
     masker.text(text),
-    `{"prompt_tokens": 5, "my_api_key": "a", "tokenizer": "b", "NextToken": "c", "apiKey": "${M}", "X-Amz-Signature": "${M}", "pass\\u0077ord": "${M}"`,
+    `{"prompt_tokens": 5, "api_key_id": "a", "tokenizer": "b", "NextToken": "c", "apiKey": "${M}", "X-Amz-Signature": "${M}", "pass\\u0077ord": "${M}"`,
   );
 });
 

@@ -16,7 +16,7 @@ const CAP = 4096;
 
 /** JSON text whose `password` value straddles byte CAP: SEKRIT-straddle starts 40 bytes before the cut. */
 function bigJson(): string {
-  const head = `{"user":"ada","access_token":"SEKRIT-access","meta":{"headers":{"authorization":"Bearer SEKRIT-bearer"},"apiKey":"SEKRIT-apikey","pin":4242},"pad":"`;
+  const head = `{"user":"ada","access_token":"SEKRIT-access","meta":{"headers":{"authorization":"Bearer SEKRIT-bearer"},"apiKey":"SEKRIT-apikey","pinned":4242},"pad":"`;
   const tail = `","password":"`;
   const padding = 'p'.repeat(CAP - 40 - head.length - tail.length);
   const after = { password_after: 'x', items: Array.from({ length: 300 }, (_, i) => ({ id: i, token: `SEKRIT-after-${i}` })) };
@@ -111,7 +111,10 @@ describe('raw body text is masked when it does not parse whole', () => {
       assert.equal(row.truncated, true);
       assert.equal(row.response_capture, null, 'a cut JSON body has no capture');
       // Kept up to the cut, its secrets masked, the straddling one to the end.
-      assert.match(row.response_body!, /^\{"user":"ada","access_token":"\*{8}","meta":\{"headers":\{"authorization":"\*{8}"\},"apiKey":"\*{8}","pin":4242\}/);
+      assert.match(
+        row.response_body!,
+        /^\{"user":"ada","access_token":"\*{8}","meta":\{"headers":\{"authorization":"\*{8}"\},"apiKey":"\*{8}","pinned":4242\}/,
+      );
       assert.match(row.response_body!, /"password":"\*{8}$/);
     }
     assert.match(by('/ndjson')[0]!.response_body!, /^\{"id":0,"token":"\*{8}","user":\{"password":"\*{8}"\}\}\n/);

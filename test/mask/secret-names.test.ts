@@ -1,7 +1,8 @@
 // The whole-name rule of mask.inputs (SPEC 4): names match in any case and case style, never as substrings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nameKey, SecretNames } from '../../src/mask/SecretNames';
+import { SecretNames } from '../../src/mask/SecretNames';
+import { nameKey } from '../../src/mask/nameKey';
 import { resolveConfig } from '../../src/config/resolve';
 import { ProbeConfigError } from '../../src/config/ProbeConfigError';
 import type { ProbeConfig } from '../../src/config/types';
@@ -129,13 +130,13 @@ test('defaults: names that only contain a secret word stay visible', () => {
 });
 
 test('a user plain name follows the whole-name rule; a RegExp or regex string is matched as given', () => {
-  const masker = resolve({ mask: { inputs: ['githubToken', /^X-Custom-/, '^pin$', { HttpClientLens: ['ssn'] }] } }).masker;
+  const masker = resolve({ mask: { inputs: ['githubToken', /^X-Custom-/, '^zip$', { HttpClientLens: ['ssn'] }] } }).masker;
   for (const name of ['github_token', 'GITHUB-TOKEN', 'GithubToken']) assert.ok(masker.isSecretName(name), name);
   assert.ok(!masker.isSecretName('github_tokens'));
   assert.ok(masker.isSecretName('X-Custom-Thing'));
   assert.ok(!masker.isSecretName('x-custom-thing'), 'a RegExp keeps its own case rule and sees the name unnormalised');
   assert.ok(!masker.isSecretName('x_custom_thing'));
-  assert.ok(masker.isSecretName('PIN') && !masker.isSecretName('pin_code'), 'a regex string is case-insensitive and as anchored as written');
+  assert.ok(masker.isSecretName('ZIP') && !masker.isSecretName('zip_code'), 'a regex string is case-insensitive and as anchored as written');
   assert.ok(!masker.isSecretName('ssn') && resolve({ mask: { inputs: { HttpClientLens: ['ssn'] } } }).http!.masker.isSecretName('SSN'));
 });
 

@@ -1,4 +1,4 @@
-// Issue 26.3: a dev server restarted by nodemon (it sends SIGUSR2, then starts the program again) keeps the calls
+// Issue 26.3: a dev server restarted by nodemon or node --watch (it sends SIGUSR2, then starts the program again) keeps the calls
 // of the run it ended. nodemon 3 and the packed Probe installed as a user has them; nodemon itself is a launcher
 // (it made no call and started a child) and stores nothing.
 import { test } from 'node:test';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { installRunnerApp, cleanEnv } from '../testrunner/install';
-import { waitForLine, eventually } from '../helpers/app';
+import { TestApp, waitForLine, eventually } from '../helpers/app';
 import type { Capture } from '../../src/capture/types';
 
 const LIMIT = 240_000; // an install on a cold cache and the preload's start on a loaded machine
@@ -63,4 +63,37 @@ test('nodemon 3: each restart keeps the calls of the run it ended', { timeout: L
     ['server.cjs'],
     'nodemon itself (a launcher) stores nothing; run 2 is still running',
   );
+});
+
+test('node --watch: a restart keeps the calls of the run it ended', { timeout: LIMIT * 2 }, async (t) => {
+  const upstream = http.createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  t.after(() => upstream.close());
+  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+  const app = new TestApp();
+  const write = (run: number) =>
+    app.write(
+      'server.js',
+      `fetch(process.env.TARGET + '?run=${run}').then((r) => r.text()).then(() => console.log('ready ${run}'));\nsetInterval(() => {}, 1000);\n`,
+    );
+  write(1);
+  const child = spawn(process.execPath, ['--watch', 'server.js'], {
+    cwd: app.dir,
+    env: app.env({ env: { TARGET: target } }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  t.after(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  });
+  await waitForLine(child, /ready 1/, LIMIT);
+  write(2);
+  await waitForLine(child, /ready 2/, LIMIT);
+  const first = await eventually(() => app.captures().find((c) => c.sections.http?.[0]?.url.endsWith('run=1')), LIMIT);
+  assert.equal(first.name, 'server.js');
+  assert.equal(first.status, String(128 + 15), 'node --watch ends the run with SIGTERM');
 });

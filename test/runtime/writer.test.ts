@@ -81,7 +81,7 @@ test('captures lost while the store was down are reported as a total once a put 
     (await store.index()).map((row) => row.name),
     ['back'],
   );
-  assert.match(lines.at(-1)!, /the store caught up; 3 capture\(s\) were lost before/);
+  assert.match(lines.at(-1)!, /the file store is back; 3 capture\(s\) were lost while it failed \(3 since start\)/);
 });
 
 test('shutdown() runs once, stores what was queued and accepts nothing after', async () => {
@@ -102,4 +102,45 @@ test('shutdown() runs once, stores what was queued and accepts nothing after', a
     (await store.index()).map((row) => row.name),
     ['before'],
   );
+});
+
+test('each outage is said once when it starts and once when it ends; an outage still on at exit says its count', async () => {
+  const config = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
+  const lines: string[] = [];
+  const store = new MemoryStore();
+  let down = false;
+  const flaky = {
+    put: (capture: Parameters<MemoryStore['put']>[0]) => (down ? Promise.reject(new Error('ECONNREFUSED')) : store.put(capture)),
+    find: store.find.bind(store),
+    index: store.index.bind(store),
+    clear: store.clear.bind(store),
+  };
+  const writer = new CaptureWriter(
+    config,
+    flaky,
+    createLogger((line) => lines.push(line)),
+  );
+  const run = async (count: number) => {
+    for (let i = 0; i < count; i++) writer.enqueue(ended(`unit ${i}`));
+    await writer.flush();
+  };
+  for (const lost of [2, 5]) {
+    down = true;
+    await run(lost);
+    down = false;
+    await run(1);
+  }
+  down = true;
+  await run(4);
+  writer.sayLost();
+  writer.sayLost();
+  assert.deepEqual(lines, [
+    '[probe] could not store a capture: ECONNREFUSED',
+    '[probe] the file store is back; 2 capture(s) were lost while it failed (2 since start)',
+    '[probe] could not store a capture: ECONNREFUSED',
+    '[probe] the file store is back; 5 capture(s) were lost while it failed (7 since start)',
+    '[probe] could not store a capture: ECONNREFUSED',
+    '[probe] 4 capture(s) were lost while the file store failed (it had not answered again at exit) (11 since start)',
+  ]);
+  assert.equal(writer.dropped, 11);
 });

@@ -30,6 +30,8 @@ export interface DriverUnderTest {
   /** Writes garbage where the driver keeps this capture (`capture`) or its index row (`row`). */
   corrupt(app: TestApp, id: string, what: 'capture' | 'row'): Promise<void>;
   supportsTtl: boolean;
+  /** A capture whose text is corrupt is left out of the index too (every listed id can be found). */
+  listsOnlyReadable?: boolean;
   /** Open stores as an app's runtime does (the file driver then writes on its worker thread). */
   writeThread?: boolean;
 }
@@ -223,6 +225,10 @@ export function runStoreContract(driver: DriverUnderTest): void {
       for (const capture of [a, b, c]) await store.put(capture);
       await driver.corrupt(app, b.id, 'capture');
       assert.equal(await store.find(b.id), null);
+      if (driver.listsOnlyReadable) {
+        assert.ok(!(await store.index()).some((row) => row.id === b.id), 'a capture that cannot be read is not listed');
+        await assertConsistent(store, await store.index());
+      }
       await driver.corrupt(app, c.id, 'row');
       const ids = (await store.index()).map((row) => row.id);
       assert.ok(ids.includes(a.id), 'the intact capture is still listed');

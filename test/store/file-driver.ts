@@ -16,4 +16,5 @@ export const fileDriver: DriverUnderTest = {
     writeFileSync(path.join(dir, name), text.slice(0, cut));
   },
   supportsTtl: false,
+  listsOnlyReadable: true,
 };

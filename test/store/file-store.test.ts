@@ -33,9 +33,9 @@ test('the index row is read back from any prefix that holds it, whatever its str
   for (const name of HOSTILE_NAMES) {
     const capture = { ...makeCapture({ name }), label: name, tags: [name, '}'] } as Capture;
     const row = indexRowOf(capture);
-    const text = captureFileText(JSON.stringify(row), JSON.stringify(capture));
+    const text = captureFileText(JSON.stringify(row), JSON.stringify(capture), capture.id);
     const bytes = Buffer.from(text);
-    assert.deepEqual(JSON.parse(text), { row, capture }, 'one JSON document');
+    assert.deepEqual(JSON.parse(text), { row, capture, end: capture.id }, 'one JSON document');
     assert.deepEqual(captureOfText(text), capture);
     assert.deepEqual(rowOfHead(bytes, true), row, name);
     const rowEnd = Buffer.byteLength(`{"row":${JSON.stringify(row)}`);
@@ -69,7 +69,7 @@ test('a put writes one file, and a row longer than the head read is still listed
   assert.deepEqual(await store.index(), [indexRowOf(long), indexRowOf(short)]);
   assert.deepEqual(await store.find(long.id), long);
   const file = readdirSync(dir).find((name) => name.endsWith(`-${long.id}.json`))!;
-  assert.deepEqual(JSON.parse(readFileSync(path.join(dir, file), 'utf8')), { row: indexRowOf(long), capture: long });
+  assert.deepEqual(JSON.parse(readFileSync(path.join(dir, file), 'utf8')), { row: indexRowOf(long), capture: long, end: long.id });
 });
 
 test('a capture put again with another start time is listed and found once, the newest file standing', async (t) => {

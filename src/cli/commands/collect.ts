@@ -3,11 +3,14 @@ import type { CliCommand } from '../io';
 import { closeContext, openContext } from '../context';
 import { CollectorServer, TRACES_PATH } from '../../collector/CollectorServer';
 import { createLogger } from '../../util/logger';
+import { resolveAccessToken } from '../../util/accessToken';
+import { isWildcardHost } from '../../util/listenAddress';
 
 /**
- * `probe collect [--port 4318] [--host 127.0.0.1]`: receives OTLP/HTTP traces from any OTel SDK or an
- * OpenTelemetry Collector and writes captures to the configured store. Runs until SIGINT/SIGTERM, then
- * writes what it still holds.
+ * `probe collect [--port 4318] [--host 127.0.0.1] [--token T]`: receives OTLP/HTTP traces from any OTel SDK
+ * or an OpenTelemetry Collector and writes captures to the configured store. Bound beyond loopback it
+ * requires a token (printed once, in the exporter settings it shows). Runs until SIGINT/SIGTERM, then writes
+ * what it still holds.
  */
 export const collect: CliCommand = async (argv, io) => {
   const { values } = parseArgs({
@@ -15,6 +18,7 @@ export const collect: CliCommand = async (argv, io) => {
     options: {
       port: { type: 'string', default: '4318' },
       host: { type: 'string', default: '127.0.0.1' },
+      token: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -27,17 +31,22 @@ export const collect: CliCommand = async (argv, io) => {
   const context = openContext(io);
   if (!context) return 2;
   const logger = createLogger((line) => io.err(line));
-  const server = new CollectorServer({ store: context.store, config: context.config, logger });
+  const host = values.host ?? '127.0.0.1';
+  const token = resolveAccessToken(host, values.token, process.env);
+  const server = new CollectorServer({ store: context.store, config: context.config, logger, token });
   let url: string;
   try {
-    url = await server.listen(port, values.host ?? '127.0.0.1');
+    url = await server.listen(port, host);
   } catch (error) {
     io.err(`probe collect: cannot listen on ${values.host}:${port}: ${(error as Error).message}`);
     await closeContext(context);
     return 1;
   }
   io.out(`probe collect: receiving OTLP/HTTP traces (JSON, protobuf, gzip) at ${url}`);
+  if (isWildcardHost(host)) io.out(`  listening on all interfaces (${host}) of this machine, port ${server.port}`);
   io.out(`  exporters: OTEL_EXPORTER_OTLP_ENDPOINT=${url} (traces go to ${url}${TRACES_PATH}); store: ${context.config.storage.driver}`);
+  // Shown once, here: the header form every OTel SDK and the Collector's otlphttp exporter take.
+  if (token) io.out(`  token required: OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20${token}`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
@@ -49,7 +58,7 @@ export const collect: CliCommand = async (argv, io) => {
   });
   await server.close();
   await closeContext(context);
-  const { spans, captures, rejected, failed } = server.stats;
-  io.out(`probe collect: stopped after ${spans} spans → ${captures} captures (${rejected} spans rejected, ${failed} units failed)`);
+  const { spans, captures, rejected, failed, dropped } = server.stats;
+  io.out(`probe collect: stopped after ${spans} spans → ${captures} captures (${rejected} spans rejected, ${failed} units failed, ${dropped} captures lost)`);
   return 0;
 };

@@ -7,8 +7,9 @@ import { QueryError } from '../../query/QueryError';
 import { findCapture, newestCapture } from '../../query/locate';
 import { harOf } from '../../export/har';
 import { packageVersion } from '../../util/packageVersion';
+import { MOCK_OPTIONS, exportMocks } from './exportMocks';
 
-const USAGE = 'usage: probe export [id] [--har] [--out FILE] (probe export --help)';
+const USAGE = 'usage: probe export [id] [--har | --msw | --nock | --undici-snapshot] [--out FILE] (probe export --help)';
 
 /** `probe export <id> --har`: a capture's calls as a HAR file. */
 export const exportCapture: CliCommand = async (argv, io) => {
@@ -17,10 +18,12 @@ export const exportCapture: CliCommand = async (argv, io) => {
     options: {
       har: { type: 'boolean' },
       out: { type: 'string', short: 'o' },
+      ...MOCK_OPTIONS,
     },
     allowPositionals: true,
     strict: true,
   });
+  if (values.msw || values.nock || values['undici-snapshot']) return exportMocks(values, positionals, io);
   if (positionals.length > 1) {
     io.err(`probe export: one capture id at a time (got ${positionals.length})\n${USAGE}`);
     return 2;

@@ -6,6 +6,7 @@ import { queryRows } from '../../query/rows';
 import { ROW_FIELD } from '../../query/rowSelect';
 import { renderRows } from '../../query/text';
 import { parseWhere } from '../../query/whereText';
+import { groupedRows } from './groupedRows';
 
 /**
  * `probe rows [id|*]`: rows of a section, filtered and sorted; the probe-rows tool as a shell command, one
@@ -27,6 +28,7 @@ export const rows: CliCommand = async (argv, io) => {
       type: { type: 'string' },
       name: { type: 'string' },
       json: { type: 'boolean' },
+      'group-by': { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -45,6 +47,7 @@ export const rows: CliCommand = async (argv, io) => {
   const fields = commaList(values.fields);
   // The table always shows the ROW number; JSON holds exactly the fields asked for.
   const asked = !values.json && fields?.length && !fields.includes(ROW_FIELD) ? [ROW_FIELD, ...fields] : fields;
+  if (values['group-by'] !== undefined) return groupedRows(io, { ...values, id, section, fields }, values['group-by']);
   return runQuery(io, 'rows', {
     json: values.json,
     query: (store) =>

@@ -1,4 +1,5 @@
 import type { HttpRow } from '../../capture/types';
+import { percentile } from '../../query/percentile';
 
 export type GroupBy = 'none' | 'endpoint' | 'host' | 'pool' | 'status';
 
@@ -10,6 +11,9 @@ export interface RowGroup {
   failed: number;
   total: number;
   avg: number;
+  /** Nearest-rank percentiles of the durations (as probe-rows group_by gives them); null without durations. */
+  p50: number | null;
+  p95: number | null;
   max: number;
 }
 
@@ -28,14 +32,14 @@ function keyOf(row: HttpRow, by: GroupBy): string {
   }
 }
 
-/** Groups rows with count, failed and total/avg/max time; groups sorted by total time, largest first. */
+/** Groups rows with count, failed and total/avg/p50/p95/max time; groups sorted by total time, largest first. */
 export function groupRows(rows: HttpRow[], indexes: number[], by: GroupBy): RowGroup[] {
   const groups = new Map<string, RowGroup>();
   for (const index of indexes) {
     const row = rows[index]!;
     const key = keyOf(row, by);
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { key, rows: [], count: 0, failed: 0, total: 0, avg: 0, max: 0 }));
+    if (!group) groups.set(key, (group = { key, rows: [], count: 0, failed: 0, total: 0, avg: 0, p50: null, p95: null, max: 0 }));
     group.rows.push(index);
     group.count += 1;
     if (row.failed) group.failed += 1;
@@ -43,7 +47,12 @@ export function groupRows(rows: HttpRow[], indexes: number[], by: GroupBy): RowG
     group.max = Math.max(group.max, row.duration ?? 0);
   }
   const list = [...groups.values()];
-  for (const group of list) group.avg = group.count ? group.total / group.count : 0;
+  for (const group of list) {
+    group.avg = group.count ? group.total / group.count : 0;
+    const durations = group.rows.flatMap((index) => (rows[index]!.duration === null ? [] : [rows[index]!.duration!])).sort((a, b) => a - b);
+    group.p50 = percentile(durations, 0.5);
+    group.p95 = percentile(durations, 0.95);
+  }
   return list.sort((a, b) => b.total - a.total || a.key.localeCompare(b.key));
 }
 

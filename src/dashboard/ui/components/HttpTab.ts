@@ -68,6 +68,7 @@ function GroupHeader({ group, by, folded, onFold }: { group: RowGroup; by: Group
         <span class=${group.failed ? 'tone-error-text' : ''}><b>${String(group.failed)}</b> failed</span>
         <span>total <b>${ms(group.total)}</b></span>
         <span>avg <b>${ms(group.avg)}</b></span>
+        <span title="Median and 95th percentile of the durations">p50 <b>${ms(group.p50)}</b> p95 <b>${ms(group.p95)}</b></span>
         <span>max <b>${ms(group.max)}</b></span>
       </span>
     </td>

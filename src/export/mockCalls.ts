@@ -1,0 +1,94 @@
+import type { Capture, HttpRow } from '../capture/types';
+
+/**
+ * The recorded calls as a mock library needs them (method, URL, status, headers, body), shared by the
+ * MSW, nock and undici snapshot exports. Values Probe masked stay masked. A call whose response cannot be
+ * replayed as it was is left out, with the reason, so no mock answers with a body the app never got.
+ */
+
+export interface MockCall {
+  capture_id: string;
+  row: number;
+  method: string;
+  /** The URL as recorded (masked query values stay masked). */
+  url: string;
+  status: number;
+  /** Response headers a mock can send again (sizes and encodings dropped: the body is replayed decoded). */
+  headers: Array<[string, string]>;
+  /** The response body as text ('' when it was empty), and its JSON value when it is JSON. */
+  body: string;
+  json?: unknown;
+  /** The request's content type, for mocks that match on it (undici's snapshots). */
+  request_type: string | null;
+}
+
+export interface LeftOut {
+  capture_id: string;
+  row: number;
+  method: string;
+  url: string;
+  reason: string;
+}
+
+export interface MockCalls {
+  calls: MockCall[];
+  left_out: LeftOut[];
+}
+
+/** Hop-by-hop and framing headers: the mock library frames the body itself, decoded. */
+const DROPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-encoding', 'connection', 'keep-alive']);
+
+export interface RowOf {
+  capture: Capture;
+  row: HttpRow;
+  index: number;
+}
+
+/** Calls in the order given (captures oldest first, rows in order, so repeated calls replay in sequence). */
+export function mockCallsOf(rows: readonly RowOf[]): MockCalls {
+  const out: MockCalls = { calls: [], left_out: [] };
+  for (const { capture, row, index } of rows) {
+    const where = { capture_id: capture.id, row: index, method: row.method, url: row.url };
+    const body = replayableBody(row);
+    if (typeof body === 'object') {
+      out.left_out.push({ ...where, reason: body.reason });
+      continue;
+    }
+    const headers: Array<[string, string]> = [];
+    for (const [name, value] of Object.entries(row.response_headers ?? {})) {
+      if (DROPPED_HEADERS.has(name.toLowerCase())) continue;
+      for (const one of Array.isArray(value) ? value : [value]) headers.push([name.toLowerCase(), String(one)]);
+    }
+    const call: MockCall = { ...where, status: row.status!, headers, body, request_type: headerOf(row.request_headers, 'content-type') };
+    if (body !== '' && /[/+]json\b/i.test(headerOf(row.response_headers, 'content-type') ?? '')) {
+      try {
+        call.json = JSON.parse(body);
+      } catch {
+        // not JSON after all: replayed as text
+      }
+    }
+    out.calls.push(call);
+  }
+  return out;
+}
+
+/** The body to replay, or why there is none. */
+function replayableBody(row: HttpRow): string | { reason: string } {
+  if (row.status === null) return { reason: `no response (${row.exception?.message ?? 'the call failed'})` };
+  if (row.truncated) return { reason: 'body cut at max_body_bytes' };
+  const text = row.response_capture?.raw ?? row.response_body;
+  if (typeof text === 'string') {
+    // Bodies are kept as UTF-8 text: bytes that were not UTF-8 are gone, so the body cannot be replayed.
+    if (text.includes('\uFFFD')) return { reason: 'binary body (kept as text only)' };
+    return text;
+  }
+  if (row.response_bytes === 0 || row.method === 'HEAD' || row.status === 204 || row.status === 304) return '';
+  return { reason: 'body not kept (the bodies option keeps bodies no response capture shows)' };
+}
+
+function headerOf(headers: Record<string, unknown> | undefined, name: string): string | null {
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (key.toLowerCase() === name) return Array.isArray(value) ? String(value[0]) : String(value);
+  }
+  return null;
+}

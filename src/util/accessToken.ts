@@ -1,0 +1,33 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isLoopbackHost } from './listenAddress';
+
+/** A fresh token: 24 random bytes, URL-safe (as Jupyter prints its own). */
+export function newAccessToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/**
+ * The token a server bound to `host` requires: `--token` when given; else, beyond loopback, `PROBE_TOKEN` or a
+ * fresh random one. A loopback bind without `--token` needs none (the Host check keeps other sites out).
+ */
+export function resolveAccessToken(host: string, explicit: string | undefined, env: NodeJS.ProcessEnv): string | null {
+  if (explicit) return explicit;
+  if (isLoopbackHost(host)) return null;
+  return env.PROBE_TOKEN || newAccessToken();
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Constant-time comparison (hashing first makes the lengths equal, so the length leaks nothing either). */
+export function tokenMatches(given: string | null | undefined, token: string): boolean {
+  return typeof given === 'string' && timingSafeEqual(digest(given), digest(token));
+}
+
+/** `Authorization: Bearer <token>` (the scheme in any case, as RFC 7235 has it), else null. */
+export function bearerToken(request: IncomingMessage): string | null {
+  const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  return match ? match[1]! : null;
+}

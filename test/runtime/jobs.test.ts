@@ -1,0 +1,162 @@
+// Issue 26: queue consumers and scheduled tasks are job captures with no app code: BullMQ workers (a producer and a
+// worker in separate processes, on a real redis-server), bee-queue (promise and callback handlers), node-cron and
+// croner. Read with `probe list --json` while the worker still runs, and compared with the same app without Probe.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { installRunnerApp, cleanEnv } from '../testrunner/install';
+import { RedisServer } from '../helpers/redis';
+import { collect, eventually, waitForLine } from '../helpers/app';
+
+const LIMIT = 240_000; // a cold install and the preload's start on a loaded machine; waits end at the line
+const SEEN = 60_000;
+
+let upstream: http.Server;
+let target = '';
+let redis: RedisServer;
+let app = '';
+const children: ChildProcess[] = [];
+
+before(async () => {
+  upstream = http.createServer((req, res) => res.end(req.url?.includes('fail') ? 'no' : 'ok'));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+  redis = await RedisServer.start();
+  app = installRunnerApp('jobs', { bullmq: '5.81.5', 'bee-queue': '1.7.1', 'node-cron': '4.6.0', croner: '9.1.0' });
+  for (const [file, text] of Object.entries(APPS)) fs.writeFileSync(path.join(app, file), text);
+});
+after(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  upstream.close();
+  await redis.stop();
+});
+
+const APPS: Record<string, string> = {
+  'bull-worker.cjs': `const { Worker } = require('bullmq');
+const connection = { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) };
+const worker = new Worker(process.env.QUEUE, async (job) => {
+  const answer = await fetch(process.env.TARGET + job.name + '?n=' + job.data.n).then((r) => r.text()); // call: job
+  if (job.name === 'fail') throw new Error('job failed on purpose');
+  return answer;
+}, { connection });
+worker.on('completed', (job, result) => console.log('completed ' + job.name + ' ' + result));
+worker.on('failed', (job, error) => console.log('failed ' + job.name + ' ' + error.message));
+worker.on('ready', () => console.log('ready'));
+process.on('SIGTERM', () => worker.close().then(() => process.exit(0)));
+`,
+  'bull-producer.cjs': `const { Queue } = require('bullmq');
+const queue = new Queue(process.env.QUEUE, { connection: { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) } });
+Promise.all([queue.add('sync-user', { n: 1 }), queue.add('fail', { n: 2 }, { attempts: 1 })]).then(() => queue.close());
+`,
+  'bee.cjs': `const Queue = require('bee-queue');
+const redis = { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) };
+const promised = new Queue(process.env.QUEUE + '-p', { redis });
+const callbacks = new Queue(process.env.QUEUE + '-c', { redis });
+promised.process(async (job) => fetch(process.env.TARGET + 'bee-p?n=' + job.data.n).then((r) => r.text()));
+callbacks.process((job, done) => { fetch(process.env.TARGET + 'bee-c?n=' + job.data.n).then((r) => r.text()).then((t) => done(null, t), done); });
+let left = 2;
+const finished = (name) => (id, result) => { console.log(name + ' succeeded ' + result); if (--left === 0) Promise.all([promised.close(), callbacks.close()]).then(() => process.exit(0)); };
+promised.on('job succeeded', finished('promised'));
+callbacks.on('job succeeded', finished('callbacks'));
+Promise.all([promised.ready(), callbacks.ready()]).then(() => Promise.all([promised.createJob({ n: 1 }).save(), callbacks.createJob({ n: 2 }).save()]));
+`,
+  'cron.cjs': `const cron = require('node-cron');
+const { Cron } = require('croner');
+let runs = 0;
+const done = () => { if (++runs === 2) { task.stop(); timer.stop(); console.log('ticked'); } };
+const task = cron.schedule('* * * * * *', () => fetch(process.env.TARGET + 'node-cron').then((r) => r.text()).then(done));
+const timer = new Cron('* * * * * *', () => fetch(process.env.TARGET + 'croner').then((r) => r.text()).then(done));
+`,
+};
+
+function env(preload: boolean, queue: string): NodeJS.ProcessEnv {
+  return { ...cleanEnv(), NODE_OPTIONS: preload ? '--require probe/register' : '', TARGET: target, REDIS_PORT: String(redis.port), QUEUE: queue };
+}
+
+function start(file: string, preload: boolean, queue: string): ChildProcess {
+  const child = spawn(process.execPath, [file], { cwd: app, env: env(preload, queue), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return child;
+}
+
+interface Listed {
+  id: string;
+  type: string;
+  name: string;
+  status: string;
+  job_id: string | null;
+  tags: string[];
+}
+
+async function list(): Promise<Listed[]> {
+  const run = await collect(
+    spawn(process.execPath, [path.join(app, 'node_modules', 'probe', 'dist', 'cli', 'main.js'), 'list', '--json', '--type', 'job'], {
+      cwd: app,
+      env: env(false, ''),
+    }),
+    SEEN,
+  );
+  return (JSON.parse(run.stdout) as { captures: Listed[] }).captures;
+}
+
+const sortedLines = (text: string) => text.split('\n').filter(Boolean).sort();
+
+test('BullMQ: each job of a plain processor is a job capture, seen while the worker runs; the app sees the same', { timeout: LIMIT * 2 }, async () => {
+  const outputs: string[][] = [];
+  for (const preload of [false, true]) {
+    fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+    const queue = `q${Date.now()}${preload ? 'p' : 'n'}`;
+    const worker = start('bull-worker.cjs', preload, queue);
+    const result = collect(worker, LIMIT);
+    await waitForLine(worker, /ready/, LIMIT);
+    const bothEnded = waitForLine(worker, /(?:(?:completed|failed) [^\n]*\n[\s\S]*){2}/, LIMIT);
+    const producer = await collect(spawn(process.execPath, ['bull-producer.cjs'], { cwd: app, env: env(preload, queue) }), LIMIT);
+    assert.equal(producer.code, 0, producer.stderr);
+    if (preload) {
+      // While the worker still runs.
+      const jobs = await eventually(async () => {
+        const rows = await list();
+        return rows.length === 2 ? rows : undefined;
+      }, SEEN);
+      const byName = Object.fromEntries(jobs.map((row) => [row.name, row]));
+      assert.equal(byName['sync-user']!.status, 'done');
+      assert.equal(byName.fail!.status, 'failed');
+      assert.ok(byName['sync-user']!.job_id);
+      assert.deepEqual(byName['sync-user']!.tags, [`queue:${queue}`, 'attempt:1']);
+    }
+    await bothEnded;
+    worker.kill('SIGTERM');
+    const { stdout, code } = await result;
+    assert.equal(code, 0);
+    outputs.push(sortedLines(stdout));
+  }
+  assert.deepEqual(outputs[1], outputs[0], 'the worker prints the same with and without Probe');
+});
+
+test('bee-queue (promise and callback handlers), node-cron and croner runs are job captures', { timeout: LIMIT * 2 }, async () => {
+  fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+  const queue = `bee${Date.now()}`;
+  const plain = await collect(start('bee.cjs', false, queue), LIMIT);
+  const probed = await collect(start('bee.cjs', true, `${queue}x`), LIMIT);
+  assert.equal(probed.code, plain.code, probed.stderr);
+  assert.deepEqual(sortedLines(probed.stdout), sortedLines(plain.stdout));
+  const cron = await collect(start('cron.cjs', true, queue), LIMIT);
+  assert.match(cron.stdout, /ticked/, cron.stderr);
+
+  const jobs = await list();
+  const names = jobs.map((row) => `${row.name} ${row.status}`).sort();
+  assert.ok(names.includes(`${queue}x-p done`), names.join('\n'));
+  assert.ok(names.includes(`${queue}x-c done`), names.join('\n'));
+  assert.ok(
+    names.some((name) => /^cron \* \* \* \* \* \* \(cron\.cjs:5\) done$/.test(name)),
+    names.join('\n'),
+  );
+  assert.ok(
+    names.some((name) => /^cron \* \* \* \* \* \* \(cron\.cjs:6\) done$/.test(name)),
+    names.join('\n'),
+  );
+});
