@@ -13,12 +13,9 @@ test('src/ has no import cycle (type-only imports included)', () => {
 });
 
 test('no import cycle between folders either (a folder reads as one part of the architecture)', () => {
-  // config ↔ store: config/types.ts names the Store type for `register`'s store factories, and the store drivers
-  // read the resolved config. Left for the config work of issue 25 (item 5); any other folder cycle fails here,
-  // and so does this one's disappearing (then take it off this list).
   assert.deepEqual(
     cycles(folderGraph(graph)).map((cycle) => cycle.join(' → ')),
-    ['config → store'],
+    [],
   );
 });
 

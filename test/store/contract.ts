@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Capture, IndexRow } from '../../src/capture/types';
-import type { Store } from '../../src/store/Store';
+import type { Store } from '../../src/capture/Store';
 import { indexRowOf } from '../../src/capture/indexRow';
 import { openStore as openStoreOf } from '../../src/store/openStore';
 import { createLogger } from '../../src/util/logger';
