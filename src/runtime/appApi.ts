@@ -1,7 +1,5 @@
-import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import * as ownApi from '@opentelemetry/api';
+import { appApiPath } from './appApiPath';
 
 export type OtelApi = typeof ownApi;
 
@@ -16,32 +14,15 @@ export type OtelApi = typeof ownApi;
  * registration made through it would turn the app's `provider.register()`, propagator and context manager away.
  * Probe's own copy still reads a registry of the same or a newer minor (`isCompatible`, api/src/internal/semver.ts).
  *
- * Looked up from the app's entry script (the copy its `require` finds), then from the app root; Probe's own copy
- * when the app has none.
+ * Probe's own copy when the app has none. The preload also gives Probe's files the app's copy (appApiPath.ts).
  */
 export function appApi(root: string): OtelApi {
-  for (const from of lookupPoints(root)) {
-    try {
-      const api = createRequire(from)('@opentelemetry/api') as Partial<OtelApi> | undefined;
-      if (typeof api?.context?.setGlobalContextManager === 'function') return api as OtelApi;
-    } catch {
-      // no copy reachable from there
-    }
+  const at = appApiPath(root);
+  try {
+    const api = at ? (require(at) as Partial<OtelApi> | undefined) : undefined;
+    if (typeof api?.context?.setGlobalContextManager === 'function') return api as OtelApi;
+  } catch {
+    // unreadable copy: Probe's own
   }
   return ownApi;
-}
-
-/** Files whose folder starts a lookup: the entry script as Node loads it (symlinks resolved), the root's package.json. */
-function lookupPoints(root: string): string[] {
-  const points: string[] = [];
-  const script = process.argv[1];
-  if (script) {
-    try {
-      points.push(realpathSync(path.resolve(script)));
-    } catch {
-      // `node -e`, a REPL, a script not written yet: the root alone
-    }
-  }
-  points.push(path.join(root, 'package.json'));
-  return points;
 }

@@ -2,11 +2,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALL } from './cells';
 import { compare, describeRun } from './install';
-import { APP_API, LAYOUTS, PROBE_API, apiVersions, layoutRuns } from './layouts';
+import { LAYOUTS, PROBE_API, apiVersions, layoutRuns } from './layouts';
 
 /**
  * The app's own OpenTelemetry setup (NodeTracerProvider, W3C propagator, context manager, OTLP exporter to the
- * runner's sink) beside Probe installed as a linked checkout, globally, in npm workspaces and with pnpm: its
+ * runner's sink) beside Probe installed as a linked checkout, globally (also beside an app on API 1.7), in npm
+ * workspaces and with pnpm: its
  * provider, context manager and propagator stay global, its `traceparent` headers and exported spans are those of
  * the app alone, and Probe records every call (the packed install is the rest of the compat matrix).
  */
@@ -17,10 +18,11 @@ for (const layout of LAYOUTS) {
       layout.install();
       installed = true;
     });
-    it(layout.ownApi ? `Probe resolves its own @opentelemetry/api ${PROBE_API}, the app ${APP_API}` : 'Probe shares the app’s @opentelemetry/api', (t) => {
+    const app = layout.cell.dependencies['@opentelemetry/api']!;
+    it(layout.ownApi ? `Probe resolves its own @opentelemetry/api ${PROBE_API}, the app ${app}` : 'Probe shares the app’s @opentelemetry/api', (t) => {
       if (!installed) return t.skip('not installed');
       // Without two copies the layout would not test what it is here for.
-      assert.deepEqual(apiVersions(layout), { app: APP_API, probe: layout.ownApi ? PROBE_API : APP_API });
+      assert.deepEqual(apiVersions(layout), { app, probe: layout.ownApi ? PROBE_API : app });
     });
     for (const run of layoutRuns(layout)) {
       const expect = [...ALL, ...(run.mode === 'server' ? ['one-capture-per-request'] : [])];

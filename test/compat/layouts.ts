@@ -13,8 +13,9 @@ import { CACHE, cleanEnv, copyHarness, packProbe } from './install';
  * runs; only Probe is replaced.
  */
 export const CELL: Cell = OTEL_CELLS.find((cell) => cell.name === 'otel-api190-sdk20')!;
-/** The app's pin, and the copy Probe's own install holds in the layouts that do not dedupe it. */
-export const APP_API = CELL.dependencies['@opentelemetry/api']!;
+/** An app on an older minor of the API (1.7, SDK 1.30), which Probe's own copy (1.9.1) could not read. */
+const OLDER: Cell = OTEL_CELLS.find((cell) => cell.name === 'otel-api17-sdk130')!;
+/** The copy Probe's own install holds in the layouts that do not dedupe it. */
 export const PROBE_API = '1.9.1';
 const PNPM = '12.4.2';
 
@@ -22,6 +23,8 @@ const ROOT = path.join(CACHE, `layouts-${createHash('sha256').update(JSON.string
 
 export interface Layout {
   name: string;
+  /** The app's setup and pinned packages. */
+  cell: Cell;
   /** Whether Probe resolves its own API copy there (else it shares the app's, as a packed install does). */
   ownApi: boolean;
   /** The app folder the harness runs in. */
@@ -48,10 +51,10 @@ function writeJson(file: string, value: unknown): void {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
 }
 
-/** An app folder with the harness and the given package.json dependencies (not installed yet). */
-function appFolder(dir: string, dependencies: Record<string, string>): string {
+/** An app folder with the cell's harness and the given package.json dependencies (not installed yet). */
+function appFolder(dir: string, cell: Cell, dependencies: Record<string, string> = cell.dependencies): string {
   fs.mkdirSync(dir, { recursive: true });
-  copyHarness(CELL, dir);
+  copyHarness(cell, dir);
   writeJson(path.join(dir, 'package.json'), { name: `layout-${path.basename(dir)}`, version: '1.0.0', private: true, dependencies });
   return dir;
 }
@@ -72,11 +75,32 @@ function checkout(dir: string, install: boolean): string {
 }
 
 const GLOBAL_MODULES = path.join(ROOT, 'global', 'lib', 'node_modules');
+let globalInstalled = false;
+
+/** Probe installed with `npm install -g` of the tarball (once per test process); the app has no Probe of its own. */
+function globalLayout(name: string, cell: Cell, folder: string): Layout {
+  return {
+    name,
+    cell,
+    ownApi: true,
+    app: path.join(ROOT, folder),
+    // CommonJS finds Probe through NODE_PATH, ESM by its path (ESM resolution has no NODE_PATH).
+    cjs: ['--env', `NODE_PATH=${GLOBAL_MODULES}`],
+    esm: ['--probe', path.join(GLOBAL_MODULES, 'probe', 'dist', 'register.js')],
+    env: { NODE_PATH: GLOBAL_MODULES },
+    install() {
+      if (!globalInstalled) npm(['install', '-g', '--prefix', path.join(ROOT, 'global'), packProbe()], ROOT);
+      globalInstalled = true;
+      npm(['install'], appFolder(this.app, cell));
+    },
+  };
+}
 
 export const LAYOUTS: Layout[] = [
   {
     // `npm install /path/to/probe` (the README's local checkout): npm links the folder, Probe resolves its own node_modules.
     name: 'linked checkout',
+    cell: CELL,
     ownApi: true,
     app: path.join(ROOT, 'linked'),
     cjs: [],
@@ -85,25 +109,16 @@ export const LAYOUTS: Layout[] = [
     install() {
       const probe = checkout(path.join(ROOT, 'checkout'), true);
       // No scripts: npm runs a linked folder's `prepare` (the build), and the tarball's dist/ is the build.
-      npm(['install', '--install-links=false', '--ignore-scripts', probe], appFolder(this.app, CELL.dependencies));
+      npm(['install', '--install-links=false', '--ignore-scripts', probe], appFolder(this.app, CELL));
     },
   },
-  {
-    // `npm install -g` of the tarball: the app has no Probe; CommonJS finds it through NODE_PATH, ESM by its path.
-    name: 'global install',
-    ownApi: true,
-    app: path.join(ROOT, 'global-app'),
-    cjs: ['--env', `NODE_PATH=${GLOBAL_MODULES}`],
-    esm: ['--probe', path.join(GLOBAL_MODULES, 'probe', 'dist', 'register.js')],
-    env: { NODE_PATH: GLOBAL_MODULES },
-    install() {
-      npm(['install', '-g', '--prefix', path.join(ROOT, 'global'), packProbe()], ROOT);
-      npm(['install'], appFolder(this.app, CELL.dependencies));
-    },
-  },
+  globalLayout('global install', CELL, 'global-app'),
+  // Probe's files get the app's copy where Probe's own is inside its folder: the app's older registry is read.
+  globalLayout('global install, app on API 1.7', OLDER, 'global-app-api17'),
   {
     // A monorepo: workspaces [app, probe]; Probe's dev copy of the API is hoisted or nested apart from the app's pin.
     name: 'npm workspaces',
+    cell: CELL,
     ownApi: true,
     app: path.join(ROOT, 'workspaces', 'app'),
     cjs: [],
@@ -114,13 +129,14 @@ export const LAYOUTS: Layout[] = [
       fs.mkdirSync(root, { recursive: true });
       writeJson(path.join(root, 'package.json'), { name: 'layout-workspaces', version: '1.0.0', private: true, workspaces: ['app', 'probe'] });
       checkout(path.join(root, 'probe'), false);
-      appFolder(this.app, { ...CELL.dependencies, probe: 'file:../probe' });
+      appFolder(this.app, CELL, { ...CELL.dependencies, probe: 'file:../probe' });
       npm(['install', '--ignore-scripts'], root);
     },
   },
   {
     // pnpm (installed from the registry into the cache) with the tarball: its own store, symlinked layout.
     name: 'pnpm',
+    cell: CELL,
     ownApi: false,
     app: path.join(ROOT, 'pnpm-app'),
     cjs: [],
@@ -130,7 +146,7 @@ export const LAYOUTS: Layout[] = [
       const tool = path.join(ROOT, 'pnpm');
       const bin = path.join(tool, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
       if (!fs.existsSync(bin)) npm(['install', '--prefix', tool, `pnpm@${PNPM}`], ROOT);
-      const app = appFolder(this.app, { ...CELL.dependencies, probe: `file:${packProbe()}` });
+      const app = appFolder(this.app, CELL, { ...CELL.dependencies, probe: `file:${packProbe()}` });
       fs.rmSync(path.join(app, 'pnpm-lock.yaml'), { force: true });
       // pnpm 12 fails on a dependency's build script it was not told about: protobufjs's (a version check) is not run.
       fs.writeFileSync(path.join(app, 'pnpm-workspace.yaml'), 'allowBuilds:\n  protobufjs: false\n');
