@@ -36,13 +36,16 @@ export function packProbe(): string {
  * The third-party packages stay installed between runs; only Probe is replaced.
  */
 export function installCell(cell: Cell): string {
-  return installApp(cell.name, cell.dependencies, (app) => {
-    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'probe.origin-off.cjs', 'loopback.crt', 'loopback.key'])
-      fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
-    fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
-    if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
-    for (const file of cell.files ?? []) fs.copyFileSync(path.join(HERE, 'setups', file), path.join(app, file));
-  });
+  return installApp(cell.name, cell.dependencies, (app) => copyHarness(cell, app));
+}
+
+/** The harness and the cell's setup files, copied into an app folder (they resolve that app's packages). */
+export function copyHarness(cell: Cell, app: string): void {
+  for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'probe.origin-off.cjs', 'loopback.crt', 'loopback.key'])
+    fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
+  fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
+  if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
+  for (const file of cell.files ?? []) fs.copyFileSync(path.join(HERE, 'setups', file), path.join(app, file));
 }
 
 /**
