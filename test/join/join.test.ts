@@ -73,7 +73,7 @@ function assertRows(outcome: Outcome): void {
   const post = rows[1]!;
   assert.equal(post.request_body, 'SECRET-BODY-123');
   assert.equal(post.response_body, 'SECRET-BODY-123');
-  assert.equal(post.request_headers['x-secret'], 'SECRET-HEADER-456');
+  assert.equal(post.request_headers['x-secret'], '********', 'kept on the row, masked: its name ends with a secret word');
   for (const row of rows) assert.ok(typeof row.duration === 'number' && row.duration >= 0);
 }
 

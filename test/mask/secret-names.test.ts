@@ -1,7 +1,8 @@
 // The whole-name rule of mask.inputs (SPEC 4): names match in any case and case style, never as substrings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nameKey, SecretNames } from '../../src/mask/SecretNames';
+import { SecretNames } from '../../src/mask/SecretNames';
+import { nameKey } from '../../src/mask/nameKey';
 import { resolveConfig } from '../../src/config/resolve';
 import { ProbeConfigError } from '../../src/config/ProbeConfigError';
 import type { ProbeConfig } from '../../src/config/types';
