@@ -53,7 +53,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
   before(async () => {
     app = new FixtureApp();
     app.add(...allFixtureCaptures());
-    cli = await startDashboardCli(app);
+    cli = await startDashboardCli(app, undefined, { lifetime: 'file' });
     browser = await launchBrowser();
     ({ page, dialogs, errors: pageErrors } = await openPage(browser));
   });
@@ -364,7 +364,7 @@ describe('probe dashboard --token', () => {
   before(async () => {
     app = new FixtureApp();
     app.add(...allFixtureCaptures());
-    cli = await startDashboardCli(app, ['--port', '0', '--token', 's3cret-token']);
+    cli = await startDashboardCli(app, ['--port', '0', '--token', 's3cret-token'], { lifetime: 'file' });
     browser = await launchBrowser();
   });
 

@@ -27,7 +27,7 @@ describe('the captures list says when sampling left units out (real Chromium)', 
   before(async () => {
     app = new FixtureApp();
     app.add(...listCaptures());
-    cli = await startDashboardCli(app);
+    cli = await startDashboardCli(app, undefined, { lifetime: 'file' });
     browser = await launchBrowser();
     ({ page, errors: pageErrors } = await openPage(browser));
   });

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { cleanEnv } from '../compat/install';
+import { killGroup, startChild } from '../helpers/child';
 
 /**
  * Probe installed as a user installs it, into fresh apps under the temp folder: the `npm pack` tarball, and a
@@ -32,11 +33,11 @@ interface Ran {
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = npmEnv(), timeout = 600_000): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = startChild(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const timer = setTimeout(() => killGroup(child), timeout);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, out });

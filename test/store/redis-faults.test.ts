@@ -1,13 +1,13 @@
 // A Redis that is down, slow or restarted costs captures, never the app (issue 3).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RedisStore } from '../../src/store/RedisStore';
 import { createLogger } from '../../src/util/logger';
-import { REPO_ROOT, TestApp, collect, eventually, waitForLine } from '../helpers/app';
+import { REPO_ROOT, TestApp, eventually } from '../helpers/app';
+import { collect, runChild, startChild, waitForLine } from '../helpers/child';
 import { RedisServer, freePort } from '../helpers/redis';
 import { makeCapture } from './contract';
 
@@ -72,7 +72,7 @@ describe('redis store faults', () => {
 
   test('an app process on an unreachable Redis runs, ends on its own and warns once', async () => {
     const app = appFor(`redis://127.0.0.1:${await freePort()}`);
-    const result = await collect(spawn(process.execPath, [path.join(FIXTURES, 'app.mjs'), REPO_ROOT, app.dir, '300'], { cwd: app.dir, env: env() }), 90_000);
+    const result = await runChild(process.execPath, [path.join(FIXTURES, 'app.mjs'), REPO_ROOT, app.dir, '300'], { cwd: app.dir, env: env() });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, 'done\n');
     assert.equal(probeLines(result.stderr).length, 1, result.stderr);
@@ -83,7 +83,7 @@ describe('redis store faults', () => {
     try {
       frozen.freeze();
       const app = appFor(frozen.url);
-      const result = await collect(spawn(process.execPath, [path.join(FIXTURES, 'app.mjs'), REPO_ROOT, app.dir, '20'], { cwd: app.dir, env: env() }), 90_000);
+      const result = await runChild(process.execPath, [path.join(FIXTURES, 'app.mjs'), REPO_ROOT, app.dir, '20'], { cwd: app.dir, env: env() });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, 'done\n');
       assert.ok(probeLines(result.stderr).length <= 1, result.stderr);
@@ -115,9 +115,9 @@ describe('redis store faults', () => {
 
   test('Redis killed mid-run: the writing process finishes normally, warns once, and the limit still holds', async () => {
     const app = appFor(server.url, 50);
-    const child = spawn(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '400'], { cwd: app.dir, env: env() });
-    const done = collect(child, 60_000);
-    await waitForLine(child, /(?:.*\n){20}/, 90_000);
+    const child = startChild(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '400'], { cwd: app.dir, env: env() });
+    const done = collect(child);
+    await waitForLine(child, /(?:.*\n){20}/);
     await server.kill();
     const result = await done;
     assert.equal(result.code, 0, result.stderr);
@@ -125,7 +125,7 @@ describe('redis store faults', () => {
     assert.equal(probeLines(result.stderr).length, 1, result.stderr);
     await server.start();
     // After the restart the store works again for everyone, and the limit applies.
-    const second = await collect(spawn(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '60'], { cwd: app.dir, env: env() }), 60_000);
+    const second = await runChild(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '60'], { cwd: app.dir, env: env() });
     assert.equal(second.code, 0, second.stderr);
     const store = new RedisStore({
       url: server.url,
