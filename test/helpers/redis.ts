@@ -46,7 +46,7 @@ export class RedisServer {
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       let output = '';
-      const timer = setTimeout(() => fail(new Error(`redis-server did not start in 10 s:\n${output}`)), 10_000);
+      const timer = setTimeout(() => fail(new Error(`redis-server did not start in 120 s:\n${output}`)), 120_000);
       const fail = (error: Error) => {
         clearTimeout(timer);
         child.kill('SIGKILL');

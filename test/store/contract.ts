@@ -224,7 +224,7 @@ export function runStoreContract(driver: DriverUnderTest): void {
         const capture = makeCapture();
         await store.put(capture);
         assert.ok(await store.find(capture.id));
-        await eventually(async () => (await store.find(capture.id)) === null, 10_000);
+        await eventually(async () => (await store.find(capture.id)) === null);
         assert.deepEqual(await store.index(), []);
       });
     }

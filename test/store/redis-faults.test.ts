@@ -102,7 +102,7 @@ describe('redis store faults', () => {
       const during = [makeCapture(), makeCapture(), makeCapture()];
       for (const capture of during) await store.put(capture);
       await server.start(); // no persistence: what was written before the restart is gone
-      await eventually(async () => (await store.index().catch(() => [])).length === 3, 20_000);
+      await eventually(async () => (await store.index().catch(() => [])).length === 3);
       for (const capture of during) assert.deepEqual(await store.find(capture.id), capture);
       const next = makeCapture();
       await store.put(next);
