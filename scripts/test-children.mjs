@@ -7,7 +7,10 @@ export function liveChildren() {
   return (globalThis[KEY] ??= new Set());
 }
 
-/** SIGKILL to the child's whole process group (it was started detached, as its group's leader). */
+/**
+ * SIGKILL to the child's whole process group (it was started detached, as its group's leader). Only while the
+ * leader runs: once it has exited and its group emptied, the kernel may give its number to another process.
+ */
 export function killGroup(child) {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
