@@ -14,21 +14,21 @@ import { LAYOUTS, PROBE_API, apiVersions, layoutRuns } from './layouts';
 for (const layout of LAYOUTS) {
   describe(`install layout: ${layout.name}`, { concurrency: 1 }, () => {
     let installed = false;
-    it('installs', { timeout: 600_000 }, () => {
-      layout.install();
+    it('installs', { timeout: 1_200_000 }, async () => {
+      await layout.install();
       installed = true;
     });
     const app = layout.cell.dependencies['@opentelemetry/api']!;
-    it(layout.ownApi ? `Probe resolves its own @opentelemetry/api ${PROBE_API}, the app ${app}` : 'Probe shares the app’s @opentelemetry/api', (t) => {
+    it(layout.ownApi ? `Probe resolves its own @opentelemetry/api ${PROBE_API}, the app ${app}` : 'Probe shares the app’s @opentelemetry/api', async (t) => {
       if (!installed) return t.skip('not installed');
       // Without two copies the layout would not test what it is here for.
-      assert.deepEqual(apiVersions(layout), { app, probe: layout.ownApi ? PROBE_API : app });
+      assert.deepEqual(await apiVersions(layout), { app, probe: layout.ownApi ? PROBE_API : app });
     });
     for (const run of layoutRuns(layout)) {
       const expect = [...ALL, ...(run.mode === 'server' ? ['one-capture-per-request'] : [])];
-      it(describeRun(run), { timeout: 240_000 }, (t) => {
+      it(describeRun(run), { timeout: 240_000 }, async (t) => {
         if (!installed) return t.skip('not installed');
-        const outcome = compare(layout.app, run, expect);
+        const outcome = await compare(layout.app, run, expect);
         assert.ok(outcome.ok, outcome.output);
       });
     }

@@ -1,9 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { OTEL_CELLS, type Cell, type Run } from './cells';
 import { CACHE, cleanEnv, copyHarness, packProbe } from './install';
+import { runChild } from '../helpers/child';
 
 /**
  * Probe installed the other ways users install it, beside an app that pins `@opentelemetry/api` 1.9.0 with its
@@ -35,16 +35,17 @@ export interface Layout {
   /** The environment `--require probe/register` resolves in (CommonJS). */
   env: NodeJS.ProcessEnv;
   /** Installs the layout (third-party packages kept from an earlier run, Probe replaced). */
-  install(): void;
+  install(): Promise<void>;
 }
 
-function run(command: string, args: string[], cwd: string): void {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...cleanEnv(), npm_config_update_notifier: 'false' } });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${result.stderr}${result.stdout}`);
+/** A child in its own process group, killed with the test file (a cold install on a loaded machine: 10 minutes). */
+async function run(command: string, args: string[], cwd: string): Promise<void> {
+  const result = await runChild(command, args, { cwd, env: { ...cleanEnv(), npm_config_update_notifier: 'false' }, timeout: 600_000, lifetime: 'file' });
+  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${result.stderr}${result.stdout}`);
 }
 
-function npm(args: string[], cwd: string): void {
-  run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], cwd);
+function npm(args: string[], cwd: string): Promise<void> {
+  return run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], cwd);
 }
 
 function writeJson(file: string, value: unknown): void {
@@ -64,13 +65,13 @@ function appFolder(dir: string, cell: Cell, dependencies: Record<string, string>
  * whose `@opentelemetry/api` is the dev copy (1.9.1, as the checkout's lock has it). Only Probe's files are
  * replaced on a later run. No scripts: `prepare` would build, and the tarball's dist/ is the build.
  */
-function checkout(dir: string, install: boolean): string {
+async function checkout(dir: string, install: boolean): Promise<string> {
   fs.mkdirSync(dir, { recursive: true });
   for (const entry of fs.readdirSync(dir)) if (entry !== 'node_modules') fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
-  execFileSync('tar', ['-xzf', packProbe(), '-C', dir, '--strip-components=1']);
+  await run('tar', ['-xzf', await packProbe(), '-C', dir, '--strip-components=1'], dir);
   const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
   writeJson(path.join(dir, 'package.json'), { ...pkg, devDependencies: { '@opentelemetry/api': PROBE_API } });
-  if (install) npm(['install', '--ignore-scripts'], dir);
+  if (install) await npm(['install', '--ignore-scripts'], dir);
   return dir;
 }
 
@@ -88,10 +89,10 @@ function globalLayout(name: string, cell: Cell, folder: string): Layout {
     cjs: ['--env', `NODE_PATH=${GLOBAL_MODULES}`],
     esm: ['--probe', path.join(GLOBAL_MODULES, 'probe', 'dist', 'register.js')],
     env: { NODE_PATH: GLOBAL_MODULES },
-    install() {
-      if (!globalInstalled) npm(['install', '-g', '--prefix', path.join(ROOT, 'global'), packProbe()], ROOT);
+    async install() {
+      if (!globalInstalled) await npm(['install', '-g', '--prefix', path.join(ROOT, 'global'), await packProbe()], ROOT);
       globalInstalled = true;
-      npm(['install'], appFolder(this.app, cell));
+      await npm(['install'], appFolder(this.app, cell));
     },
   };
 }
@@ -106,10 +107,10 @@ export const LAYOUTS: Layout[] = [
     cjs: [],
     esm: [],
     env: {},
-    install() {
-      const probe = checkout(path.join(ROOT, 'checkout'), true);
+    async install() {
+      const probe = await checkout(path.join(ROOT, 'checkout'), true);
       // No scripts: npm runs a linked folder's `prepare` (the build), and the tarball's dist/ is the build.
-      npm(['install', '--install-links=false', '--ignore-scripts', probe], appFolder(this.app, CELL));
+      await npm(['install', '--install-links=false', '--ignore-scripts', probe], appFolder(this.app, CELL));
     },
   },
   globalLayout('global install', CELL, 'global-app'),
@@ -124,13 +125,13 @@ export const LAYOUTS: Layout[] = [
     cjs: [],
     esm: [],
     env: {},
-    install() {
+    async install() {
       const root = path.dirname(this.app);
       fs.mkdirSync(root, { recursive: true });
       writeJson(path.join(root, 'package.json'), { name: 'layout-workspaces', version: '1.0.0', private: true, workspaces: ['app', 'probe'] });
-      checkout(path.join(root, 'probe'), false);
+      await checkout(path.join(root, 'probe'), false);
       appFolder(this.app, CELL, { ...CELL.dependencies, probe: 'file:../probe' });
-      npm(['install', '--ignore-scripts'], root);
+      await npm(['install', '--ignore-scripts'], root);
     },
   },
   {
@@ -142,23 +143,23 @@ export const LAYOUTS: Layout[] = [
     cjs: [],
     esm: [],
     env: {},
-    install() {
+    async install() {
       const tool = path.join(ROOT, 'pnpm');
       const bin = path.join(tool, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
-      if (!fs.existsSync(bin)) npm(['install', '--prefix', tool, `pnpm@${PNPM}`], ROOT);
-      const app = appFolder(this.app, CELL, { ...CELL.dependencies, probe: `file:${packProbe()}` });
+      if (!fs.existsSync(bin)) await npm(['install', '--prefix', tool, `pnpm@${PNPM}`], ROOT);
+      const app = appFolder(this.app, CELL, { ...CELL.dependencies, probe: `file:${await packProbe()}` });
       fs.rmSync(path.join(app, 'pnpm-lock.yaml'), { force: true });
       // pnpm 12 fails on a dependency's build script it was not told about: protobufjs's (a version check) is not run.
       fs.writeFileSync(path.join(app, 'pnpm-workspace.yaml'), 'allowBuilds:\n  protobufjs: false\n');
       // CI=true makes pnpm insist on an unchanged lockfile: the tarball is a new one each run.
       const store = path.join(ROOT, 'pnpm-store');
-      run(process.execPath, [bin, 'install', '--no-frozen-lockfile', '--prefer-offline', '--store-dir', store, '--reporter=silent'], app);
+      await run(process.execPath, [bin, 'install', '--no-frozen-lockfile', '--prefer-offline', '--store-dir', store, '--reporter=silent'], app);
     },
   },
 ];
 
 /** The `@opentelemetry/api` versions the app and Probe's preload load, resolved as Node resolves them there. */
-export function apiVersions(layout: Layout): { app: string; probe: string } {
+export async function apiVersions(layout: Layout): Promise<{ app: string; probe: string }> {
   const script = `
     const { createRequire } = require('node:module');
     const register = require('node:fs').realpathSync(require.resolve('probe/register'));
@@ -168,12 +169,9 @@ export function apiVersions(layout: Layout): { app: string; probe: string } {
       return JSON.parse(require('node:fs').readFileSync(dir + '/package.json', 'utf8')).version;
     };
     console.log(JSON.stringify({ app: version(require), probe: version(createRequire(register)) }));`;
-  const out = execFileSync(process.execPath, ['-e', script], {
-    cwd: layout.app,
-    encoding: 'utf8',
-    env: { ...cleanEnv(), ...layout.env },
-  });
-  return JSON.parse(out) as { app: string; probe: string };
+  const out = await runChild(process.execPath, ['-e', script], { cwd: layout.app, env: { ...cleanEnv(), ...layout.env } });
+  if (out.code !== 0) throw new Error(`could not read the API versions in ${layout.app}:\n${out.stderr}`);
+  return JSON.parse(out.stdout) as { app: string; probe: string };
 }
 
 /** Probe before and after the app's setup (CommonJS, a script and a node:http server), and before it in ESM. */

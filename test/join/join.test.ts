@@ -38,7 +38,7 @@ async function runServer(up: Upstream, setup: string | null, when: When, extraEn
   let child: ChildProcess | undefined;
   try {
     child = app.spawn('server.js', { preload: when === 'none' ? 'none' : 'require', env });
-    const done = collect(child, 30_000);
+    const done = collect(child);
     const [, port] = await waitForLine(child, /listening (\d+)/);
     const base = `http://127.0.0.1:${port}`;
     assert.equal(await fetch(`${base}/x`).then((r) => r.text()), 'SECRET-BODY-123', 'the app answers as it does alone');
