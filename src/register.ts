@@ -9,6 +9,7 @@ import type * as StartModule from './start';
 import { ProbeConfigError } from './config/ProbeConfigError';
 import { LOADER_THREAD_MARK } from './lens/esmHook';
 import { WRITE_THREAD_MARK } from './store/threadMark';
+import { shareAppApi } from './runtime/appApiPath';
 
 /** Node runs preloads in its ESM loader thread too, and maybe in Probe's own write thread: no app there. */
 function isLoaderThread(): boolean {
@@ -32,7 +33,11 @@ function isProbeCli(): boolean {
 
 try {
   // Loaded only where it runs: the loader thread must not pay for Probe's module graph.
-  if (!isLoaderThread() && !isProbeCli()) (require('./start') as typeof StartModule).start();
+  if (!isLoaderThread() && !isProbeCli()) {
+    // Before anything of Probe loads @opentelemetry/api: Probe's files then use the app's copy (see appApiPath.ts).
+    shareAppApi(path.resolve(process.env.PROBE_ROOT ?? process.cwd()));
+    (require('./start') as typeof StartModule).start();
+  }
 } catch (error) {
   const why = error instanceof ProbeConfigError ? `bad configuration: ${error.message}` : `could not start: ${(error as Error)?.message ?? error}`;
   try {

@@ -1,6 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
 import { syncBuiltinESMExports } from 'node:module';
-import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AlwaysOnSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -22,6 +21,7 @@ import { threadUnits } from './runtime/threadUnits';
 import { Joiner } from './runtime/join/Joiner';
 import { hasContextManager, watchTracerProvider } from './runtime/join/globals';
 import { yieldContextManagerTo } from './runtime/join/context';
+import { appApi } from './runtime/appApi';
 import { IncomingRequests } from './lens/IncomingRequests';
 import { httpLens } from './lens/HttpLens';
 import { undiciLens } from './lens/UndiciLens';
@@ -84,9 +84,11 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
   try {
     // Context propagation is needed for units to see their calls. An app's own setup (before or after this)
     // keeps its context manager: Probe registers one only when there is none, and steps aside for a later one.
+    // Registered through the app's copy of the API, so the registry takes the app's version (see appApi.ts).
     if (!hasContextManager()) {
+      const { context } = appApi(config.root);
       const manager = new AsyncLocalStorageContextManager().enable();
-      if (context.setGlobalContextManager(manager)) yieldContextManagerTo(manager);
+      if (context.setGlobalContextManager(manager)) yieldContextManagerTo(manager, context);
     }
     const joiner = new Joiner(provider, processor, logger);
     cleanups.push(() => joiner.stop());

@@ -1,9 +1,10 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { eventually, REPO_ROOT, TestApp } from '../helpers/app';
+import { startChild } from '../helpers/child';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
 
@@ -15,7 +16,7 @@ describe('probe dashboard --open', { timeout: 120_000 }, () => {
   });
 
   function dashboard(app: TestApp, bin: string, display: string | undefined): { child: ChildProcess; out: () => string } {
-    const child = spawn(process.execPath, [CLI, 'dashboard', '--open', '--port', '0'], {
+    const child = startChild(process.execPath, [CLI, 'dashboard', '--open', '--port', '0'], {
       cwd: app.dir,
       env: app.env({ preload: 'none', env: { PATH: bin, DISPLAY: display, WAYLAND_DISPLAY: undefined } }),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,11 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { collect, eventually, REPO_ROOT, TestApp } from '../helpers/app';
 import type { HttpRow } from '../../src/capture/types';
+import { startChild } from '../helpers/child';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
 
@@ -19,11 +20,10 @@ console.log('ready');
 
 /** `probe run` in the app folder, in its own process group so that every process under it is ended with it. */
 function probeRun(app: TestApp, args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [CLI, 'run', ...args], {
+  return startChild(process.execPath, [CLI, 'run', ...args], {
     cwd: app.dir,
     env: app.env({ preload: 'none', env }),
     stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
   });
 }
 

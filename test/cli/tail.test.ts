@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT, TestApp } from '../helpers/app';
 import { RedisServer } from '../helpers/redis';
 import { startUpstream, type Upstream } from '../helpers/upstream';
+import { startChild } from '../helpers/child';
 
 /** A script run under the preload: one command capture with three calls (the last one fails with 503). */
 const APP = `
@@ -28,7 +29,7 @@ interface Tail {
 }
 
 function startTail(app: TestApp, args: string[]): Promise<Tail> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'tail', ...args], {
+  const child = startChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'tail', ...args], {
     cwd: app.dir,
     env: app.env({ preload: 'none' }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { REPO_ROOT, collect, waitForLine, type RunResult, type TestApp } from '../helpers/app';
+import { REPO_ROOT, type TestApp } from '../helpers/app';
+import { collect, startChild, waitForLine, type RunResult, type StartOptions } from '../helpers/child';
 
 export interface RunningCollector {
   url: string;
@@ -10,13 +11,13 @@ export interface RunningCollector {
 }
 
 /** Starts the built `probe collect --port 0` in the app folder, as a user would run it next to the app. */
-export async function startCollector(app: TestApp, args: string[] = []): Promise<RunningCollector> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'collect', '--port', '0', ...args], {
+export async function startCollector(app: TestApp, args: string[] = [], options: Pick<StartOptions, 'lifetime'> = {}): Promise<RunningCollector> {
+  const child = startChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'collect', '--port', '0', ...args], {
     cwd: app.dir,
     env: app.env({ preload: 'none' }),
-    stdio: ['pipe', 'pipe', 'pipe'],
+    ...options,
   });
-  const done = collect(child, 120_000);
+  const done = collect(child, 600_000);
   const [, url] = await waitForLine(child, /(http:\/\/\S+)\n/);
   return {
     url: url!,

@@ -48,7 +48,7 @@ async function exportThrough(exporter: 'json' | 'proto', gzip: boolean, token?: 
         OTEL_EXPORTER_OTLP_HEADERS: token ? `Authorization=Bearer%20${token}` : undefined,
       },
     });
-    const exited = collectChild(child, 60_000);
+    const exited = collectChild(child);
     const [, port] = await waitForLine(child, /listening (\d+)/);
     const response = await fetch(`http://127.0.0.1:${port}/orders/42?x=1`, { headers: { 'user-agent': 'probe-test' } });
     assert.equal(response.status, 201);
@@ -60,7 +60,7 @@ async function exportThrough(exporter: 'json' | 'proto', gzip: boolean, token?: 
     const captures = await eventually(() => {
       const all = app.captures();
       return all.length >= 3 ? all : undefined;
-    }, 30_000);
+    });
     return { captures, pid: child.pid! };
   } finally {
     const stopped = await collector.stop();

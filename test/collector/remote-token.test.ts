@@ -1,18 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT, TestApp, collect, eventually, waitForLine } from '../helpers/app';
 import { openStore } from '../../src/store/openStore';
 import { createLogger } from '../../src/util/logger';
 import { exportRequest, span } from './otlpFixtures';
+import { startChild } from '../helpers/child';
 
 // `probe collect --host 0.0.0.0` takes spans from the network: it requires a token, shown once in the exporter
 // settings it prints, and prints the address it really listens on.
 
 test('probe collect --host 0.0.0.0: 401 without the token, 200 with it as a Bearer header or ?token=', async () => {
   const app = new TestApp({}, 'collector-remote');
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'collect', '--host', '0.0.0.0', '--port', '0'], {
+  const child = startChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'collect', '--host', '0.0.0.0', '--port', '0'], {
     cwd: app.dir,
     env: app.env({ preload: 'none', env: { PROBE_TOKEN: undefined } }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,7 +66,7 @@ test('probe collect --host 0.0.0.0: 401 without the token, 200 with it as a Bear
 
 test('probe collect on loopback asks for no token, unless --token is given', async () => {
   const app = new TestApp({}, 'collector-local');
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'collect', '--port', '0', '--token', 'local-secret'], {
+  const child = startChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'collect', '--port', '0', '--token', 'local-secret'], {
     cwd: app.dir,
     env: app.env({ preload: 'none', env: { PROBE_TOKEN: undefined } }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runChild } from '../helpers/child';
 import { ORIGIN_OFF, type Cell, type Run } from './cells';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -10,24 +10,36 @@ const HERE = __dirname;
 /** Installs are kept outside the repository, shared by runs and Node versions (the apps are plain JS). */
 export const CACHE = process.env.PROBE_COMPAT_CACHE ?? path.join(os.homedir(), '.cache', 'probe-compat');
 
-let packed: string | undefined;
+let packed: Promise<string> | undefined;
 
 /**
  * `npm pack` of this checkout (built by `npm test` first), once per test process. `--ignore-scripts`: packing
  * would otherwise run `prepare` (the build) and rewrite dist/ under the tests running beside it.
  */
-export function packProbe(): string {
+export function packProbe(): Promise<string> {
   // PROBE_COMPAT_TGZ: another build's tarball (to see the suite fail on a Probe without a fix).
-  if (process.env.PROBE_COMPAT_TGZ) return path.resolve(process.env.PROBE_COMPAT_TGZ);
-  if (packed) return packed;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-pack-'));
-  const out = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  packed = path.join(dir, out.trim().split('\n').pop()!);
+  if (process.env.PROBE_COMPAT_TGZ) return Promise.resolve(path.resolve(process.env.PROBE_COMPAT_TGZ));
+  packed ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-pack-'));
+    const out = await runChild('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, lifetime: 'file' });
+    if (out.code !== 0) throw new Error(`npm pack failed:\n${out.stderr}${out.stdout}`);
+    return path.join(dir, out.stdout.trim().split('\n').pop()!);
+  })();
   return packed;
+}
+
+/**
+ * `npm install` in an app folder of a cache, as a child process killed with its group if it runs past `timeout`
+ * (10 minutes: a cold install on a loaded machine). The caches are shared by runs and by parallel test files.
+ */
+export async function npmInstall(app: string, env: NodeJS.ProcessEnv = cleanEnv(), timeout = 600_000): Promise<void> {
+  const result = await runChild('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd: app,
+    env,
+    timeout,
+    lifetime: 'file',
+  });
+  if (result.code !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
 }
 
 /**
@@ -35,21 +47,29 @@ export function packProbe(): string {
  * would (`npm install` of the tarball beside the app's own versions, so Probe's copies nest where they differ).
  * The third-party packages stay installed between runs; only Probe is replaced.
  */
-export function installCell(cell: Cell): string {
-  return installApp(cell.name, cell.dependencies, (app) => {
-    for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'probe.origin-off.cjs', 'loopback.crt', 'loopback.key'])
-      fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
-    fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
-    if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
-    for (const file of cell.files ?? []) fs.copyFileSync(path.join(HERE, 'setups', file), path.join(app, file));
-  });
+export function installCell(cell: Cell): Promise<string> {
+  return installApp(cell.name, cell.dependencies, (app) => copyHarness(cell, app));
+}
+
+/** The harness and the cell's setup files, copied into an app folder (they resolve that app's packages). */
+export function copyHarness(cell: Cell, app: string): void {
+  for (const file of ['runner.mjs', 'compare.mjs', 'app.cjs', 'app.mjs', 'probe.config.cjs', 'probe.origin-off.cjs', 'loopback.crt', 'loopback.key'])
+    fs.copyFileSync(path.join(HERE, 'harness', file), path.join(app, file));
+  fs.copyFileSync(path.join(HERE, 'setups', cell.cjs), path.join(app, 'tracing.cjs'));
+  if (cell.mjs) fs.copyFileSync(path.join(HERE, 'setups', cell.mjs), path.join(app, 'tracing.mjs'));
+  for (const file of cell.files ?? []) fs.copyFileSync(path.join(HERE, 'setups', file), path.join(app, file));
 }
 
 /**
  * An app folder in the cache (`<name>-<hash of its pins>`) with its pinned dependencies (and `overrides`, to
  * pin a transitive one) plus the packed Probe. `copy` puts the app's own files in first.
  */
-export function installApp(name: string, dependencies: Record<string, string>, copy: (app: string) => void, overrides?: Record<string, string>): string {
+export async function installApp(
+  name: string,
+  dependencies: Record<string, string>,
+  copy: (app: string) => void,
+  overrides?: Record<string, string>,
+): Promise<string> {
   const key = createHash('sha256')
     .update(JSON.stringify(overrides ? { dependencies, overrides } : dependencies))
     .digest('hex')
@@ -57,7 +77,7 @@ export function installApp(name: string, dependencies: Record<string, string>, c
   const app = path.join(CACHE, `${name}-${key}`);
   fs.mkdirSync(app, { recursive: true });
   copy(app);
-  const tgz = packProbe();
+  const tgz = await packProbe();
   const pkg = {
     name: `compat-${name}`,
     version: '1.0.0',
@@ -70,12 +90,7 @@ export function installApp(name: string, dependencies: Record<string, string>, c
   // earlier Probe brought (say its own @opentelemetry/api) when it still satisfies the new one's ranges.
   fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
   fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
-  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
-    cwd: app,
-    encoding: 'utf8',
-    env: cleanEnv(),
-  });
-  if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
+  await npmInstall(app);
   return app;
 }
 
@@ -95,15 +110,18 @@ export interface Outcome {
 }
 
 /** One compare.mjs run: the app alone, then with Probe in the given order, checked against `expect`. */
-export function compare(app: string, run: Run, expect: string[]): Outcome {
+export async function compare(app: string, run: Run, expect: string[]): Promise<Outcome> {
   const args = ['compare.mjs', '--app', '.', '--mode', run.mode, '--order', run.order, '--expect', expect.join(',')];
   if (run.server) args.push('--server', run.server);
   if (run.esm) args.push('--esm');
   args.push(...(run.args ?? []));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-compat-'));
-  const result = spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', env: { ...cleanEnv(), FIELD_WORK: work }, timeout: 180_000 });
-  fs.rmSync(work, { recursive: true, force: true });
-  return { ok: result.status === 0, output: `${result.stdout}${result.stderr}` };
+  try {
+    const result = await runChild(process.execPath, args, { cwd: app, env: { ...cleanEnv(), FIELD_WORK: work }, timeout: 180_000 });
+    return { ok: result.code === 0, output: `${result.stdout}${result.stderr}` };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 }
 
 export function describeRun(run: Run): string {

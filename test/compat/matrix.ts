@@ -14,14 +14,14 @@ export function matrix(cells: Cell[]): void {
   for (const cell of cells.filter((c) => !only || only.some((name) => c.name.includes(name)))) {
     describe(`${cell.name}: ${cell.setup}`, { concurrency: 1 }, () => {
       let app = '';
-      it('installs beside the packed Probe', { timeout: 600_000 }, () => {
-        app = installCell(cell);
+      it('installs beside the packed Probe', { timeout: 600_000 }, async () => {
+        app = await installCell(cell);
       });
       for (const run of cell.runs) {
         const expect = [...(run.expect ?? ALL), ...(run.mode === 'server' ? ['one-capture-per-request'] : [])];
-        it(describeRun(run), { timeout: 240_000 }, (t) => {
+        it(describeRun(run), { timeout: 240_000 }, async (t) => {
           if (!app) return t.skip('not installed');
-          const outcome = compare(app, run, expect);
+          const outcome = await compare(app, run, expect);
           assert.ok(outcome.ok, outcome.output);
         });
       }

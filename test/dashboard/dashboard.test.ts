@@ -53,7 +53,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
   before(async () => {
     app = new FixtureApp();
     app.add(...allFixtureCaptures());
-    cli = await startDashboardCli(app);
+    cli = await startDashboardCli(app, undefined, { lifetime: 'file' });
     browser = await launchBrowser();
     ({ page, dialogs, errors: pageErrors } = await openPage(browser));
   });
@@ -120,7 +120,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
       ended_at: 1_900_000_000.5,
     };
     app.add(fresh);
-    await page.waitForSelector('[data-testid=capture-row][data-id=livecapture0001]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid=capture-row][data-id=livecapture0001]', { timeout: 60_000 });
     assert.equal(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument), true);
     const first = await page.locator('[data-testid=capture-row]').first().getAttribute('data-id');
     assert.equal(first, 'livecapture0001', 'newest first');
@@ -365,7 +365,7 @@ describe('probe dashboard --token', () => {
   before(async () => {
     app = new FixtureApp();
     app.add(...allFixtureCaptures());
-    cli = await startDashboardCli(app, ['--port', '0', '--token', 's3cret-token']);
+    cli = await startDashboardCli(app, ['--port', '0', '--token', 's3cret-token'], { lifetime: 'file' });
     browser = await launchBrowser();
   });
 

@@ -81,7 +81,7 @@ describe('dashboard: Download HAR and streamed responses (real Chromium)', () =>
   before(async () => {
     app = new FixtureApp();
     app.add(...allFixtureCaptures(), streamCapture());
-    cli = await startDashboardCli(app);
+    cli = await startDashboardCli(app, undefined, { lifetime: 'file' });
     browser = await launchBrowser();
     ({ page, dialogs, errors } = await openPage(browser));
   });

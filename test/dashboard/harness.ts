@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Capture } from '../../src/capture/types';
 import { indexRowOf } from '../../src/capture/indexRow';
-import { REPO_ROOT, TestApp, waitForLine } from '../helpers/app';
+import { REPO_ROOT, TestApp } from '../helpers/app';
+import { startChild, waitForLine, type StartOptions } from '../helpers/child';
 
 export const CHROMIUM = process.env.PROBE_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -67,12 +68,16 @@ export interface RunningCli {
   stop(): Promise<void>;
 }
 
-/** Starts the built `probe dashboard` in the app folder and waits for its first line (which ends with the URL). */
-export async function startDashboardCli(app: TestApp, args: string[] = ['--port', '0']): Promise<RunningCli> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'dashboard', ...args], {
+/**
+ * Starts the built `probe dashboard` in the app folder and waits for its first line (which ends with the URL).
+ * From a `before` hook pass `{ lifetime: 'file' }` (see helpers/child.ts).
+ */
+export async function startDashboardCli(app: TestApp, args: string[] = ['--port', '0'], options: Pick<StartOptions, 'lifetime'> = {}): Promise<RunningCli> {
+  const child = startChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'dashboard', ...args], {
     cwd: app.dir,
     env: app.env({ preload: 'none' }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options,
   });
   const match = await waitForLine(child, /^Probe dashboard: (http:\/\/\S+)$/m);
   const url = match[1]!;

@@ -50,7 +50,7 @@ async function recordAndBrowse(app: TestApp, upstream: Upstream, browser: Browse
     const [, port] = await waitForLine(child, /listening (\d+)/);
     await (await fetch(`http://127.0.0.1:${port}/checkout?coupon=x`)).text();
     const row = page.locator('[data-testid=capture-row]', { hasText: 'GET /checkout' });
-    await row.waitFor({ timeout: 15_000 });
+    await row.waitFor({ timeout: 60_000 });
     await row.click();
     await page.waitForSelector('[data-testid=capture-header]');
     await page.click('[data-testid=tab-http]');

@@ -1,12 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { REPO_ROOT, waitForLine } from '../helpers/app';
 import { FixtureApp, launchBrowser, openPage } from './harness';
 import { allFixtureCaptures } from './fixture-captures';
+import { startChild } from '../helpers/child';
 
 // Issue: `probe dashboard --host 0.0.0.0` served every capture to the network with no credential, and printed
 // http://127.0.0.1:…/ as its address.
@@ -19,7 +20,7 @@ interface Started {
 }
 
 async function startDashboard(app: FixtureApp, args: string[], env: Record<string, string | undefined> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'dashboard', ...args], {
+  const child = startChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'dashboard', ...args], {
     cwd: app.dir,
     env: app.env({ preload: 'none', env: { PROBE_TOKEN: undefined, ...env } }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -15,7 +15,7 @@ describe('rows are numbered the same way in the dashboard (real Chromium), the C
   before(async () => {
     app = new FixtureApp();
     app.add(...allFixtureCaptures());
-    cli = await startDashboardCli(app);
+    cli = await startDashboardCli(app, undefined, { lifetime: 'file' });
     browser = await launchBrowser();
     ({ page } = await openPage(browser));
   });

@@ -27,7 +27,7 @@ describe('the captures list says when sampling left units out (real Chromium)', 
   before(async () => {
     app = new FixtureApp();
     app.add(...listCaptures());
-    cli = await startDashboardCli(app);
+    cli = await startDashboardCli(app, undefined, { lifetime: 'file' });
     browser = await launchBrowser();
     ({ page, errors: pageErrors } = await openPage(browser));
   });
@@ -46,7 +46,7 @@ describe('the captures list says when sampling left units out (real Chromium)', 
     const [health] = listCaptures();
     app.add(sampled(health!, 'sampledcap0001', 1_900_000_000, 7), sampled(health!, 'sampledcap0002', 1_900_000_010, 5));
     const note = page.locator('[data-testid=sampling-note]');
-    await note.waitFor({ timeout: 10_000 });
+    await note.waitFor({ timeout: 60_000 });
     const expected =
       'Sampling is in effect (rate 0.25, at most 10 per second): 12 request(s), job(s) or command(s) were not recorded besides the stored captures.';
     assert.equal((await note.textContent())?.trim(), expected);

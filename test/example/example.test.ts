@@ -1,11 +1,11 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { collect, REPO_ROOT, type RunResult } from '../helpers/app';
 import type { Capture, HttpRow } from '../../src/capture/types';
+import { startChild } from '../helpers/child';
 
 /**
  * `npm run example` is the first thing a user runs: every feature the README headlines must show on its own
@@ -23,11 +23,10 @@ describe('the example', { timeout: 180_000 }, () => {
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', PROBE_ROOT: root };
     // NODE_TEST_CONTEXT would make the example's own `node --test` report to this runner instead of running.
     for (const key of ['PROBE_CONFIG', 'PROBE_STORAGE', 'NODE_TEST_CONTEXT']) delete env[key];
-    const child = spawn(process.execPath, ['examples/run-example.mjs'], {
+    const child = startChild(process.execPath, ['examples/run-example.mjs'], {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
     });
     try {
       run = await collect(child, 150_000);

@@ -1,26 +1,20 @@
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import type { Capture } from '../../src/capture/types';
+import { collect, startChild, type RunResult } from './child';
 // @ts-expect-error plain .mjs helper shared with scripts/
 import { prepareTestModules } from '../../scripts/test-modules.mjs';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
-
-export interface RunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
 
 export interface RunOptions {
   /** How Probe is loaded: `require` (default), `import`, or `none` (a baseline run without Probe). */
   preload?: 'require' | 'import' | 'none';
   env?: Record<string, string | undefined>;
   args?: string[];
-  /** Kill the process after this many ms (default 30 s). */
+  /** Kill the process after this many ms (default RUN_TIMEOUT: 3 minutes, a limit against hangs, not a speed check). */
   timeout?: number;
 }
 
@@ -64,25 +58,23 @@ export class TestApp {
     return env;
   }
 
-  /** Starts `node <script> ...args` in the app folder. */
+  /** Starts `node <script> ...args` in the app folder (killed when the test ends: see helpers/child.ts). */
   spawn(script: string, options: RunOptions = {}): ChildProcess {
-    return spawn(process.execPath, [script, ...(options.args ?? [])], { cwd: this.dir, env: this.env(options), stdio: ['pipe', 'pipe', 'pipe'] });
+    return startChild(process.execPath, [script, ...(options.args ?? [])], { cwd: this.dir, env: this.env(options) });
   }
 
   /** Runs a script to completion. */
   run(script: string, options: RunOptions = {}): Promise<RunResult> {
-    const child = this.spawn(script, options);
-    return collect(child, options.timeout ?? 30_000);
+    return collect(this.spawn(script, options), options.timeout);
   }
 
   /** Runs the `probe` CLI in the app folder with the same environment an app gets. */
   cli(args: string[], options: RunOptions = {}): Promise<RunResult> {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), ...args], {
+    const child = startChild(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), ...args], {
       cwd: this.dir,
       env: this.env({ ...options, preload: 'none' }),
-      stdio: ['pipe', 'pipe', 'pipe'],
     });
-    return collect(child, options.timeout ?? 30_000);
+    return collect(child, options.timeout);
   }
 
   /** Every capture in the default file store, oldest first (ids sort by creation time). */
@@ -96,48 +88,11 @@ export class TestApp {
   }
 }
 
-export function collect(child: ChildProcess, timeout: number): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`child timed out after ${timeout} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, timeout);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
-
-/** Resolves with the first stdout line matching `pattern` (e.g. a server's "listening 1234"). */
-export function waitForLine(child: ChildProcess, pattern: RegExp, timeout = 15_000): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    let errors = '';
-    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} in ${timeout} ms\nstdout: ${buffer}\nstderr: ${errors}`)), timeout);
-    child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const match = buffer.match(pattern);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited (${code}) before a line matching ${pattern}\nstdout: ${buffer}\nstderr: ${errors}`));
-    });
-  });
-}
-
-/** Polls until `check` returns a value (not undefined/false), for captures written after a response. */
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeout = 10_000): Promise<T> {
+/**
+ * Polls until `check` returns a value (not undefined/false), for captures written after a response. The limit only
+ * ends a wait that would never succeed: a loaded machine can take many seconds to write a capture.
+ */
+export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeout = 60_000): Promise<T> {
   const deadline = Date.now() + timeout;
   let last: unknown;
   for (;;) {
@@ -151,3 +106,5 @@ export async function eventually<T>(check: () => T | undefined | false | Promise
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+export { collect, waitForLine, type RunResult } from './child';

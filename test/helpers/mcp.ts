@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { after } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -12,6 +13,22 @@ export interface McpSession {
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { json: any; text: string }>;
   close(): Promise<void>;
 }
+
+/** Sessions still open: the SDK starts the server's process itself, outside helpers/child.ts. */
+const open = new Set<Client>();
+const pids = new Set<number>();
+
+// At the file's end (this module is imported at its top level), then at its process's exit whatever ended it.
+after(() => Promise.all([...open].map((client) => client.close().catch(() => undefined))));
+process.on('exit', () => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+});
 
 /** Starts `probe mcp` (the built CLI) in the app folder and connects the real MCP client over stdio. */
 export async function connectMcp(app: TestApp, env: Record<string, string | undefined> = {}): Promise<McpSession> {
@@ -28,6 +45,13 @@ export async function connectMcp(app: TestApp, env: Record<string, string | unde
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'probe-test', version: '1.0.0' });
   await client.connect(transport);
+  const pid = transport.pid;
+  open.add(client);
+  if (pid !== null) pids.add(pid);
+  client.onclose = () => {
+    open.delete(client);
+    if (pid !== null) pids.delete(pid);
+  };
   return {
     client,
     stderr: () => stderr,

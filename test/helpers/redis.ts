@@ -1,8 +1,9 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startChild } from './child';
 
 /**
  * A real `redis-server` (Debian package) on a free loopback port in a temp folder, without persistence,
@@ -36,17 +37,16 @@ export class RedisServer {
   /** Starts (again) on the same port. */
   async start(): Promise<void> {
     if (this.child) return;
-    const child = spawn(
+    // `file`: a server outlives the test that restarts it; it is killed when the file's tests are done.
+    const child = startChild(
       'redis-server',
       ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'notice'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      { stdio: ['ignore', 'pipe', 'pipe'], lifetime: 'file' },
     );
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       let output = '';
-      const timer = setTimeout(() => fail(new Error(`redis-server did not start in 10 s:\n${output}`)), 10_000);
+      const timer = setTimeout(() => fail(new Error(`redis-server did not start in 120 s:\n${output}`)), 120_000);
       const fail = (error: Error) => {
         clearTimeout(timer);
         child.kill('SIGKILL');
@@ -96,7 +96,7 @@ export class RedisServer {
   /** Runs one command through `redis-cli` and returns its raw output. */
   cli(...args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
-      execFile('redis-cli', ['-p', String(this.port), '--raw', ...args], { timeout: 10_000 }, (error, stdout, stderr) => {
+      execFile('redis-cli', ['-p', String(this.port), '--raw', ...args], { timeout: 60_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
         if (error) reject(new Error(`redis-cli ${args.join(' ')}: ${stderr || error.message}`));
         else resolve(stdout);
       });

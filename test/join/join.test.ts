@@ -38,7 +38,7 @@ async function runServer(up: Upstream, setup: string | null, when: When, extraEn
   let child: ChildProcess | undefined;
   try {
     child = app.spawn('server.js', { preload: when === 'none' ? 'none' : 'require', env });
-    const done = collect(child, 30_000);
+    const done = collect(child);
     const [, port] = await waitForLine(child, /listening (\d+)/);
     const base = `http://127.0.0.1:${port}`;
     assert.equal(await fetch(`${base}/x`).then((r) => r.text()), 'SECRET-BODY-123', 'the app answers as it does alone');
@@ -73,7 +73,7 @@ function assertRows(outcome: Outcome): void {
   const post = rows[1]!;
   assert.equal(post.request_body, 'SECRET-BODY-123');
   assert.equal(post.response_body, 'SECRET-BODY-123');
-  assert.equal(post.request_headers['x-secret'], 'SECRET-HEADER-456');
+  assert.equal(post.request_headers['x-secret'], '********', 'kept on the row, masked: its name ends with a secret word');
   for (const row of rows) assert.ok(typeof row.duration === 'number' && row.duration >= 0);
 }
 

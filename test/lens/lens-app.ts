@@ -34,7 +34,6 @@ export async function runLensApp(
   const result = await app.run(script, {
     preload: options.preload ?? 'require',
     env: { UPSTREAM: up.plain.url, UPSTREAM_TLS: up.tls.url, NODE_EXTRA_CA_CERTS: up.tls.certFile, ...options.env },
-    timeout: 60_000,
   });
   const captures = app.captures();
   const capture = captures.find((c) => c.type === 'command');

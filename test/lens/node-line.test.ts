@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runLensApp, rowsFor, startUpstreams, type Upstreams } from './lens-app';
+import { runChild } from '../helpers/child';
 
 /**
  * What changes from one Node line to the next, checked on whichever Node runs the suite: the bundled undici
@@ -20,20 +20,17 @@ const CACHE = process.env.PROBE_UNDICI_CACHE ?? path.join(os.homedir(), '.cache'
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const [, NODE_MINOR] = process.versions.node.split('.').map(Number) as [number, number];
 
-function installUndici(major: number): string {
+async function installUndici(major: number): Promise<string> {
   const dir = path.join(CACHE, `undici-${major}`);
   const main = path.join(dir, 'node_modules', 'undici');
   if (!fs.existsSync(path.join(main, 'package.json'))) {
     fs.mkdirSync(dir, { recursive: true });
-    const result = spawnSync(
+    const result = await runChild(
       'npm',
       ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', `undici@${major}`],
-      {
-        encoding: 'utf8',
-        env: { ...process.env, NODE_OPTIONS: '' },
-      },
+      { env: { ...process.env, NODE_OPTIONS: '' }, timeout: 600_000 },
     );
-    if (result.status !== 0) throw new Error(`npm install undici@${major} failed:\n${result.stderr}`);
+    if (result.code !== 0) throw new Error(`npm install undici@${major} failed:\n${result.stderr}`);
   }
   return main;
 }
@@ -86,7 +83,7 @@ describe(`Node ${process.versions.node}: fetch bodies and a quiet stderr`, () =>
     // undici 8 needs Node 22.19 or later (its engines field; it fails to load on Node 20).
     const skip = major === 8 && (NODE_MAJOR < 22 || (NODE_MAJOR === 22 && NODE_MINOR < 19)) ? 'undici 8 needs Node >= 22.19' : false;
     it(`userland undici ${major}: fetch and request bodies`, { skip }, async () => {
-      const undiciPath = major === 7 ? path.dirname(require.resolve('undici/package.json')) : installUndici(major);
+      const undiciPath = major === 7 ? path.dirname(require.resolve('undici/package.json')) : await installUndici(major);
       const run = await runLensApp(up, { 'app.cjs': USERLAND }, 'app.cjs', { env: { UNDICI_PATH: undiciPath } });
       assert.equal(run.result.code, 0, run.result.stderr);
       assert.equal(run.result.stderr, '');

@@ -91,7 +91,7 @@ describe('raw body text is masked when it does not parse whole', () => {
 
   it('stores no secret from cut JSON, JSON lines, JSON as text, a cut event stream or a cut request body', async () => {
     const app = new TestApp({ 'app.js': APP, 'probe.config.js': CONFIG });
-    const result = await app.run('app.js', { env: { UPSTREAM: upstream }, timeout: 60_000 });
+    const result = await app.run('app.js', { env: { UPSTREAM: upstream } });
     assert.equal(result.code, 0, result.stderr);
     // The app read every body whole, as without Probe.
     const big = Buffer.byteLength(bigJson());

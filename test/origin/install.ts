@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { npmInstall } from '../compat/install';
 
 /** The client libraries and SDKs whose calls must carry the app's line, pinned. */
 export const PACKAGES: Record<string, string> = {
@@ -30,7 +30,7 @@ const CACHE = process.env.PROBE_ORIGIN_CACHE ?? path.join(os.homedir(), '.cache'
  * An app folder with the pinned packages installed (once; later runs reuse it) and the given app files
  * copied in fresh. Probe itself is loaded from this checkout's dist/ by the test's preload flag.
  */
-export function installApp(files: string[]): string {
+export async function installApp(files: string[]): Promise<string> {
   const key = createHash('sha256').update(JSON.stringify(PACKAGES)).digest('hex').slice(0, 10);
   const app = path.join(CACHE, `sdks-${key}`);
   fs.mkdirSync(app, { recursive: true });
@@ -38,12 +38,7 @@ export function installApp(files: string[]): string {
   const done = path.join(app, 'node_modules', '.probe-installed');
   if (!fs.existsSync(done) || fs.readFileSync(done, 'utf8') !== pkg) {
     fs.writeFileSync(path.join(app, 'package.json'), pkg);
-    const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
-      cwd: app,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_OPTIONS: '' },
-    });
-    if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
+    await npmInstall(app, { ...process.env, NODE_OPTIONS: '' });
     fs.writeFileSync(done, pkg);
   }
   for (const file of files) fs.copyFileSync(path.join(__dirname, 'apps', file), path.join(app, file));

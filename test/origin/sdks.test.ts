@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Capture, HttpRow } from '../../src/capture/types';
-import { REPO_ROOT, collect } from '../helpers/app';
-import { spawn } from 'node:child_process';
+import { REPO_ROOT } from '../helpers/app';
+import { runChild } from '../helpers/child';
 import { installApp } from './install';
 import { startStub, type Stub } from './stub';
 
@@ -67,7 +67,7 @@ async function runApp(script: string, preload: string): Promise<HttpRow[]> {
     PROBE_ENABLED: undefined,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const result = await collect(spawn(process.execPath, [script], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] }), 120_000);
+  const result = await runChild(process.execPath, [script], { cwd: app, env });
   assert.equal(result.code, 0, `the app failed:\n${result.stdout}\n${result.stderr}`);
   const dir = path.join(app, '.probe', 'captures');
   const captures = fs
@@ -97,7 +97,7 @@ function checkOrigins(script: string, rows: HttpRow[], calls: Array<[string, str
 
 describe('origin: the app line of calls made through client libraries and SDKs (real packages, loopback stub)', { timeout: 600_000 }, () => {
   before(async () => {
-    app = installApp(['sdks.cjs', 'esm.mjs']);
+    app = await installApp(['sdks.cjs', 'esm.mjs']);
     stub = await startStub();
   });
   after(async () => stub?.close());

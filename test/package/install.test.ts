@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { cleanEnv } from '../compat/install';
+import { killGroup, startChild } from '../helpers/child';
 
 /**
  * Probe installed as a user installs it, into fresh apps under the temp folder: the `npm pack` tarball, and a
@@ -32,11 +33,11 @@ interface Ran {
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = npmEnv(), timeout = 600_000): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = startChild(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const timer = setTimeout(() => killGroup(child), timeout);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, out });
@@ -91,19 +92,19 @@ async function checkApp(app: string, label: string): Promise<void> {
     ['app.cjs', '--require probe/register', 'cjs ok'],
     ['app.mjs', '--import probe/register', 'esm ok'],
   ] as const) {
-    const ran = await run(process.execPath, [script], app, { ...cleanEnv(), NODE_OPTIONS: preload }, 60_000);
+    const ran = await run(process.execPath, [script], app, { ...cleanEnv(), NODE_OPTIONS: preload }, 180_000);
     assert.equal(ran.code, 0, `${label}: ${preload} node ${script}:\n${ran.out}`);
     assert.equal(ran.out.trim(), said, `${label}: ${preload} node ${script} prints only the app's line`);
   }
 
-  const list = await run(probe, ['list', '--json'], app, cleanEnv(), 60_000);
+  const list = await run(probe, ['list', '--json'], app, cleanEnv(), 180_000);
   assert.equal(list.code, 0, `${label}: node_modules/.bin/probe list:\n${list.out}`);
   // Per run: the script's command capture and the loopback server's request capture.
   assert.equal((JSON.parse(list.out) as { total: number }).total, 4, `${label}: two captures per run:\n${list.out}`);
   assert.match(list.out, /app\.cjs/);
   assert.match(list.out, /app\.mjs/);
 
-  const install = await run(probe, ['install', '--mcp'], app, cleanEnv(), 60_000);
+  const install = await run(probe, ['install', '--mcp'], app, cleanEnv(), 180_000);
   assert.equal(install.code, 0, `${label}: probe install --mcp:\n${install.out}`);
   assert.match(install.out, /\.mcp\.json: registered the probe MCP server: node node_modules\/probe\/dist\/cli\/main\.js mcp/);
   assert.doesNotMatch(install.out, /npx|note:/);

@@ -109,9 +109,9 @@ describe('text/event-stream responses (real loopback SSE server, real app under 
     sse = await startSseServer();
     app = new TestApp({ 'app.js': APP });
     const env = { SSE: sse.url };
-    without = await app.run('app.js', { preload: 'none', env, timeout: 60_000 });
+    without = await app.run('app.js', { preload: 'none', env });
     // Room for the paced server's 15 s stall fallback.
-    withProbe = await app.run('app.js', { env, timeout: 60_000 });
+    withProbe = await app.run('app.js', { env });
     rows = rowsOf(app);
   });
 

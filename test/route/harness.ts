@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { cleanEnv, installApp } from '../compat/install';
+import { runChild } from '../helpers/child';
 
 const APPS = path.join(__dirname, 'apps');
 const ROUTE = '/api/users/:id';
@@ -33,10 +33,10 @@ interface Run {
 /** Installs each cell into the cache outside the repository, then checks the route of each capture. */
 export function routeCells(cells: RouteCell[]): void {
   for (const cell of cells) {
-    test(`${cell.name}: the capture of /api/users/42 has route ${ROUTE}, a 404 has none, the app sees no difference`, () => {
-      const app = installApp(`route-${cell.name}`, cell.dependencies, copyApps, cell.overrides);
+    test(`${cell.name}: the capture of /api/users/42 has route ${ROUTE}, a 404 has none, the app sees no difference`, async () => {
+      const app = await installApp(`route-${cell.name}`, cell.dependencies, copyApps, cell.overrides);
       const esm = cell.app.endsWith('.mjs');
-      const alone = run(app, cell, []);
+      const alone = await run(app, cell, []);
       const answers = JSON.parse(alone.stdout) as Array<{ path: string; status: number; body: string }>;
       assert.equal(answers[0]!.status, 200, alone.stdout);
       assert.match(answers[0]!.body, /42/);
@@ -44,7 +44,7 @@ export function routeCells(cells: RouteCell[]): void {
       const orders = cell.otel ? ['after', 'before'] : ['only'];
       for (const order of orders) {
         const preload = esm ? ['--import', 'probe/register'] : ['--require', 'probe/register'];
-        const withProbe = run(app, cell, preload, order);
+        const withProbe = await run(app, cell, preload, order);
         assert.equal(withProbe.stdout, alone.stdout, 'the app answers as without Probe');
         assert.equal(withProbe.stderr, alone.stderr, 'nothing more on stderr');
         if (cell.otel) assert.deepEqual(withProbe.spans, alone.spans, `the app's spans are unchanged (Probe ${order})`);
@@ -60,8 +60,8 @@ export function routeCells(cells: RouteCell[]): void {
         assert.equal(missing.row.status, '404');
       }
       if (cell.ledger) {
-        const result = spawnSync(process.execPath, ['ledger.cjs', cell.ledger], { cwd: app, encoding: 'utf8', env: cleanEnv(), timeout: 60_000 });
-        assert.equal(result.status, 0, result.stderr);
+        const result = await runChild(process.execPath, ['ledger.cjs', cell.ledger], { cwd: app, env: cleanEnv() });
+        assert.equal(result.code, 0, result.stderr);
         const out = JSON.parse(result.stdout) as { wrapped: string[]; restored: string[]; listed: string[]; whys: string[]; left: number };
         assert.ok(
           out.wrapped.length > 0 && out.wrapped.length === out.listed.length,
@@ -84,19 +84,14 @@ function copyApps(app: string): void {
 }
 
 /** The app alone (`preload` empty) or under Probe; with `otel`, the app's setup first or after Probe. */
-function run(app: string, cell: RouteCell, preload: string[], order?: string): Run {
+async function run(app: string, cell: RouteCell, preload: string[], order?: string): Promise<Run> {
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-route-'));
   const spansFile = path.join(work, 'spans.json');
   const own = cell.otel ? ['--require', './otel.cjs'] : [];
   const args = order === 'before' ? [...preload, ...own] : [...own, ...preload];
-  const result = spawnSync(process.execPath, [...args, cell.app, ...(cell.args ?? [])], {
-    cwd: app,
-    encoding: 'utf8',
-    env: { ...cleanEnv(), ROUTE_SPANS: spansFile },
-    timeout: 60_000,
-  });
-  assert.equal(result.status, 0, `${cell.app} exited ${result.status}: ${result.stderr}`);
+  const result = await runChild(process.execPath, [...args, cell.app, ...(cell.args ?? [])], { cwd: app, env: { ...cleanEnv(), ROUTE_SPANS: spansFile } });
+  assert.equal(result.code, 0, `${cell.app} exited ${result.code}: ${result.stderr}`);
   const spans = cell.otel ? JSON.parse(fs.readFileSync(spansFile, 'utf8')) : undefined;
   fs.rmSync(work, { recursive: true, force: true });
   return { stdout: result.stdout, stderr: result.stderr, spans };

@@ -7,10 +7,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { installRunnerApp, cleanEnv } from '../testrunner/install';
 import { RedisServer } from '../helpers/redis';
 import { collect, eventually, waitForLine } from '../helpers/app';
+import { startChild } from '../helpers/child';
 
 const LIMIT = 240_000; // a cold install and the preload's start on a loaded machine; waits end at the line
 const SEEN = 60_000;
@@ -26,7 +27,7 @@ before(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
   redis = await RedisServer.start();
-  app = installRunnerApp('jobs', { bullmq: '5.81.5', 'bee-queue': '1.7.1', 'node-cron': '4.6.0', croner: '9.1.0' });
+  app = await installRunnerApp('jobs', { bullmq: '5.81.5', 'bee-queue': '1.7.1', 'node-cron': '4.6.0', croner: '9.1.0' });
   for (const [file, text] of Object.entries(APPS)) fs.writeFileSync(path.join(app, file), text);
 });
 after(async () => {
@@ -78,7 +79,7 @@ function env(preload: boolean, queue: string): NodeJS.ProcessEnv {
 }
 
 function start(file: string, preload: boolean, queue: string): ChildProcess {
-  const child = spawn(process.execPath, [file], { cwd: app, env: env(preload, queue), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = startChild(process.execPath, [file], { cwd: app, env: env(preload, queue) });
   children.push(child);
   return child;
 }
@@ -94,7 +95,7 @@ interface Listed {
 
 async function list(): Promise<Listed[]> {
   const run = await collect(
-    spawn(process.execPath, [path.join(app, 'node_modules', 'probe', 'dist', 'cli', 'main.js'), 'list', '--json', '--type', 'job'], {
+    startChild(process.execPath, [path.join(app, 'node_modules', 'probe', 'dist', 'cli', 'main.js'), 'list', '--json', '--type', 'job'], {
       cwd: app,
       env: env(false, ''),
     }),
@@ -114,7 +115,7 @@ test('BullMQ: each job of a plain processor is a job capture, seen while the wor
     const result = collect(worker, LIMIT);
     await waitForLine(worker, /ready/, LIMIT);
     const bothEnded = waitForLine(worker, /(?:(?:completed|failed) [^\n]*\n[\s\S]*){2}/, LIMIT);
-    const producer = await collect(spawn(process.execPath, ['bull-producer.cjs'], { cwd: app, env: env(preload, queue) }), LIMIT);
+    const producer = await collect(startChild(process.execPath, ['bull-producer.cjs'], { cwd: app, env: env(preload, queue) }), LIMIT);
     assert.equal(producer.code, 0, producer.stderr);
     if (preload) {
       // While the worker still runs.

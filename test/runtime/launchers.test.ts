@@ -5,8 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawn } from 'node:child_process';
-import { TestApp, collect } from '../helpers/app';
+import { TestApp } from '../helpers/app';
+import { runChild } from '../helpers/child';
 
 let server: http.Server;
 let target = '';
@@ -34,13 +34,10 @@ function summary(app: TestApp): Array<[string, number]> {
 test('npm run <script>: only the script is recorded, not npm nor the shell', async () => {
   const app = new TestApp({ 'a.js': CALL });
   app.write('package.json', JSON.stringify({ name: 'launched', version: '1.0.0', private: true, scripts: { go: 'node a.js' } }));
-  const run = await collect(
-    spawn('npm', ['run', 'go', '--silent'], {
-      cwd: app.dir,
-      env: app.env({ env: { TARGET: target, npm_config_update_notifier: 'false', npm_config_fund: 'false' } }),
-    }),
-    60_000,
-  );
+  const run = await runChild('npm', ['run', 'go', '--silent'], {
+    cwd: app.dir,
+    env: app.env({ env: { TARGET: target, npm_config_update_notifier: 'false', npm_config_fund: 'false' } }),
+  });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /called/);
   assert.deepEqual(summary(app), [['a.js', 1]]);
@@ -48,7 +45,7 @@ test('npm run <script>: only the script is recorded, not npm nor the shell', asy
 
 test("tsx's launcher: only the TypeScript program is recorded", async () => {
   const app = new TestApp({ 'a.ts': `const url: string = process.env.TARGET!;\n${CALL.replace('process.env.TARGET', 'url')}` });
-  const run = await app.run('node_modules/tsx/dist/cli.mjs', { args: ['a.ts'], env: { TARGET: target }, timeout: 60_000 });
+  const run = await app.run('node_modules/tsx/dist/cli.mjs', { args: ['a.ts'], env: { TARGET: target } });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /called/);
   assert.deepEqual(summary(app), [['a.ts', 1]]);

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { spawn } from 'node:child_process';
 import { installRunnerApp, cleanEnv } from '../testrunner/install';
 import { TestApp, waitForLine, eventually } from '../helpers/app';
+import { startChild } from '../helpers/child';
 import type { Capture } from '../../src/capture/types';
 
 const LIMIT = 240_000; // an install on a cold cache and the preload's start on a loaded machine
@@ -29,7 +29,7 @@ test('nodemon 3: each restart keeps the calls of the run it ended', { timeout: L
   t.after(() => upstream.close());
   const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
 
-  const app = installRunnerApp('nodemon-3', { nodemon: '3.1.9' });
+  const app = await installRunnerApp('nodemon-3', { nodemon: '3.1.9' });
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
   const server = path.join(app, 'server.cjs');
   const write = (run: number) =>
@@ -38,18 +38,9 @@ test('nodemon 3: each restart keeps the calls of the run it ended', { timeout: L
       `fetch(process.env.TARGET + '?run=${run}').then((r) => r.text()).then(() => console.log('ready ${run}'));\nsetInterval(() => {}, 1000);\n`,
     );
   write(1);
-  const child = spawn(process.execPath, [path.join(app, 'node_modules', 'nodemon', 'bin', 'nodemon.js'), '--watch', 'server.cjs', 'server.cjs'], {
+  const child = startChild(process.execPath, [path.join(app, 'node_modules', 'nodemon', 'bin', 'nodemon.js'), '--watch', 'server.cjs', 'server.cjs'], {
     cwd: app,
     env: { ...cleanEnv(), NODE_OPTIONS: '--require probe/register', TARGET: target },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
-  t.after(() => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
   });
   await waitForLine(child, /ready 1/, LIMIT);
   write(2); // nodemon sees the change, sends SIGUSR2 to run 1 and starts run 2
@@ -77,19 +68,7 @@ test('node --watch: a restart keeps the calls of the run it ended', { timeout: L
       `fetch(process.env.TARGET + '?run=${run}').then((r) => r.text()).then(() => console.log('ready ${run}'));\nsetInterval(() => {}, 1000);\n`,
     );
   write(1);
-  const child = spawn(process.execPath, ['--watch', 'server.js'], {
-    cwd: app.dir,
-    env: app.env({ env: { TARGET: target } }),
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
-  t.after(() => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  });
+  const child = startChild(process.execPath, ['--watch', 'server.js'], { cwd: app.dir, env: app.env({ env: { TARGET: target } }) });
   await waitForLine(child, /ready 1/, LIMIT);
   write(2);
   await waitForLine(child, /ready 2/, LIMIT);

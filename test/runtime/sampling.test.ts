@@ -40,7 +40,7 @@ async function serve(
     }
   } finally {
     child.kill('SIGTERM');
-    await collect(child, 20_000);
+    await collect(child);
   }
   return { app, captures: app.captures() };
 }

@@ -103,7 +103,7 @@ test('a web request, its job and the boot call become linked captures', async ()
     await eventually(() => app.captures().filter((c) => c.name === 'GET /health').length === 1); // recorded without except
   } finally {
     child.kill('SIGTERM');
-    await collect(child, 10_000).catch(() => undefined);
+    await collect(child).catch(() => undefined);
   }
   // SIGTERM with no app handler: the boot call's command capture is kept on the way out.
   const command = app.captures().find((c) => c.type === 'command');
@@ -131,7 +131,7 @@ test('except keeps whole captures out, with their calls', async () => {
     assert.ok(!names.some((n) => n.startsWith('GET /checkout')), names.join());
   } finally {
     child.kill('SIGINT');
-    await collect(child, 10_000).catch(() => undefined);
+    await collect(child).catch(() => undefined);
   }
 });
 
@@ -216,7 +216,7 @@ setInterval(() => {}, 1000);`),
   const child = app.spawn('run.js', { env: { UP: upstream.url } });
   await waitForLine(child, /ready/);
   child.kill('SIGINT');
-  const result = await collect(child, 10_000);
+  const result = await collect(child);
   assert.equal(result.code, 7);
   assert.match(result.stdout, /app handled/);
   assert.equal(app.captures().length, 1);

@@ -5,7 +5,6 @@
 // and run against one loopback stand-in.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -13,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Capture, HttpRow } from '../../src/capture/types';
 import { cleanEnv } from '../compat/install';
+import { runChild } from '../helpers/child';
 import { installSdkApp } from './install';
 
 const SESSION_TOKEN = 'IQoJb3JpZ2luX2VjEXAMPLE-SESSION-TOKEN';
@@ -112,7 +112,7 @@ describe('masking defaults with real SDK payloads', () => {
 
   before(async () => {
     stub = await startStub();
-    const app = installSdkApp('masking', DEPENDENCIES, { 'app.cjs': APP });
+    const app = await installSdkApp('masking', DEPENDENCIES, { 'app.cjs': APP });
     const base = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
     const env = {
       ...cleanEnv(),
@@ -127,12 +127,7 @@ describe('masking defaults with real SDK payloads', () => {
     for (const name of Object.keys(env))
       if (/^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|WEB_IDENTITY_TOKEN_FILE|ROLE_ARN)$/.test(name)) delete env[name as keyof typeof env];
     // Asynchronous: the stub answers in this process.
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['app.cjs'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-      child.on('close', (code: number | null) => resolve({ code, stderr }));
-    });
+    const result = await runChild(process.execPath, ['app.cjs'], { cwd: app, env });
     assert.equal(result.code, 0, result.stderr);
     const all = captures(app);
     rows = all.flatMap((c) => (c.sections.http as HttpRow[] | undefined) ?? []);

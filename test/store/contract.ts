@@ -3,14 +3,14 @@
 // config → register(probe) → create the store), in this process and in separate writer processes.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Capture, IndexRow } from '../../src/capture/types';
 import type { Store } from '../../src/capture/Store';
 import { indexRowOf } from '../../src/capture/indexRow';
 import { openStore as openStoreOf } from '../../src/store/openStore';
 import { createLogger } from '../../src/util/logger';
-import { REPO_ROOT, TestApp, collect, eventually } from '../helpers/app';
+import { REPO_ROOT, TestApp, eventually } from '../helpers/app';
+import { runChild } from '../helpers/child';
 // @ts-expect-error plain .mjs fixture shared with the writer processes and the benchmark
 import { makeCapture as makeCaptureJs, newId as newIdJs } from './fixtures/capture.mjs';
 
@@ -59,9 +59,7 @@ interface Written {
 /** Runs `processes` writer processes at once, each putting `each` captures; returns every capture put. */
 export async function runWriters(app: TestApp, processes: number, each: number, options: { writeThread?: boolean } = {}): Promise<Written[]> {
   const env = { ...cleanEnv(), ...(options.writeThread ? { PROBE_TEST_WRITE_THREAD: '1' } : {}) };
-  const runs = Array.from({ length: processes }, () =>
-    collect(spawn(process.execPath, [WRITER, REPO_ROOT, app.dir, String(each)], { cwd: app.dir, env, stdio: ['ignore', 'pipe', 'pipe'] }), 60_000),
-  );
+  const runs = Array.from({ length: processes }, () => runChild(process.execPath, [WRITER, REPO_ROOT, app.dir, String(each)], { cwd: app.dir, env }));
   const results = await Promise.all(runs);
   const written: Written[] = [];
   for (const result of results) {
@@ -246,7 +244,7 @@ export function runStoreContract(driver: DriverUnderTest): void {
         const capture = makeCapture();
         await store.put(capture);
         assert.ok(await store.find(capture.id));
-        await eventually(async () => (await store.find(capture.id)) === null, 10_000);
+        await eventually(async () => (await store.find(capture.id)) === null);
         assert.deepEqual(await store.index(), []);
       });
     }

@@ -2,13 +2,13 @@
 // counted and said: once when the outage starts, and with the total when Redis is back (issue 23).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RedisStore } from '../../src/store/RedisStore';
 import { createLogger } from '../../src/util/logger';
-import { REPO_ROOT, TestApp, collect, eventually, waitForLine } from '../helpers/app';
+import { REPO_ROOT, TestApp, eventually } from '../helpers/app';
+import { collect, runChild, startChild, waitForLine } from '../helpers/child';
 import { RedisServer, freePort } from '../helpers/redis';
 import { makeCapture } from './contract';
 
@@ -145,7 +145,7 @@ describe('redis store faults', () => {
     t.after(() => child.kill('SIGKILL'));
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const port = Number((await waitForLine(child, /listening (\d+)/, 30_000))[1]);
+    const port = Number((await waitForLine(child, /listening (\d+)/))[1]);
     const ask = async () => {
       const response = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(15_000) });
       assert.equal(await response.text(), 'ok');
@@ -153,12 +153,12 @@ describe('redis store faults', () => {
     const indexKey = `${prefixOf(app)}index`;
     const stored = async () => Number((await server.cli('ZCARD', indexKey)).trim());
     for (let i = 0; i < 5; i++) await ask();
-    await eventually(async () => (await stored()) === 5, 20_000);
+    await eventually(async () => (await stored()) === 5, 60_000);
 
     await server.stop();
     let sent = 0;
     for (; sent < 6; sent++) await ask();
-    await eventually(() => /could not store a capture/.test(stderr), 20_000);
+    await eventually(() => /could not store a capture/.test(stderr), 60_000);
     await server.start(); // no persistence: the 5 captures written before are gone with the old server
     // The app notices at its first put past the reconnect backoff (at most 10 s): ask until it says so.
     await eventually(async () => {
@@ -166,7 +166,7 @@ describe('redis store faults', () => {
       await ask();
       sent++;
       return false;
-    }, 60_000);
+    }, 120_000);
     const lines = probeLines(stderr);
     assert.equal(lines.filter((line) => /could not store a capture: .*Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/.test(line)).length, 1, stderr);
     const back = lines.filter((line) => /is back/.test(line));
@@ -178,7 +178,7 @@ describe('redis store faults', () => {
     assert.ok(lost >= 6 && lost < sent, `lost ${lost} of ${sent}`);
     assert.equal(lines.length, 2, stderr);
     // Every capture made since the stop is either in Redis or counted as lost.
-    await eventually(async () => (await stored()) === sent - lost, 20_000);
+    await eventually(async () => (await stored()) === sent - lost, 60_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(await stored(), sent - lost);
     assert.doesNotMatch(stderr, /Unhandled|TypeError/);
@@ -186,9 +186,9 @@ describe('redis store faults', () => {
 
   test('Redis killed mid-run: a writing process finishes normally, and after the restart the limit still holds', async () => {
     const app = appFor(server.url, 50);
-    const child = spawn(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '400'], { cwd: app.dir, env: env() });
-    const done = collect(child, 60_000);
-    await waitForLine(child, /(?:.*\n){20}/, 90_000);
+    const child = startChild(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '400'], { cwd: app.dir, env: env() });
+    const done = collect(child);
+    await waitForLine(child, /(?:.*\n){20}/);
     await server.kill();
     const result = await done;
     assert.equal(result.code, 0, result.stderr);
@@ -197,7 +197,7 @@ describe('redis store faults', () => {
     assert.equal(written + rejected, 400, result.stderr);
     await server.start();
     // After the restart the store works again for everyone, and the limit applies.
-    const second = await collect(spawn(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '60'], { cwd: app.dir, env: env() }), 60_000);
+    const second = await runChild(process.execPath, [path.join(FIXTURES, 'writer.mjs'), REPO_ROOT, app.dir, '60'], { cwd: app.dir, env: env() });
     assert.equal(second.code, 0, second.stderr);
     const store = new RedisStore({ url: server.url, prefix: prefixOf(app), ttl: 60, limit: 50 });
     try {

@@ -1,9 +1,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TestApp, collect } from '../helpers/app';
+import { TestApp } from '../helpers/app';
+import { runChild } from '../helpers/child';
 import { connectMcp } from '../helpers/mcp';
 import { checkFailedList, checkTestCaptures, startUpstream } from './suite';
 
@@ -29,7 +29,7 @@ describe('node --test under the preload: a capture per test', () => {
       const app = new TestApp({ [file]: readFileSync(path.join(FIXTURES, file), 'utf8') });
       // NODE_TEST_CONTEXT: this test runs under node --test itself; the run below is a top-level one.
       const env = app.env({ preload, env: { UPSTREAM: upstream.url, NODE_TEST_CONTEXT: undefined } });
-      const run = await collect(spawn(process.execPath, ['--test', '--test-reporter=tap', file], { cwd: app.dir, env }), 60_000);
+      const run = await runChild(process.execPath, ['--test', '--test-reporter=tap', file], { cwd: app.dir, env });
       const output = `${run.stdout}\n${run.stderr}`;
       assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
       assert.match(run.stdout, /# pass 2\n# fail 2/, output);

@@ -1,9 +1,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { collect, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
+import { runChild } from '../helpers/child';
 import { connectMcp } from '../helpers/mcp';
 import { cleanEnv, installRunnerApp } from './install';
 import { checkFailedList, checkTestCaptures, readCaptures, startUpstream } from './suite';
@@ -33,13 +33,13 @@ describe('Vitest under the preload with probe/vitest: a capture per test', () =>
   runs.push({ version: VERSIONS[0]!, preload: 'require', pool: 'threads' });
   for (const { version, preload, pool } of runs) {
     it(`vitest ${version}, --${preload} probe/register, ${pool} pool`, async () => {
-      const dir = installRunnerApp(`vitest-${version}`, { vitest: version });
+      const dir = await installRunnerApp(`vitest-${version}`, { vitest: version });
       copyFileSync(path.join(FIXTURES, 'vitest.suite.test.js'), path.join(dir, 'suite.test.js'));
       copyFileSync(path.join(FIXTURES, 'vitest.config.js'), path.join(dir, 'vitest.config.js'));
       rmSync(path.join(dir, '.probe'), { recursive: true, force: true });
       const env: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: upstream.url, NODE_OPTIONS: `--${preload} probe/register`, CI: '1', NO_COLOR: '1' };
       delete env.NODE_TEST_CONTEXT;
-      const run = await collect(spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', `--pool=${pool}`], { cwd: dir, env }), 120_000);
+      const run = await runChild(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', `--pool=${pool}`], { cwd: dir, env });
       const output = `${run.stdout}\n${run.stderr}`;
       assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
       assert.match(run.stdout, /Tests\s+2 failed \| 2 passed/, output);
@@ -51,7 +51,7 @@ describe('Vitest under the preload with probe/vitest: a capture per test', () =>
 
       const app = { dir, env: () => ({ ...env, NODE_OPTIONS: '' }) } as unknown as TestApp;
       const cli = path.join(dir, 'node_modules', 'probe', 'dist', 'cli', 'main.js');
-      const listed = await collect(spawn(process.execPath, [cli, 'list', '--json', '--type', 'test', '--has-errors'], { cwd: dir, env: app.env() }), 30_000);
+      const listed = await runChild(process.execPath, [cli, 'list', '--json', '--type', 'test', '--has-errors'], { cwd: dir, env: app.env() });
       checkFailedList(JSON.parse(listed.stdout));
       const mcp = await connectMcp(app);
       try {
