@@ -24,6 +24,8 @@ async function startDashboard(app: FixtureApp, args: string[], env: Record<strin
     cwd: app.dir,
     env: app.env({ preload: 'none', env: { PROBE_TOKEN: undefined, ...env } }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Started in a `before` hook for the whole describe: it lives until the file's tests are done (or `stop`).
+    lifetime: 'file',
   });
   // The whole banner: the URL line, then what is said about the interfaces and the token.
   const [banner] = await waitForLine(child, /^Probe dashboard: \S+\n[\s\S]*store: .*\n/);
