@@ -17,6 +17,9 @@ function getJson(url) {
   });
 }
 
+// Once at boot, outside any request: Probe records this call on the shop's command capture.
+getJson(`${UP}/rates`).then((rates) => console.log(`rates at boot: ${Object.keys(rates).join(', ')}`), () => null);
+
 const app = express();
 
 app.get('/carts/:cart/checkout', async (req, res) => {

@@ -1,10 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { REPO_ROOT } from '../helpers/app';
 import { FixtureApp, launchBrowser, openPage, REBIND_HOST, startDashboardCli, type RunningCli } from './harness';
 import { allFixtureCaptures, BIG_ID, CHECKOUT_ID, XSS_NAME_ID } from './fixture-captures';
 import type { Capture } from '../../src/capture/types';
@@ -230,11 +227,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     assert.ok(raw.includes('{\n  "id": "pi_3Nq2",'), 'raw JSON body is pretty-printed');
     assert.match((await detail.locator('[data-testid=origin]').textContent()) ?? '', /src\/payments\/charge\.ts:27/);
 
-    // The README's screenshot of the HTTP tab comes from this run.
     await detail.locator('[data-testid=raw-body] summary').click();
-    const shots = path.join(REPO_ROOT, 'docs', 'screenshots');
-    mkdirSync(shots, { recursive: true });
-    await page.screenshot({ path: path.join(shots, 'http-tab.png'), fullPage: true });
 
     await detail.locator('[data-testid=copy-url]').click();
     await detail.locator('[data-testid=copy-curl]').click();
