@@ -1,14 +1,14 @@
 // Issue 28: a body is kept once per row, and captures stay what readers got before, for every body kind
 // (JSON clean, with secrets, escaped, invalid; form, text, event stream, binary, compressed, cut at the cap),
-// under bodies off and on, a small cap, and GraphqlCapture. before.json holds what readers got on 433f68f,
-// when a JSON body was stored twice (cards and raw): test/fixtures/bodies/make-before.ts.
+// under bodies off and on, a small cap, and GraphqlCapture. test/fixtures/bodies/before.json holds what readers got on 433f68f,
+// when a JSON body was stored twice (cards and raw): test/helpers/make-bodies-before.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Capture } from '../../src/capture/types';
-import { readerRows, storedText } from '../fixtures/bodies/readerRows';
-import { CONFIGS, KINDS } from '../fixtures/bodies/kinds';
+import { readerRows, storedText } from '../helpers/body-reader-rows';
+import { CONFIGS, KINDS } from '../helpers/body-kinds';
 
 const before = JSON.parse(readFileSync(path.join(__dirname, '..', 'fixtures', 'bodies', 'before.json'), 'utf8')) as Record<string, unknown>;
 
