@@ -27,13 +27,14 @@ const EQUALS = 0x3d;
 export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boolean, stats?: ScanStats): boolean {
   if (holdsCredential(text, stats)) return true;
   const counter = stats ?? { steps: 0 };
+  const names = new NameMemo(isSecret, counter);
   let stringStart = -1; // the opening quote of the string being read, or -1 outside strings
   let escapes = false; // the string being read holds a backslash escape
   for (let i = 0; i < text.length; i++) {
     counter.steps++;
     const c = text.charCodeAt(i);
-    if (c === COLON && (quotedNameBefore(text, i, isSecret, counter) || bareNameBefore(text, i, isSecret, counter))) return true;
-    if (c === EQUALS && formNameBefore(text, i, isSecret, counter)) return true;
+    if (c === COLON && (quotedNameBefore(text, i, names, counter) || bareNameBefore(text, i, names, counter))) return true;
+    if (c === EQUALS && formNameBefore(text, i, names, counter)) return true;
     if (stringStart < 0) {
       if (c === QUOTE) {
         stringStart = i;
@@ -46,8 +47,8 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
         i++;
         counter.steps++;
         const next = text.charCodeAt(i);
-        if (next === COLON && (quotedNameBefore(text, i, isSecret, counter) || bareNameBefore(text, i, isSecret, counter))) return true;
-        if (next === EQUALS && formNameBefore(text, i, isSecret, counter)) return true;
+        if (next === COLON && (quotedNameBefore(text, i, names, counter) || bareNameBefore(text, i, names, counter))) return true;
+        if (next === EQUALS && formNameBefore(text, i, names, counter)) return true;
       }
     } else if (c === QUOTE) {
       if (escapes && escapedStringMayNeedMasking(text, stringStart, i, isSecret, counter)) return true;
@@ -71,7 +72,7 @@ function escapedStringMayNeedMasking(text: string, open: number, close: number, 
 }
 
 /** `"name"` + white space before the colon at `colon`, of any length, decoded: secret, or `__proto__`. */
-function quotedNameBefore(text: string, colon: number, isSecret: (name: string) => boolean, counter: ScanStats): boolean {
+function quotedNameBefore(text: string, colon: number, names: NameMemo, counter: ScanStats): boolean {
   let close = colon - 1;
   while (close >= 0 && isSpace(text.charCodeAt(close))) close--;
   counter.steps += colon - close;
@@ -80,16 +81,17 @@ function quotedNameBefore(text: string, colon: number, isSecret: (name: string) 
   while (open >= 0 && !(text.charCodeAt(open) === QUOTE && !escapedAt(text, open, counter))) open--;
   counter.steps += close - open;
   if (open < 0) return false;
+  let escapes = false;
+  for (let k = open + 1; k < close && !escapes; k++) escapes = text.charCodeAt(k) === BACKSLASH;
+  if (!escapes) return names.secretAt(text, open + 1, close);
   const raw = text.slice(open + 1, close);
   let name = raw;
-  if (raw.includes('\\')) {
-    try {
-      name = JSON.parse(`"${raw}"`) as string;
-    } catch {
-      // Read as written, as maskTextPairs does.
-    }
+  try {
+    name = JSON.parse(`"${raw}"`) as string;
+  } catch {
+    // Read as written, as maskTextPairs does.
   }
-  return name === '__proto__' || isSecret(name);
+  return names.secret(name);
 }
 
 /** True when the quote at `at` is escaped: an odd run of backslashes before it. */
@@ -109,22 +111,55 @@ function runBefore(text: string, end: number, isNameChar: (c: number) => boolean
 }
 
 /** An unquoted `name:` (up to four spaces or tabs before the colon), whatever comes before the name. */
-function bareNameBefore(text: string, colon: number, isSecret: (name: string) => boolean, counter: ScanStats): boolean {
+function bareNameBefore(text: string, colon: number, names: NameMemo, counter: ScanStats): boolean {
   let end = colon;
   while (end > 0 && colon - end < 4 && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
   const start = runBefore(text, end, isBareNameChar, counter);
-  return start < end && isSecret(text.slice(start, end));
+  return start < end && names.secretAt(text, start, end);
 }
 
 /** A `name=` (form, query), decoded as maskTextPairs decodes it, whatever comes before the name. */
-function formNameBefore(text: string, equals: number, isSecret: (name: string) => boolean, counter: ScanStats): boolean {
+function formNameBefore(text: string, equals: number, names: NameMemo, counter: ScanStats): boolean {
   const start = runBefore(text, equals, isFormNameChar, counter);
   if (start === equals) return false;
   const raw = text.slice(start, equals);
-  if (!raw.includes('%') && !raw.includes('+')) return isSecret(raw);
+  if (!raw.includes('%') && !raw.includes('+')) return names.secret(raw);
   try {
-    return isSecret(decodeURIComponent(raw.replace(/\+/g, ' ')));
+    return names.secret(decodeURIComponent(raw.replace(/\+/g, ' ')));
   } catch {
-    return isSecret(raw);
+    return names.secret(raw);
+  }
+}
+
+/**
+ * The secret-name answer for names read in the text, without a new string for a name read just before in
+ * its slot: a page of records repeats its member names, and a `slice` per member was the pre-scan's largest
+ * allocation (docs/performance.md). A name counts as secret here when it is `__proto__` too.
+ */
+class NameMemo {
+  private readonly names: Array<string | undefined> = new Array<string | undefined>(64);
+  private readonly answers: boolean[] = new Array<boolean>(64);
+
+  constructor(
+    private readonly isSecret: (name: string) => boolean,
+    private readonly counter: ScanStats,
+  ) {}
+
+  /** The answer for the name `text[start, end)`. */
+  secretAt(text: string, start: number, end: number): boolean {
+    const length = end - start;
+    const slot = (length * 7 + text.charCodeAt(start) + text.charCodeAt(end - 1) * 3) & 63;
+    const known = this.names[slot];
+    this.counter.steps += length;
+    if (known !== undefined && known.length === length && text.startsWith(known, start)) return this.answers[slot]!;
+    const name = text.slice(start, end);
+    const answer = this.secret(name);
+    this.names[slot] = name;
+    this.answers[slot] = answer;
+    return answer;
+  }
+
+  secret(name: string): boolean {
+    return name === '__proto__' || this.isSecret(name);
   }
 }
