@@ -1,4 +1,4 @@
-import { nameKey } from './SecretNames';
+import { nameKey } from './nameKey';
 
 /** The word lists of the built-in rule (src/config/defaults.ts holds Probe's own). */
 export interface SecretWordLists {
