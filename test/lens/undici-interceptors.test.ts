@@ -118,6 +118,15 @@ describe('undici interceptors', () => {
         ],
       );
       assert.ok(!rows.some((row) => pathOf(row) === '/flaky/front'), "the front request's retries are not the command's");
+
+      // The mark is a field the agent tools filter on.
+      const listed = await app.cli(['rows', '*', '--where', 'cache=hit', '--fields', 'url,cache', '--json']);
+      assert.equal(listed.code, 0, listed.stderr);
+      const hits = (JSON.parse(listed.stdout) as { rows: Array<{ cache: string }> }).rows;
+      assert.deepEqual(
+        hits.map((row) => row.cache),
+        ['hit', 'hit', 'hit'],
+      );
     });
   }
 });
