@@ -88,61 +88,64 @@ describe('Jest under the preload with the probe/jest environment: a capture per 
   });
   after(() => upstream.close());
 
-  for (const version of VERSIONS) {
-    for (const mode of ['workers', 'runInBand'] as const) {
-      it(`jest ${version}, ${mode}`, async () => {
-        const dir = installRunnerApp(`jest-${version}`, dependencies(version));
-        const project = copyProject(dir);
-        const env: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: upstream.url, CI: '1', NO_COLOR: '1' };
-        delete env.NODE_TEST_CONTEXT;
-        const args = mode === 'runInBand' ? ['--runInBand'] : ['--maxWorkers=2'];
+  const runs: Array<{ version: string; mode: 'workers' | 'runInBand'; preload: 'require' | 'import' }> = VERSIONS.flatMap((version) => [
+    { version, mode: 'workers' as const, preload: 'require' as const },
+    { version, mode: 'runInBand' as const, preload: 'require' as const },
+  ]);
+  runs.push({ version: VERSIONS[1]!, mode: 'workers', preload: 'import' });
+  for (const { version, mode, preload } of runs) {
+    it(`jest ${version}, ${mode}, --${preload} probe/register`, async () => {
+      const dir = installRunnerApp(`jest-${version}`, dependencies(version));
+      const project = copyProject(dir);
+      const env: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: upstream.url, CI: '1', NO_COLOR: '1' };
+      delete env.NODE_TEST_CONTEXT;
+      const args = mode === 'runInBand' ? ['--runInBand'] : ['--maxWorkers=2'];
 
-        // Without Probe: no preload, Jest's own node environment.
-        const plain = await runJest(project, [...args, '--testEnvironment=node'], env);
-        rmSync(path.join(project, '.probe'), { recursive: true, force: true });
-        const run = await runJest(project, args, { ...env, NODE_OPTIONS: '--require probe/register' });
-        const output = run.output;
+      // Without Probe: no preload, Jest's own node environment.
+      const plain = await runJest(project, [...args, '--testEnvironment=node'], env);
+      rmSync(path.join(project, '.probe'), { recursive: true, force: true });
+      const run = await runJest(project, args, { ...env, NODE_OPTIONS: `--${preload} probe/register` });
+      const output = run.output;
 
-        assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
-        assert.match(output, /Tests:\s+4 failed, 1 skipped, 4 passed, 9 total/, output);
-        assert.equal(plain.code, run.code, 'same exit code as without Probe');
-        assert.deepEqual(report(output), report(plain.output), "Jest's report is the same as without Probe");
-        assert.doesNotMatch(output, /\[probe\]/i, 'Probe adds nothing to the test output');
+      assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
+      assert.match(output, /Tests:\s+4 failed, 1 skipped, 4 passed, 9 total/, output);
+      assert.equal(plain.code, run.code, 'same exit code as without Probe');
+      assert.deepEqual(report(output), report(plain.output), "Jest's report is the same as without Probe");
+      assert.doesNotMatch(output, /\[probe\]/i, 'Probe adds nothing to the test output');
 
-        const captures = readCaptures(project);
-        const tests = captures.filter((capture) => capture.type === 'test');
-        // The same suite in each file: its test captures told apart by the file their calls came from.
-        for (const file of FILES) {
-          const own = tests.filter((capture) => rowsOf(capture).every((row) => row.origin?.file === file) && rowsOf(capture).length > 0);
-          checkTestCaptures(own, output, { outside: false });
+      const captures = readCaptures(project);
+      const tests = captures.filter((capture) => capture.type === 'test');
+      // The same suite in each file: its test captures told apart by the file their calls came from.
+      for (const file of FILES) {
+        const own = tests.filter((capture) => rowsOf(capture).every((row) => row.origin?.file === file) && rowsOf(capture).length > 0);
+        checkTestCaptures(own, output, { outside: false });
+      }
+      assert.equal(tests.length, 8, 'one capture per test that ran (the skipped one has none)');
+      assert.ok(!captures.some((capture) => rowsOf(capture).some((row) => row.url.includes('/skipped'))));
+
+      // beforeAll's calls: in the command capture of the process that ran the file, one per file.
+      const commands = captures.filter((capture) => capture.type === 'command');
+      assert.ok(!commands.some((capture) => rowsOf(capture).length === 0), 'no empty command capture');
+      const beforeAll = commands.flatMap((capture) => rowsOf(capture).map((row) => `${pathOf(row.url)} ${row.origin?.file}`)).sort();
+      assert.deepEqual(beforeAll, FILES.map((file) => `/before-all ${file}`).sort());
+
+      // Every call's origin is the line of the test file as written, not as babel-jest or ts-jest made it.
+      for (const capture of captures) {
+        for (const row of rowsOf(capture)) {
+          const file = row.origin?.file ?? '';
+          assert.ok(FILES.includes(file), `origin of ${row.url} in ${capture.name}: ${JSON.stringify(row.origin)}`);
+          assert.equal(row.origin!.line, expectedLine(project, file, pathOf(row.url)), `line of ${pathOf(row.url)} in ${file}`);
         }
-        assert.equal(tests.length, 8, 'one capture per test that ran (the skipped one has none)');
-        assert.ok(!captures.some((capture) => rowsOf(capture).some((row) => row.url.includes('/skipped'))));
+      }
 
-        // beforeAll's calls: in the command capture of the process that ran the file, one per file.
-        const commands = captures.filter((capture) => capture.type === 'command');
-        assert.ok(!commands.some((capture) => rowsOf(capture).length === 0), 'no empty command capture');
-        const beforeAll = commands.flatMap((capture) => rowsOf(capture).map((row) => `${pathOf(row.url)} ${row.origin?.file}`)).sort();
-        assert.deepEqual(beforeAll, FILES.map((file) => `/before-all ${file}`).sort());
-
-        // Every call's origin is the line of the test file as written, not as babel-jest or ts-jest made it.
-        for (const capture of captures) {
-          for (const row of rowsOf(capture)) {
-            const file = row.origin?.file ?? '';
-            assert.ok(FILES.includes(file), `origin of ${row.url} in ${capture.name}: ${JSON.stringify(row.origin)}`);
-            assert.equal(row.origin!.line, expectedLine(project, file, pathOf(row.url)), `line of ${pathOf(row.url)} in ${file}`);
-          }
-        }
-
-        // Where the tests ran: jest-worker children (the preload reached them through NODE_OPTIONS), or Jest itself.
-        const pids = new Set(captures.map((capture) => capture.meta.pid));
-        if (mode === 'workers') {
-          assert.ok(!pids.has(run.pid), 'the tests ran in workers');
-          for (const capture of commands) assert.match(capture.name, /^jest suite\.test\.[jt]s( suite\.test\.[jt]s)?$/);
-        } else {
-          assert.deepEqual([...pids], [run.pid], 'the tests ran in the jest process');
-        }
-      });
-    }
+      // Where the tests ran: jest-worker children (the preload reached them through NODE_OPTIONS), or Jest itself.
+      const pids = new Set(captures.map((capture) => capture.meta.pid));
+      if (mode === 'workers') {
+        assert.ok(!pids.has(run.pid), 'the tests ran in workers');
+        for (const capture of commands) assert.match(capture.name, /^jest suite\.test\.[jt]s( suite\.test\.[jt]s)?$/);
+      } else {
+        assert.deepEqual([...pids], [run.pid], 'the tests ran in the jest process');
+      }
+    });
   }
 });
