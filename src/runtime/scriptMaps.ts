@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SourceMap } from 'node:module';
 
-type Map_ = InstanceType<typeof SourceMap>;
+type ScriptSourceMap = InstanceType<typeof SourceMap>;
 
 /** Bound on the scripts remembered (a long Jest run evaluates every module of every test file). */
 const MAX_SCRIPTS = 2000;
@@ -25,7 +25,7 @@ export function noteScriptSourceMap(file: string, url: string): boolean {
 }
 
 /** The source map noted for a script, read now (an inline `data:` URL, or a file beside it), or null. */
-export function scriptSourceMap(file: string): Map_ | null {
+export function scriptSourceMap(file: string): ScriptSourceMap | null {
   const url = urls.get(file);
   if (!url) return null;
   try {

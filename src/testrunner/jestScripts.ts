@@ -1,3 +1,4 @@
+import path from 'node:path';
 import vm from 'node:vm';
 import { patchMethod } from '../runtime/patches';
 import { noteEvaluatedScript } from '../runtime/origin';
@@ -7,6 +8,10 @@ const contexts = new WeakSet<object>();
 let patched = false;
 
 const MARK = '//# sourceMappingURL=';
+const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
+
+/** Whether the file's frames can be an origin at all: not a dependency's (origins skip node_modules). */
+const appFile = (file: unknown): file is string => typeof file === 'string' && !file.includes(NODE_MODULES);
 
 const WHY =
   "Jest evaluates the code babel-jest or ts-jest made in the test file's vm context itself (jest-runtime: Script#runInContext in Jest 29, vm.compileFunction in Jest 30), so Node's findSourceMap never sees its inline source map and origins would name the transformed lines (https://github.com/jestjs/jest/blob/v30.0.0/packages/jest-runtime/src/index.ts)";
@@ -32,7 +37,7 @@ export function watchJestScripts(context: object | null): void {
         try {
           // sourceMapURL: V8 reads the comment when it compiles the script (Node 18.13+).
           const url = (this as { sourceMapURL?: string }).sourceMapURL;
-          if (url && contexts.has(target) && typeof options?.filename === 'string') noteEvaluatedScript(options.filename, url);
+          if (url && contexts.has(target) && appFile(options?.filename)) noteEvaluatedScript(options.filename, url);
         } catch {
           // never in the way of the evaluation
         }
@@ -48,7 +53,7 @@ export function watchJestScripts(context: object | null): void {
       function (this: unknown, code: string, params?: string[], options?: vm.CompileFunctionOptions) {
         try {
           const target = options?.parsingContext;
-          if (target && contexts.has(target) && typeof options?.filename === 'string' && typeof code === 'string') {
+          if (target && contexts.has(target) && appFile(options?.filename) && typeof code === 'string') {
             const url = sourceMapUrl(code);
             if (url) noteEvaluatedScript(options.filename, url);
           }

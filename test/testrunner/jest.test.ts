@@ -1,13 +1,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Capture } from '../../src/capture/types';
 import { collect } from '../helpers/app';
 import { cleanEnv, installRunnerApp } from './install';
-import { checkTestCaptures, readCaptures, startUpstream } from './suite';
+import { checkTestCaptures, readCaptures } from './suite';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'jest');
 /** The two test files: the same suite through babel-jest and through ts-jest (stored as .txt: the repo's tsc and ESLint skip it). */
@@ -23,6 +25,24 @@ const dependencies = (version: string) => ({
   '@babel/preset-env': '7.28.5',
   typescript: '5.9.3',
 });
+
+/**
+ * The loopback server the suite calls (`/fail` answers 500, every other path 200), closing each connection: a
+ * keep-alive socket left open would hold a worker past Jest's grace period now and then, and Jest says so in its
+ * report (with or without Probe), which would make the two reports differ by chance.
+ */
+async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    res.statusCode = req.url?.startsWith('/fail') ? 500 : 200;
+    res.setHeader('connection', 'close');
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
 
 /** The fixture project, fresh: its own package.json (CommonJS), so its folder is the app root Probe reports origins from. */
 function copyProject(dir: string): string {
@@ -53,11 +73,18 @@ async function runJest(project: string, args: string[], env: NodeJS.ProcessEnv):
   }
 }
 
+/**
+ * What Jest prints when a process outlives a deadline after the run: a worker past its grace period, the `jest`
+ * process a second after its results. On a loaded machine either comes and goes with or without Probe.
+ */
+const EXIT_TIMING =
+  /^(A worker process has failed to exit gracefully|Jest did not exit one second after|'?This usually means that there are asynchronous operations)/;
+
 /** Jest's report without its timings, line by line in order of text (workers finish files in any order). */
 function report(output: string): string[] {
   return output
     .split('\n')
-    .filter((line) => !/^Time:/.test(line.trim()))
+    .filter((line) => !/^Time:/.test(line.trim()) && !EXIT_TIMING.test(line.trim()))
     .map((line) => line.replace(/\s*\(\d+(\.\d+)? m?s\)/g, '').trimEnd())
     .filter(Boolean)
     .sort();
