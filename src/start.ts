@@ -22,6 +22,7 @@ import { HttpLens } from './lens/HttpLens';
 import { wrapFetch } from './lens/fetch';
 import { UndiciFetchInstrumentation } from './lens/UndiciFetchInstrumentation';
 import { LibraryEntryInstrumentation } from './lens/libraryEntries';
+import { UndiciInterceptorInstrumentation } from './lens/undiciInterceptors';
 import { Joiner, type JoinLens } from './runtime/join/Joiner';
 import { hasContextManager, watchTracerProvider } from './runtime/join/globals';
 import { yieldContextManagerTo } from './runtime/join/context';
@@ -107,6 +108,8 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       new UndiciInstrumentation({ requestHook: joiner.once(undiciLens.requestHook as never) as never, ignoreRequestHook: () => joiner.appPresent }),
       new UndiciFetchInstrumentation(recorder, maxBody, logger),
       new LibraryEntryInstrumentation(logger),
+      // undici 7's interceptors: cache hits as rows, retries with the app's context and line.
+      new UndiciInterceptorInstrumentation(recorder, maxBody, logger),
     ];
     let http: HttpInstrumentation | undefined;
     if (!appHttp) {

@@ -79,7 +79,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   }
 
   const end = call.end ?? unitEnd;
-  const timing: Timing | null = call.fake || !hasResponse || !call.timing ? null : roundTiming(call.timing);
+  const timing: Timing | null = call.fake || call.cache || !hasResponse || !call.timing ? null : roundTiming(call.timing);
   const row: HttpRow = {
     method,
     url,
@@ -107,6 +107,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     time: round(Math.max(0, call.start - unitStart)),
     origin: call.origin,
   };
+  if (call.cache) row.cache = call.cache;
   if ((requestTruncated && (lens.bodies || payload === null)) || (responseTruncated && hasResponse)) row.truncated = true;
   return row;
 }

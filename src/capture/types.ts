@@ -80,6 +80,8 @@ export interface HttpRow {
   origin: Origin | null;
   /** Present and true when a kept body was cut at `max_body_bytes`. */
   truncated?: boolean;
+  /** Present (`hit`) when a cache in the client answered (undici's cache interceptor): no request went out. */
+  cache?: 'hit';
 }
 
 export interface HttpTotals {

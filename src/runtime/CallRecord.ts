@@ -27,6 +27,8 @@ export class CallRecord {
   error: ErrorInput | null = null;
   pool: number | null = null;
   fake = false;
+  /** `hit`: a cache in the client (undici's cache interceptor) answered; no request went out. */
+  cache: 'hit' | null = null;
   /** Set when the app's own promise settled (fetch): no more hops can join. */
   settled = false;
   /** fetch follows redirects inside one call: until `settled`, an ended hop may not be the last. */
@@ -136,7 +138,7 @@ export class CallRecord {
   }
 
   timing(): TimingInput | null {
-    if (this.fake) return null;
+    if (this.fake || this.cache) return null;
     const timing: TimingInput = { redirects: this.redirects, ...phasesOf(this.connection) };
     if (this.headersAt !== null) {
       const sent = this.sentAt ?? this.hopStart;
@@ -167,6 +169,7 @@ export class CallRecord {
       error: this.error,
       pool: this.pool,
       fake: this.fake,
+      ...(this.cache ? { cache: this.cache } : {}),
       origin: this.origin,
     };
   }

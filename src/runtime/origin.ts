@@ -4,6 +4,7 @@ import { findSourceMap } from 'node:module';
 import type { Origin } from '../capture/types';
 import { agentLoaded, isAgentInternal } from './agentInternals';
 import { isProbeCode } from '../util/ownCode';
+import { noteScriptSourceMap, scriptSourceMap } from './scriptMaps';
 
 /**
  * Frames captured. Each one costs about a microsecond and a half, whether or not it is the app's, so a
@@ -179,13 +180,25 @@ function sourceMapOf(file: string): SourceMap | null {
   let map = maps.get(file);
   if (map === undefined) {
     try {
-      map = findSourceMap(file) ?? null;
+      // Node's cache knows the modules it loaded (with source maps on); scriptMaps, the code a test runner
+      // evaluated in a vm context itself (Jest).
+      map = findSourceMap(file) ?? scriptSourceMap(file);
     } catch {
       map = null;
     }
     maps.set(file, map);
   }
   return map;
+}
+
+/**
+ * A script evaluated outside Node's module loader, with the `sourceMappingURL` its code names (see scriptMaps).
+ * Nothing is read now; what was resolved for an earlier evaluation of the same file with other code is dropped.
+ */
+export function noteEvaluatedScript(file: string, sourceMapUrl: string): void {
+  if (!noteScriptSourceMap(file, sourceMapUrl)) return;
+  maps.delete(file);
+  files.delete(file);
 }
 
 /** Follows a source map when the app runs with them (`--enable-source-maps`), else returns null. */
