@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cleanEnv, installApp } from '../compat/install';
+import { cleanEnv, packProbe } from '../compat/install';
 
 /** Next.js apps are installed outside the repository, from pinned versions, and kept (with their builds) between runs. */
 export const CACHE = process.env.PROBE_NEXT_CACHE ?? path.join(os.homedir(), '.cache', 'probe-next');
-const FIXTURE = path.join(__dirname, 'app');
+export const FIXTURE = path.join(__dirname, 'apps', 'next-app');
 
 /** One pinned Next.js with its React. */
 export interface NextVersion {
@@ -15,21 +15,40 @@ export interface NextVersion {
   dependencies: Record<string, string>;
 }
 
-/** Shared by every version: the fixture is TypeScript, and `next build` would install these itself. */
+/** Shared by every version: the fixture is TypeScript, and `next build` would try to install these itself. */
 const TYPES = { typescript: '5.9.3', '@types/react': '19.1.17', '@types/node': '22.19.1' };
 
+/** Apps whose Probe this test process installed already. */
+const installed = new Set<string>();
+
 /**
- * The fixture app (test/next/app) in the cache with the pinned Next.js and the npm-packed Probe beside it. The
- * fixture's files are copied in fresh each time; stale ones from an older fixture are removed.
+ * The fixture app (test/next/app) in the cache with the pinned Next.js and the npm-packed Probe beside it, as a
+ * user would have it. The fixture's files are copied in fresh; the packages stay; Probe is replaced once per test
+ * process (a fresh resolution of its dependencies).
  */
 export function installNextApp(version: NextVersion): string {
-  return installApp(`next-${version.name}`, { ...version.dependencies, ...TYPES }, (app) => {
-    for (const dir of ['app', 'pages', 'lib']) fs.rmSync(path.join(app, dir), { recursive: true, force: true });
-    fs.cpSync(FIXTURE, app, { recursive: true });
+  const dependencies = { ...version.dependencies, ...TYPES };
+  const key = createHash('sha256').update(JSON.stringify(dependencies)).digest('hex').slice(0, 10);
+  const app = path.join(CACHE, `next-${version.name}-${key}`);
+  if (installed.has(app)) return app;
+  fs.mkdirSync(app, { recursive: true });
+  for (const dir of ['app', 'pages', 'lib']) fs.rmSync(path.join(app, dir), { recursive: true, force: true });
+  fs.cpSync(FIXTURE, app, { recursive: true });
+  const pkg = { name: `next-${version.name}`, version: '1.0.0', private: true, dependencies: { ...dependencies, probe: `file:${packProbe()}` } };
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
+  fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
+  fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd: app,
+    encoding: 'utf8',
+    env: cleanEnv(),
   });
+  if (result.status !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
+  installed.add(app);
+  return app;
 }
 
-/** A hash of the fixture's files: the production build is redone only when they change. */
+/** A hash of the fixture's files: a production build is redone only when they change. */
 function fixtureKey(): string {
   const hash = createHash('sha256');
   const walk = (dir: string) => {
@@ -43,23 +62,25 @@ function fixtureKey(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
+/** The environment the fixture's next.config.mjs reads: its build folder, and server source maps on or off. */
+export function nextEnv(dist: string, maps: boolean): NodeJS.ProcessEnv {
+  return { ...cleanEnv(), NEXT_DIST: dist, NEXT_SERVER_MAPS: maps ? '1' : '0', NEXT_TELEMETRY_DISABLED: '1' };
+}
+
 /**
- * `next build` into `.next-build` once per fixture and version (a build takes minutes on a loaded machine).
- * Built without Probe: the build is the app's own; Probe is only the preload of the server that runs it.
+ * `next build` into `dist` once per fixture and version (a build takes minutes on a loaded machine). Built
+ * without Probe: the build is the app's own; Probe is only the preload of the server that runs it.
  */
-export function buildNextApp(app: string): string {
-  const dist = '.next-build';
+export function buildNextApp(app: string, dist: string, maps: boolean): void {
   const marker = path.join(app, dist, 'probe-fixture-key');
   const key = fixtureKey();
-  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === key) return dist;
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === key) return;
   fs.rmSync(path.join(app, dist), { recursive: true, force: true });
-  const result = spawnSync(process.execPath, [path.join(app, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
-    cwd: app,
-    encoding: 'utf8',
-    env: { ...cleanEnv(), NEXT_DIST: dist, NEXT_TELEMETRY_DISABLED: '1' },
-    timeout: 900_000,
-  });
-  if (result.status !== 0) throw new Error(`next build failed in ${app} (${result.status}):\n${result.stderr}${result.stdout}`);
+  const result = spawnSync(process.execPath, [nextBin(app), 'build'], { cwd: app, encoding: 'utf8', env: nextEnv(dist, maps), timeout: 1_200_000 });
+  if (result.status !== 0) throw new Error(`next build (${dist}) failed in ${app} (${result.status ?? result.signal}):\n${result.stderr}${result.stdout}`);
   fs.writeFileSync(marker, key);
-  return dist;
+}
+
+export function nextBin(app: string): string {
+  return path.join(app, 'node_modules', 'next', 'dist', 'bin', 'next');
 }
