@@ -185,6 +185,17 @@ function readCaptures(app: string): Stored[] {
     .map((file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Stored);
 }
 
+/** Waits (a minute at most: the machine may be loaded) until every expected request's capture is in the store. */
+async function storedAll(app: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const names = EXPECTED.map((expected) => `${expected.method} ${expected.path}`);
+  while (Date.now() < deadline) {
+    const stored = new Set(readCaptures(app).map((entry) => entry.row.name));
+    if (names.every((name) => stored.has(name))) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** The captures of one run under Probe, checked; returns the origins seen by call name. */
 function checkCaptures(app: string, lines: Map<string, string>, label: string): Map<string, string> {
   const stored = readCaptures(app);
@@ -238,7 +249,10 @@ for (const version of VERSIONS) {
       fs.rmSync(path.join(app, dist, 'cache', 'fetch-cache'), { recursive: true, force: true });
       const server = await startNext(app, mode, dist, maps, upstream.url, withProbe);
       try {
-        return await requestAll(server.base);
+        const answers = await requestAll(server.base);
+        // Stopped once its captures are stored: `next dev`'s parent may SIGKILL its server on SIGTERM.
+        if (withProbe) await storedAll(app);
+        return answers;
       } finally {
         await server.stop();
         running.delete(server);
