@@ -14,7 +14,9 @@ import { FIXTURE, buildNextApp, installNextApp, nextBin, nextEnv, type NextVersi
  * and pages-router page or API route is one request capture with the app's route template, holding its one fetch,
  * whose origin is the fixture's line (its `// call: <name>` marker); the app answers as without Probe.
  */
-const VERSIONS: NextVersion[] = [{ name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' } }];
+const VERSIONS: Array<NextVersion & { turbopack?: boolean }> = [
+  { name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true },
+];
 if (process.env.PROBE_NEXT_VERSIONS !== '15') {
   VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' } });
 }
@@ -133,10 +135,11 @@ class NextServer {
   }
 }
 
-async function startNext(app: string, mode: 'start' | 'dev', dist: string, maps: boolean, upstream: string, withProbe: boolean): Promise<NextServer> {
+async function startNext(app: string, mode: Mode, dist: string, maps: boolean, upstream: string, withProbe: boolean): Promise<NextServer> {
   const port = await freePort();
   const env = { ...nextEnv(dist, maps), UPSTREAM: upstream, ...(withProbe ? { NODE_OPTIONS: '--require probe/register' } : {}) };
-  const child = spawn(process.execPath, [nextBin(app), mode, '-p', String(port), '-H', '127.0.0.1'], {
+  const args = mode === 'turbopack' ? ['dev', '--turbopack'] : [mode];
+  const child = spawn(process.execPath, [nextBin(app), ...args, '-p', String(port), '-H', '127.0.0.1'], {
     cwd: app,
     env,
     detached: true,
@@ -149,6 +152,7 @@ async function startNext(app: string, mode: 'start' | 'dev', dist: string, maps:
 }
 
 const running = new Set<NextServer>();
+type Mode = 'start' | 'dev' | 'turbopack';
 
 /** Each route once, in order; the server action posted as a form without JavaScript does (its id read from the page). */
 async function requestAll(base: string): Promise<Answer[]> {
@@ -243,7 +247,7 @@ for (const version of VERSIONS) {
       await upstream?.close();
     });
 
-    async function run(mode: 'start' | 'dev', dist: string, maps: boolean, withProbe: boolean): Promise<Answer[]> {
+    async function run(mode: Mode, dist: string, maps: boolean, withProbe: boolean): Promise<Answer[]> {
       fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
       // `next dev` keeps fetches in its data cache between runs: a fresh one, so each run makes its calls.
       fs.rmSync(path.join(app, dist, 'cache', 'fetch-cache'), { recursive: true, force: true });
@@ -284,5 +288,13 @@ for (const version of VERSIONS) {
       const origins = checkCaptures(app, lines, 'next dev');
       for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
     });
+
+    if (version.turbopack) {
+      test('next dev --turbopack: routes and the app source lines (Turbopack writes its maps beside its chunks)', async () => {
+        await run('turbopack', '.next-turbo', false, true);
+        const origins = checkCaptures(app, lines, 'next dev --turbopack');
+        for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
+      });
+    }
   });
 }

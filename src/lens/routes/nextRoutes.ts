@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { patchMethod } from '../../runtime/patches';
 
 /**
@@ -58,8 +59,8 @@ export function patchNextBaseServer(
   noteRoute: (request: object | undefined, route: () => unknown) => void,
 ): (() => void) | null {
   const proto = exports?.default?.prototype;
-  if (!proto) return null;
-  return patchMethod(
+  if (!proto || patched.has(proto)) return null;
+  const undo = patchMethod(
     proto,
     'handleRequest',
     'next/dist/server/base-server.js Server.prototype.handleRequest',
@@ -74,4 +75,27 @@ export function patchNextBaseServer(
         return (original as HandleRequest).apply(this, arguments as unknown as Parameters<HandleRequest>);
       } as never,
   );
+  if (!undo) return null;
+  patched.add(proto);
+  return () => {
+    patched.delete(proto);
+    undo();
+  };
+}
+
+/** Prototypes wrapped now: the require hook and the cache lookup (patchLoadedNextServer) may both see the module. */
+const patched = new WeakSet<object>();
+
+/**
+ * `start()` called from the app's `instrumentation.ts` runs after Next.js loaded its server, where a require hook
+ * comes too late: the loaded module is patched from require's cache instead (once; the hook skips it then).
+ */
+export function patchLoadedNextServer(noteRoute: (request: object | undefined, route: () => unknown) => void): (() => void) | null {
+  const suffix = ['', 'node_modules', 'next', 'dist', 'server', 'base-server.js'].join(path.sep);
+  for (const [file, module] of Object.entries(require.cache)) {
+    if (!file.endsWith(suffix) || !module?.loaded) continue;
+    const undo = patchNextBaseServer(module.exports as Parameters<typeof patchNextBaseServer>[0], noteRoute);
+    if (undo) return undo;
+  }
+  return null;
 }
