@@ -23,12 +23,23 @@ type Map = InstanceType<typeof SourceMap>;
 
 const byScript = new Map<string, Map | null>();
 
-/** The source map of a script (an absolute path, a file URL or a webpack-internal name), or null. Never throws. */
+/**
+ * The source map of a script (an absolute path, a file URL or a webpack-internal name), or null. Never throws.
+ * A file's map is settled once it is loaded; a webpack eval module's is looked up each time (cheaply): `next dev`
+ * reloads a bundle after an edit under the same module names, with new maps.
+ */
 export function scriptSourceMap(name: string): Map | null {
+  if (name.startsWith(WEBPACK_INTERNAL)) {
+    try {
+      return evalModuleMap(name);
+    } catch {
+      return null;
+    }
+  }
   let map = byScript.get(name);
   if (map !== undefined) return map;
   try {
-    map = name.startsWith(WEBPACK_INTERNAL) ? evalModuleMap(name) : fileMap(name);
+    map = fileMap(name);
   } catch {
     map = null;
   }
@@ -65,34 +76,47 @@ function mapFromDataUrl(url: string): Map | null {
   return new SourceMap(JSON.parse(json));
 }
 
-/** Bundle files already searched for eval modules, and what they held (app modules only: others are skipped anyway). */
-const searched = new Set<string>();
-const evalMaps = new Map<string, string>();
+/** Bundle files searched for eval modules, as the module object Node loaded (a reloaded bundle is a new one). */
+const searched = new Map<string, NodeModule>();
+/** App eval modules found (node_modules' are skipped anyway): the bundle that holds each, and its map. */
+interface EvalModule {
+  file: string;
+  module: NodeModule;
+  base64: string;
+  map?: Map;
+}
+const evalModules = new Map<string, EvalModule>();
 /** `eval("…//# sourceMappingURL=data:…;base64,XXX\n//# sourceURL=webpack-internal:///NAME\n")` as it is written in the bundle. */
 const EVAL_MODULE = /sourceMappingURL=data:application\/json;charset=utf-8;base64,([A-Za-z0-9+/=]+)\\n\/\/# sourceURL=(webpack-internal:\/\/\/[^"\\]*)/g;
 
 function evalModuleMap(name: string): Map | null {
-  let base64 = evalMaps.get(name);
-  if (base64 === undefined) {
-    for (const file of Object.keys(require.cache)) {
-      if (searched.has(file) || file.includes(`${path.sep}node_modules${path.sep}`) || !file.endsWith('.js')) continue;
-      searched.add(file);
-      indexEvalModules(file);
+  let found = current(evalModules.get(name));
+  if (!found) {
+    for (const [file, module] of Object.entries(require.cache)) {
+      if (!module || searched.get(file) === module || file.includes(`${path.sep}node_modules${path.sep}`) || !file.endsWith('.js')) continue;
+      searched.set(file, module);
+      indexEvalModules(file, module);
     }
-    base64 = evalMaps.get(name);
+    found = current(evalModules.get(name));
   }
-  if (base64 === undefined) return null;
-  return new SourceMap(JSON.parse(Buffer.from(base64, 'base64').toString('utf8')));
+  if (!found) return null;
+  found.map ??= new SourceMap(JSON.parse(Buffer.from(found.base64, 'base64').toString('utf8')));
+  return found.map;
 }
 
-function indexEvalModules(file: string): void {
+/** The module as long as its bundle is still the one loaded. */
+function current(found: EvalModule | undefined): EvalModule | undefined {
+  return found && require.cache[found.file] === found.module ? found : undefined;
+}
+
+function indexEvalModules(file: string, module: NodeModule): void {
   const stat = fs.statSync(file, { throwIfNoEntry: false });
   if (!stat?.isFile() || stat.size > MAX_SCRIPT_BYTES) return;
   const text = fs.readFileSync(file, 'utf8');
   if (!text.includes(WEBPACK_INTERNAL)) return;
   for (const match of text.matchAll(EVAL_MODULE)) {
     const name = match[2]!;
-    if (!name.includes('/node_modules/')) evalMaps.set(name, match[1]!);
+    if (!name.includes('/node_modules/')) evalModules.set(name, { file, module, base64: match[1]! });
   }
 }
 

@@ -154,10 +154,11 @@ function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
 }
 
 function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null {
-  if (info.map === undefined) info.map = scriptSourceMap(info.file);
+  // A webpack eval module's map is asked each time: `next dev` reloads it under the same name after an edit.
+  const map = isWebpackInternal(info.file) ? scriptSourceMap(info.file) : (info.map ??= scriptSourceMap(info.file));
   let file = info.file;
   let line = site.getLineNumber() ?? 0;
-  const mapped = info.map ? mapSource(info.map, file, line, site.getColumnNumber() ?? 0, root) : null;
+  const mapped = map ? mapSource(map, file, line, site.getColumnNumber() ?? 0, root) : null;
   if (mapped === BUNDLER_RUNTIME) return null;
   if (mapped) {
     file = mapped.file;
