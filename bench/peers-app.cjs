@@ -1,10 +1,12 @@
 // The web-server app of bench/peers.mjs (copied into a temp app folder, so its frames are app frames): each
 // request makes the 3 calls a typical handler makes to an upstream in another process (fetch GET JSON,
 // node:http GET JSON, fetch POST JSON with an authorization header) and answers a small JSON body.
-// Prints `listening <port>`. Over IPC it answers `cpu` (its own process.cpuUsage) and `spans` (what the
-// variant's preload counted as exported, so a baseline proves it instrumented the calls).
+// Prints `listening <port>`. Over IPC it answers `cpu` (its own process.cpuUsage, event-loop utilisation and
+// peak RSS) and `spans` (what the variant's preload counted as exported, so a baseline proves it instrumented
+// the calls).
 'use strict';
 const http = require('node:http');
+const { performance } = require('node:perf_hooks');
 
 const upstream = process.argv[2];
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -46,7 +48,8 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${server.address().port}\n`));
 
 process.on('message', async (msg) => {
-  if (msg === 'cpu') process.send({ cpu: process.cpuUsage() });
+  // The app thread's busy time (event-loop utilisation: time not idle in the loop), and the peak RSS so far.
+  if (msg === 'cpu') process.send({ cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), maxRssKb: process.resourceUsage().maxRSS });
   if (msg === 'spans') {
     // Batch processors export on a timer: flush what the preload holds before counting.
     await globalThis.__benchFlush?.();

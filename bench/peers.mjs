@@ -4,10 +4,12 @@
 // header) under a fixed concurrent load (autocannon, in this process), for six variants whose order rotates
 // per round: none; plain OTel (http + undici instrumentations, batch processor, an exporter that drops);
 // OTel exporting OTLP/HTTP protobuf to a local sink; @sentry/node with tracesSampleRate 1 sending to a local
-// sink; Probe with defaults; Probe sampling 10%. Prints the server's own CPU µs per request (its
-// process.cpuUsage()), medians and ratios, and fails when a peer did not really export (no spans counted,
-// nothing reached its sink) or Probe stored nothing.
-// Usage: node bench/peers.mjs [--rounds 5] [--seconds 6] [--connections 16] [--warm 2] [--try DIST_DIR]
+// sink; Probe with defaults; Probe sampling 10%. The upstream answers each call with a JSON body of each size
+// of --answer (60 B, then pages of records: bench/lib/answer.mjs). Prints, per answer size, the server's own
+// CPU µs per request (its process.cpuUsage()), its main thread's busy µs per request (the active time of
+// performance.eventLoopUtilization()), p50 and p99 latency, peak RSS, medians and ratios, and fails when a peer
+// did not really export (no spans counted, nothing reached its sink) or Probe stored nothing.
+// Usage: node bench/peers.mjs [--answer 60,5k,50k,500k] [--rounds 5] [--seconds 6] [--connections 16] [--warm 2] [--try DIST_DIR]
 import { parseArgs } from 'node:util';
 import http from 'node:http';
 import path from 'node:path';
@@ -24,8 +26,16 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '16' },
     warm: { type: 'string', default: '2' },
     try: { type: 'string' },
+    answer: { type: 'string', default: '60,5k,50k,500k' },
   },
 });
+/** Answer sizes in bytes: `60`, `5k` (5 × 1024), `1m`. */
+const sizes = values.answer.split(',').map((word) => {
+  const m = /^(\d+(?:\.\d+)?)([km]?)b?$/i.exec(word.trim());
+  if (!m) throw new Error(`--answer: cannot read ${JSON.stringify(word)} (sizes like 60,5k,50k,500k)`);
+  return Math.round(Number(m[1]) * { '': 1, k: 1024, m: 1024 * 1024 }[m[2].toLowerCase()]);
+});
+const sizeLabel = (bytes) => (bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`);
 const rounds = Number(values.rounds);
 const app = path.join(BENCH_DIR, 'peers-app.cjs');
 
@@ -69,8 +79,11 @@ const variants = [
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
 ];
 const prepared = variants.map((v) => prepareVariant(v, app));
-const upstream = await startUpstream();
-const results = Object.fromEntries(variants.map((v) => [v.id, { rps: [], cpu: [], errors: 0, spans: 0 }]));
+/** Per answer size, per variant: each round's figures. */
+const results = Object.fromEntries(
+  sizes.map((size) => [size, Object.fromEntries(variants.map((v) => [v.id, { rps: [], cpu: [], busy: [], p50: [], p99: [], rss: [], errors: 0 }]))]),
+);
+const spans = Object.fromEntries(variants.map((v) => [v.id, 0]));
 const load = (url, duration) => autocannon({ url, connections: Number(values.connections), duration, pipelining: 1 });
 const captureFiles = (root) => {
   try {
@@ -79,75 +92,98 @@ const captureFiles = (root) => {
     return 0;
   }
 };
-
-console.log(
-  `load average at the start: ${os
+const loadAverage = () =>
+  os
     .loadavg()
     .map((x) => x.toFixed(2))
-    .join(' ')}`,
+    .join(' ');
+
+console.log(`load average at the start: ${loadAverage()}`);
+console.log(
+  `peers: answers of ${sizes.map(sizeLabel).join(', ')}; ${rounds} rounds × ${values.seconds}s at ${values.connections} connections (after ${values.warm}s warm-up), ${machine()}`,
 );
-console.log(`peers: ${rounds} rounds × ${values.seconds}s at ${values.connections} connections (after ${values.warm}s warm-up), ${machine()}`);
+let upstream = null;
 try {
-  for (let round = 0; round < rounds; round++) {
-    for (const variant of rotated(prepared, round)) {
-      const run = startChild(variant, [upstream.url], { ipc: true });
-      const [, port] = await run.match;
-      const url = `http://127.0.0.1:${port}/checkout`;
-      await load(url, Number(values.warm));
-      const before = (await ask(run.child, 'cpu')).cpu;
-      const r = await load(url, Number(values.seconds));
-      const after = (await ask(run.child, 'cpu')).cpu;
-      const { spans } = await ask(run.child, 'spans');
-      run.child.kill('SIGTERM');
-      await run.done;
-      const out = results[variant.id];
-      out.rps.push(r.requests.average);
-      out.cpu.push((after.user - before.user + after.system - before.system) / Math.max(1, r.requests.total));
-      out.errors += r.errors + r.non2xx;
-      out.spans += spans ?? 0;
+  for (const size of sizes) {
+    upstream = await startUpstream({ answerBytes: size });
+    for (let round = 0; round < rounds; round++) {
+      for (const variant of rotated(prepared, round)) {
+        const run = startChild(variant, [upstream.url], { ipc: true });
+        const [, port] = await run.match;
+        const url = `http://127.0.0.1:${port}/checkout`;
+        await load(url, Number(values.warm));
+        const before = await ask(run.child, 'cpu');
+        const r = await load(url, Number(values.seconds));
+        const after = await ask(run.child, 'cpu');
+        const counted = await ask(run.child, 'spans');
+        run.child.kill('SIGTERM');
+        await run.done;
+        const out = results[size][variant.id];
+        const requests = Math.max(1, r.requests.total);
+        out.rps.push(r.requests.average);
+        out.cpu.push((after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / requests);
+        // ELU's `active` is in ms: the main thread's time not idle in the event loop.
+        out.busy.push(((after.elu.active - before.elu.active) * 1000) / requests);
+        out.p50.push(r.latency.p50);
+        out.p99.push(r.latency.p99);
+        out.rss.push(after.maxRssKb / 1024);
+        out.errors += r.errors + r.non2xx;
+        spans[variant.id] += counted.spans ?? 0;
+      }
+      process.stdout.write(`  ${sizeLabel(size)}: round ${round + 1}/${rounds} done\n`);
     }
-    process.stdout.write(`  round ${round + 1}/${rounds} done\n`);
+    upstream.stop();
+    upstream = null;
   }
 } finally {
-  upstream.stop();
+  upstream?.stop();
   sink.close();
 }
 
 // Each peer must prove it did its work: a baseline that made no span measures nothing.
 const proofs = variants.map((v) => {
   if (!v.proof) return [v.label, '-'];
-  if (v.proof === 'spans') return [v.label, `${results[v.id].spans} spans exported`, results[v.id].spans > 0];
+  if (v.proof === 'spans') return [v.label, `${spans[v.id]} spans exported`, spans[v.id] > 0];
   if (v.proof === 'captures') {
     const n = captureFiles(prepared.find((p) => p.id === v.id).root);
     return [v.label, `${n} capture files kept (store limit 200)`, n > 0];
   }
   const got = sink.received.get(v.proof.slice('sink:'.length));
-  return [
-    v.label,
-    `${results[v.id].spans} spans; sink got ${got?.requests ?? 0} requests, ${got?.bytes ?? 0} bytes`,
-    (got?.bytes ?? 0) > 0 && results[v.id].spans > 0,
-  ];
+  return [v.label, `${spans[v.id]} spans; sink got ${got?.requests ?? 0} requests, ${got?.bytes ?? 0} bytes`, (got?.bytes ?? 0) > 0 && spans[v.id] > 0];
 });
 
-console.log(
-  `\nload average at the end: ${os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')}`,
-);
-const med = Object.fromEntries(variants.map((v) => [v.id, { rps: median(results[v.id].rps), cpu: median(results[v.id].cpu) }]));
-const anchors = ['none', 'otel', 'otlp', 'sentry'];
-const rows = variants.map((v) => {
-  const m = med[v.id];
-  return [
-    v.label,
-    m.rps.toFixed(0),
-    m.cpu.toFixed(0),
-    ...anchors.map((a) => (a === v.id || v.id === 'none' ? '-' : ratio(m.cpu, med[a].cpu))),
-    results[v.id].errors,
-  ];
-});
-console.log('\n' + table(['variant', 'req/s', 'server CPU µs/req', 'vs none', 'vs plain OTel', 'vs OTel+OTLP', 'vs Sentry', 'errors'], rows));
+console.log(`\nload average at the end: ${loadAverage()}`);
+for (const size of sizes) {
+  const figures = (id) => {
+    const r = results[size][id];
+    return { rps: median(r.rps), cpu: median(r.cpu), busy: median(r.busy), p50: median(r.p50), p99: median(r.p99), rss: Math.max(...r.rss), errors: r.errors };
+  };
+  const med = Object.fromEntries(variants.map((v) => [v.id, figures(v.id)]));
+  const vs = (v, key, anchor) => (anchor === v.id || v.id === 'none' ? '-' : ratio(med[v.id][key], med[anchor][key]));
+  const rows = variants.map((v) => {
+    const m = med[v.id];
+    return [
+      v.label,
+      m.rps.toFixed(0),
+      m.cpu.toFixed(0),
+      vs(v, 'cpu', 'otel'),
+      vs(v, 'cpu', 'sentry'),
+      m.busy.toFixed(0),
+      vs(v, 'busy', 'otel'),
+      m.p50.toFixed(1),
+      m.p99.toFixed(1),
+      m.rss.toFixed(0),
+      m.errors,
+    ];
+  });
+  console.log(`\nanswers of ${sizeLabel(size)} (3 per request):`);
+  console.log(
+    table(
+      ['variant', 'req/s', 'CPU µs/req', 'vs plain OTel', 'vs Sentry', 'app thread busy µs/req', 'vs plain OTel', 'p50 ms', 'p99 ms', 'peak RSS MB', 'errors'],
+      rows,
+    ),
+  );
+}
 console.log(
   '\n' +
     table(

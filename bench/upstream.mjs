@@ -1,8 +1,10 @@
-// The upstream the measured process calls: a keep-alive loopback server in its own process, answering a
-// small JSON body. Prints `listening <port>` and runs until killed.
+// The upstream the measured process calls: a keep-alive loopback server in its own process. It answers a small
+// JSON body, or with BENCH_ANSWER_BYTES a JSON page of records of about that size (no secret-named field in the
+// records: a list of orders, as most API pages are). Prints `listening <port>` and runs until killed.
 import http from 'node:http';
+import { answerOf } from './lib/answer.mjs';
 
-const body = JSON.stringify({ ok: true, items: [1, 2, 3], user: { name: 'ada', token: 'abc' } });
+const body = answerOf(Number(process.env.BENCH_ANSWER_BYTES) || 0);
 const server = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {

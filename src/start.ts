@@ -28,6 +28,7 @@ import { undiciLens } from './lens/UndiciLens';
 import { fetchLens } from './lens/fetchLens';
 import { http2Lens } from './lens/Http2Lens';
 import { libraryEntriesLens } from './lens/libraryEntries';
+import { undiciInterceptorsLens } from './lens/undiciInterceptors';
 import { routeTemplates } from './lens/routes/watchRoutes';
 import { nodeTestUnits } from './testrunner/nodeTest';
 import { isTestRunnerProcess } from './testrunner/runnerProcess';
@@ -110,6 +111,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       undiciLens,
       fetchLens,
       libraryEntriesLens,
+      undiciInterceptorsLens,
       http2Lens,
       routeTemplates,
       queueJobUnits,

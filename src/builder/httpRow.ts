@@ -8,6 +8,7 @@ import { EventStreamCapture } from '../response/EventStreamCapture';
 import { bodyKind } from '../mask/Masker';
 import { bodyBytes, bytesToText, decodeContent, gzipStatedSize, headerValue } from './body';
 import { payloadOf } from './payload';
+import { jsonBodyCapture, storedOnce } from './jsonBody';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -54,8 +55,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   let responseCapture: ResponseCaptureResult | null = null;
   let formats: Record<string, FormattedField> | undefined;
   if (captureClass === JSON_CAPTURE && whole) {
-    // The built-in JSON capture: one parse and one mask give both the cards and the raw body (what
-    // JsonCapture and masker.body would each compute again from the text).
+    // The built-in JSON capture: the body kept once, parsed only when masking may change it.
     responseCapture = jsonCapture(bytesToText(whole), responseType, masker);
   } else if (captureClass && captured) {
     const text = bytesToText(captured);
@@ -68,6 +68,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     });
     if (result) {
       responseCapture = { capture: captureClass.name, cards: masker.maskValue(result.cards), raw: masker.body(text, responseType) };
+      if (bodyKind(responseType, text) === 'json') responseCapture = storedOnce(responseCapture);
       if (result.formats && Object.keys(result.formats).length) {
         // A capture's formatted text is masked by value too (a token in a GraphQL literal under any name).
         formats = Object.fromEntries(Object.entries(result.formats).map(([key, field]) => [key, { ...field, text: masker.text(field.text) }]));
@@ -78,7 +79,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   }
 
   const end = call.end ?? unitEnd;
-  const timing: Timing | null = call.fake || !hasResponse || !call.timing ? null : roundTiming(call.timing);
+  const timing: Timing | null = call.fake || call.cache || !hasResponse || !call.timing ? null : roundTiming(call.timing);
   const row: HttpRow = {
     method,
     url,
@@ -106,6 +107,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     time: round(Math.max(0, call.start - unitStart)),
     origin: call.origin,
   };
+  if (call.cache) row.cache = call.cache;
   if ((requestTruncated && (lens.bodies || payload === null)) || (responseTruncated && hasResponse)) row.truncated = true;
   return row;
 }
@@ -123,6 +125,8 @@ const JSON_CAPTURE = JsonCapture as unknown as ResponseCaptureClass;
 const EVENT_STREAM_CAPTURE = EventStreamCapture as unknown as ResponseCaptureClass;
 
 function jsonCapture(text: string, contentType: string | null, masker: ResolvedHttpLens['masker']): ResponseCaptureResult {
+  if (bodyKind(contentType, text) === 'json') return jsonBodyCapture(JSON_CAPTURE.name, text, masker);
+  // JsonCapture mapped to another type (`text/plain`): the cards, and the raw text masked as its type says.
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -130,9 +134,7 @@ function jsonCapture(text: string, contentType: string | null, masker: ResolvedH
     // Not JSON after all: its secret-named pairs are masked as text, never kept as sent.
     return { capture: JSON_CAPTURE.name, cards: null, raw: masker.body(text, contentType) };
   }
-  const cards = masker.maskValue(parsed);
-  // masker.body masks JSON only when the type (or, without one, the text) says JSON; otherwise it keeps the text.
-  return { capture: JSON_CAPTURE.name, cards, raw: bodyKind(contentType, text) === 'json' ? JSON.stringify(cards) : masker.body(text, contentType) };
+  return { capture: JSON_CAPTURE.name, cards: masker.maskValue(parsed), raw: masker.body(text, contentType) };
 }
 
 function findCapture(lens: ResolvedHttpLens, contentType: string | null): ResponseCaptureClass | null {

@@ -123,5 +123,7 @@ export interface CallInput {
   error: ErrorInput | null;
   pool: number | null;
   fake: boolean;
+  /** `hit` when a cache in the client answered (undici's cache interceptor); missing otherwise. */
+  cache?: 'hit';
   origin: Origin | null;
 }

@@ -36,10 +36,17 @@ export interface Origin {
   chain: string[];
 }
 
+/**
+ * `{capture, cards, raw}` as readers get it (SPEC 2.1). As stored, a JSON body is kept once: `raw` holds the
+ * body's text and `cards_from_raw` is true, `cards` is left out; readers (capture/readableCapture.ts) parse
+ * the cards back from `raw` (null when it does not parse) and give `raw` as `JSON.stringify(cards)`.
+ */
 export interface ResponseCaptureResult {
   capture: string;
-  cards: unknown;
+  cards?: unknown;
   raw: string | null;
+  /** Stored form only: `cards` is `JSON.parse(raw)`, not stored apart. */
+  cards_from_raw?: true;
 }
 
 export interface FormattedField {
@@ -73,6 +80,8 @@ export interface HttpRow {
   origin: Origin | null;
   /** Present and true when a kept body was cut at `max_body_bytes`. */
   truncated?: boolean;
+  /** Present (`hit`) when a cache in the client answered (undici's cache interceptor): no request went out. */
+  cache?: 'hit';
 }
 
 export interface HttpTotals {

@@ -80,6 +80,7 @@ function entryOf(row: HttpRow, pageref: string, captureStartMs: number): HarEntr
   if (row.origin) probe.origin = row.origin;
   if (row.pool !== null) probe.pool = row.pool;
   if (row.fake) probe.fake = true;
+  if (row.cache) probe.cache = row.cache;
   if (row.truncated) probe.truncated = true;
   if (row.response_capture) probe.response_capture = { capture: row.response_capture.capture, cards: row.response_capture.cards };
   if (row.timing?.redirects) probe.redirects = row.timing.redirects;

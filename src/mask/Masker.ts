@@ -3,7 +3,8 @@ import type { SecretNames } from './SecretNames';
 import { MASKED } from './FullMask';
 import { maskEventStream } from '../util/eventStream';
 import { maskTextPairs } from './maskText';
-import { maskCredentials } from './credentialValues';
+import { maskCredentials, type ScanStats } from './credentialValues';
+import { jsonMayNeedMasking } from './jsonPrescan';
 
 /**
  * Masking rules compiled once from the resolved config and applied when a capture is built. Values are
@@ -141,12 +142,40 @@ export class Masker {
    * secret-named pairs inside them: a GraphQL `query` with `password: "…"`, a URL with `?token=…`).
    */
   maskValue(value: unknown, depth = 0): unknown {
-    if (typeof value === 'string') return this.text(value);
+    return this.maskTree(value, depth, null);
+  }
+
+  /**
+   * maskValue, and whether it changed anything: a secret-named field, a masked text, or a `__proto__` member
+   * (the copy drops it). A JSON body it leaves unchanged is kept as its own text (builder/jsonBody.ts).
+   */
+  maskValueChanged(value: unknown): { value: unknown; changed: boolean } {
+    const seen = { changed: false };
+    const masked = this.maskTree(value, 0, seen);
+    return { value: masked, changed: seen.changed };
+  }
+
+  /**
+   * True when masking this JSON text (parsed, or as text when it does not parse) might change it; false only
+   * when it surely would not (mask/jsonPrescan.ts).
+   */
+  jsonMayNeedMasking(text: string, stats?: ScanStats): boolean {
+    return jsonMayNeedMasking(text, this.isSecret, stats);
+  }
+
+  private maskTree(value: unknown, depth: number, seen: { changed: boolean } | null): unknown {
+    if (typeof value === 'string') {
+      const masked = this.text(value);
+      if (seen && masked !== value) seen.changed = true;
+      return masked;
+    }
     if (depth > 64 || value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map((item) => this.maskValue(item, depth + 1));
+    if (Array.isArray(value)) return value.map((item) => this.maskTree(item, depth + 1, seen));
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      out[key] = this.isSecretName(key) && item !== null && item !== undefined ? MASKED : this.maskValue(item, depth + 1);
+      const secret = this.isSecretName(key) && item !== null && item !== undefined;
+      if (seen && (secret || key === '__proto__')) seen.changed = true;
+      out[key] = secret ? MASKED : this.maskTree(item, depth + 1, seen);
     }
     return out;
   }

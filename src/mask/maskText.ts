@@ -56,7 +56,7 @@ const EQUALS = 0x3d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** Names longer than this are not read (no field or parameter name is); it bounds each look back. */
-const NAME_MAX = 128;
+export const NAME_MAX = 128;
 
 interface Span {
   start: number;
@@ -64,12 +64,12 @@ interface Span {
   replacement: string;
 }
 
-function isSpace(c: number): boolean {
+export function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
 /** True when the quote at `at` is escaped: an odd run of backslashes before it (counted back to `floor`). */
-function escaped(text: string, at: number, floor: number): boolean {
+export function escaped(text: string, at: number, floor: number): boolean {
   let run = 0;
   for (let k = at - 1; k >= floor && text.charCodeAt(k) === BACKSLASH; k--) run++;
   return run % 2 === 1;
@@ -148,7 +148,7 @@ function containerEnd(text: string, open: number): number {
 }
 
 /** Characters of a form or query name: `card%5Bnumber%5D`, `user[password]`, `api-key`, `a.b`, `first+name`. */
-function isFormNameChar(c: number): boolean {
+export function isFormNameChar(c: number): boolean {
   return (
     (c >= 0x30 && c <= 0x39) ||
     (c >= 0x41 && c <= 0x5a) ||
@@ -200,7 +200,7 @@ function endsFormValue(c: number): boolean {
 }
 
 /** GraphQL and YAML names: a letter or `_`, then letters, digits, `_`, `-`, `.`. */
-function isBareNameChar(c: number): boolean {
+export function isBareNameChar(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d || c === 0x2e;
 }
 

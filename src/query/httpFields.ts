@@ -37,6 +37,7 @@ const HTTP_FIELDS: readonly string[] = [
   'exception.previous',
   'pool',
   'fake',
+  'cache',
   'time',
   'origin',
   'origin.file',

@@ -27,6 +27,8 @@ export class CallRecord {
   error: ErrorInput | null = null;
   pool: number | null = null;
   fake = false;
+  /** `hit`: a cache in the client (undici's cache interceptor) answered; no request went out. */
+  cache: 'hit' | null = null;
   /** Raw call sites of the app's stack at the call, resolved to an origin later, off the hot path. */
   stack: NodeJS.CallSite[] | null = null;
   /** The app's stack where it entered the client library that made this call (see entry.ts): the fallback. */
@@ -116,7 +118,7 @@ export class CallRecord {
   }
 
   timing(): TimingInput | null {
-    if (this.fake) return null;
+    if (this.fake || this.cache) return null;
     const timing: TimingInput = { redirects: this.redirects, ...phasesOf(this.connection) };
     if (this.headersAt !== null) {
       const sent = this.sentAt ?? this.hopStart;
@@ -147,6 +149,7 @@ export class CallRecord {
       error: this.error,
       pool: this.pool,
       fake: this.fake,
+      ...(this.cache ? { cache: this.cache } : {}),
       origin: this.origin,
     };
   }

@@ -8,7 +8,7 @@ import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
 import { CallRecord } from './CallRecord';
 import { captureStack } from './origin';
-import { callStackLimit, currentEntry } from './entry';
+import { callStackLimit, currentEntry, type EntryStack } from './entry';
 import { currentPool } from './scope';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
@@ -40,6 +40,10 @@ export interface CallFacts {
   /** The app's call sites taken already (node:http's entry wrapper); else taken in beginCall, `stackLimit` deep. */
   stack?: NodeJS.CallSite[] | null;
   stackLimit?: number;
+  /** Where the app entered the client library, taken earlier (a cache hit answered later); else looked up now. */
+  entry?: EntryStack | null;
+  /** When the call started, when it was earlier than now (epoch ms). */
+  start?: number;
   /** Whether the client decodes the response body (fetch does), or how to tell from the call sites. */
   clientDecodes?: boolean | ((stack: NodeJS.CallSite[] | null) => boolean);
 }
@@ -166,10 +170,10 @@ export class Recorder {
    */
   beginCall<R extends CallRecord = CallRecord>(unit: Unit, facts: CallFacts, make?: (maxBodyBytes: number) => R): R {
     const maxBodyBytes = this.config.http?.max_body_bytes ?? 0;
-    const record = make ? make(maxBodyBytes) : (new CallRecord(maxBodyBytes) as R);
+    const record = make ? make(maxBodyBytes) : (new CallRecord(maxBodyBytes, facts.start) as R);
     // One context lookup for both: the entry decides how deep the call's own stack is taken. From the lens's frame
     // up (`below`: this method's own frame is not one of the limited frames the lens asked for).
-    record.entry = currentEntry();
+    record.entry = facts.entry !== undefined ? facts.entry : currentEntry();
     record.stack = facts.stack !== undefined ? facts.stack : captureStack(callStackLimit(facts.stackLimit, record.entry), Recorder.prototype.beginCall);
     if (facts.spanId) record.spanId = facts.spanId;
     if (facts.parentSpanId) record.parentSpanId = facts.parentSpanId;

@@ -43,6 +43,11 @@ const INTERNALS: Record<string, string[]> = {
   // packages/node-core/src/integrations/spotlight.ts (@sentry/node 8 held both itself)
   '@sentry/node-core': ['build/cjs/transports/', 'build/esm/transports/', 'build/cjs/integrations/spotlight.js', 'build/esm/integrations/spotlight.js'],
   '@sentry/node': ['build/cjs/transports/', 'build/esm/transports/', 'build/cjs/integrations/spotlight.js', 'build/esm/integrations/spotlight.js'],
+  // Next.js talks for itself too, not for the app: its telemetry (https://github.com/vercel/next.js/tree/canary/packages/next/src/telemetry,
+  // post-telemetry-payload.ts) and `next dev`'s check of the latest version on the package registry (getVersionInfo in
+  // https://github.com/vercel/next.js/blob/canary/packages/next/src/server/dev/hot-reloader-webpack.ts, used by Turbopack's too;
+  // Next 16 looks up security advisories for the installed version in lib/upgrade/).
+  next: ['dist/telemetry/', 'dist/server/dev/hot-reloader-webpack.js', 'dist/lib/upgrade/'],
 };
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/@]/g, '\\$&');

@@ -28,6 +28,11 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     // async of a thread survives that.
     if (!isMainThread) return finalSync(Number(process.exitCode ?? 0));
     if (!recorder.processUnit.closed) recorder.closeAll(Number(process.exitCode ?? 0), 'exit');
+    // What is left is stored now when the driver can (the file store): handed to its write thread, the last
+    // captures could start that thread and hold the ending process for its start-up, which a runner notices
+    // (Jest reports a process that outlives its run by a second). Other drivers store them asynchronously.
+    const left = writer.takeQueued();
+    if (left.length && !writer.putAllSync(left)) for (const capture of left) writer.put(capture);
     if (!writer.idle) void writer.flush();
   };
   const finalSync = (code: number) => {

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findSourceMap } from 'node:module';
 import type { Origin } from '../capture/types';
 import { agentLoaded, isAgentInternal } from './agentInternals';
 import { isProbeCode } from '../util/ownCode';
+import { isBundledRuntime, isWebpackInternal, originalPath, scriptSourceMap, webpackInternalPath } from './bundleMaps';
+import { noteScriptSourceMap, scriptSourceMap as evaluatedScriptMap } from './scriptMaps';
 
 /**
  * Frames captured. Each one costs about a microsecond and a half, whether or not it is the app's, so a
@@ -116,7 +117,8 @@ export function readStack(sites: NodeJS.CallSite[] | null, root: string, withOri
 /** What a script name says about its frames: not the app's (null), or its path and source map. */
 interface FileInfo {
   file: string;
-  map: SourceMap | null;
+  /** Looked up on the first origin frame in the file (undefined until then): see bundleMaps. */
+  map?: SourceMap | null;
   /** The file relative to the app root (one root per process), and that root. */
   shown?: { root: string; file: string };
 }
@@ -140,8 +142,11 @@ function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
       file = '';
     }
   }
-  if (file && !file.startsWith('node:') && path.isAbsolute(file) && !isProbeCode(file) && !file.includes(NODE_MODULES)) {
-    info = { file, map: sourceMapOf(file) };
+  if (isWebpackInternal(file)) {
+    // A module of a webpack dev bundle (eval-source-map), named after its source: node_modules' are not the app's.
+    if (!file.includes('/node_modules/')) info = { file };
+  } else if (file && !file.startsWith('node:') && path.isAbsolute(file) && !isProbeCode(file) && !file.includes(NODE_MODULES)) {
+    info = { file };
   } else if (file.includes(NODE_MODULES) && isAgentInternal(file)) {
     info = AGENT_FILE;
   }
@@ -150,18 +155,24 @@ function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
 }
 
 function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null {
+  // A webpack eval module's map is asked each time: `next dev` reloads it under the same name after an edit.
+  const map = isWebpackInternal(info.file) ? scriptSourceMap(info.file) : (info.map ??= sourceMapOf(info.file));
   let file = info.file;
   let line = site.getLineNumber() ?? 0;
-  if (info.map) {
-    const mapped = mapSource(info.map, file, line, site.getColumnNumber() ?? 0);
-    if (mapped) {
-      file = mapped.file;
-      line = mapped.line;
-      if (file.includes(NODE_MODULES)) return null;
-    }
+  const mapped = map ? mapSource(map, file, line, site.getColumnNumber() ?? 0, root) : null;
+  if (mapped === BUNDLER_RUNTIME) return null;
+  if (mapped) {
+    file = mapped.file;
+    line = mapped.line;
+    if (file.includes(NODE_MODULES)) return null;
+  } else if (isWebpackInternal(file)) {
+    file = webpackInternalPath(file, root) ?? file;
+  } else if (isBundledRuntime(file)) {
+    // A framework's bundled runtime (Next's server chunks) with no map to say which module: skipped like node_modules.
+    return null;
   }
   const fn = site.getFunctionName() ?? (site.isAsync() ? 'async' : '');
-  if (info.map) return { file: shownPath(root, file), line, fn };
+  if (mapped || file !== info.file) return { file: shownPath(root, file), line, fn };
   if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, file) };
   return { file: info.shown.file, line, fn };
 }
@@ -171,35 +182,42 @@ function shownPath(root: string, file: string): string {
   return path.relative(root, file) || path.basename(file);
 }
 
-type SourceMap = NonNullable<ReturnType<typeof findSourceMap>>;
-// A frame's file is loaded, so whether it has a map is settled: look it up once per file, not per call.
-const maps = new Map<string, SourceMap | null>();
+type SourceMap = NonNullable<ReturnType<typeof scriptSourceMap>>;
 
+/**
+ * A script's map: the one noted for code a test runner evaluated in a vm context itself (scriptMaps: babel-jest,
+ * ts-jest), else the file's own (bundleMaps: Node's, the file's comment).
+ */
 function sourceMapOf(file: string): SourceMap | null {
-  let map = maps.get(file);
-  if (map === undefined) {
-    try {
-      map = findSourceMap(file) ?? null;
-    } catch {
-      map = null;
-    }
-    maps.set(file, map);
-  }
-  return map;
+  return evaluatedScriptMap(file) ?? scriptSourceMap(file);
 }
 
-/** Follows a source map when the app runs with them (`--enable-source-maps`), else returns null. */
-function mapSource(map: SourceMap, file: string, line: number, column: number): { file: string; line: number } | null {
+/**
+ * A script evaluated outside Node's module loader, with the `sourceMappingURL` its code names (see scriptMaps).
+ * Nothing is read now; what was resolved for an earlier evaluation of the same file with other code is dropped.
+ */
+export function noteEvaluatedScript(file: string, sourceMapUrl: string): void {
+  if (!noteScriptSourceMap(file, sourceMapUrl)) return;
+  files.delete(file);
+}
+
+/** What mapSource says of a position in a bundler's own runtime code (webpack/runtime, Turbopack's). */
+const BUNDLER_RUNTIME = 0;
+
+/**
+ * Follows a script's source map (see bundleMaps: Node's, the file's own, or a webpack eval module's) to the
+ * original file and line; null when the map has no entry there.
+ */
+function mapSource(map: SourceMap, file: string, line: number, column: number, root: string): { file: string; line: number } | null | typeof BUNDLER_RUNTIME {
   if (line < 1) return null;
   const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as { originalSource?: string; originalLine?: number };
   if (!entry || typeof entry.originalSource !== 'string' || typeof entry.originalLine !== 'number') return null;
-  let source = entry.originalSource;
-  if (source.startsWith('file://')) {
-    try {
-      source = fileURLToPath(source);
-    } catch {
-      return null;
-    }
-  } else if (!path.isAbsolute(source)) source = path.resolve(path.dirname(file), source);
+  let source: string | null;
+  try {
+    source = originalPath(entry.originalSource, file, root);
+  } catch {
+    return null;
+  }
+  if (source === null) return BUNDLER_RUNTIME;
   return { file: source, line: entry.originalLine + 1 };
 }

@@ -7,6 +7,7 @@ import { indexRowOf, isValidCaptureId } from '../capture/indexRow';
 import { ProbeConfigError } from '../config/ProbeConfigError';
 import { CLEAR_SCRIPT, INDEX_SCRIPT, PUT_SCRIPT, type RedisScript } from './redisScripts';
 import { StoreError } from './StoreError';
+import { readableCapture } from '../capture/readableCapture';
 
 export interface RedisStoreOptions {
   /** `redis://` or `rediss://` URL of the server. */
@@ -143,7 +144,7 @@ export class RedisStore implements Store {
       this.logger?.debug(`redis store: skipped corrupt capture ${id}`);
       return null;
     }
-    return capture;
+    return readableCapture(capture);
   }
 
   async index(): Promise<IndexRow[]> {

@@ -1,4 +1,5 @@
 import type { Capture, IndexRow } from '../capture/types';
+import { readableCapture } from '../capture/readableCapture';
 
 /**
  * The text of a capture file: `{"row":<index row>,"capture":<capture>,"end":"<id>"}`, one JSON document. The
@@ -47,11 +48,14 @@ export function rowOfHead(head: Buffer, wholeFile: boolean): IndexRow | null | u
   return wholeFile ? null : undefined;
 }
 
-/** The capture inside a capture file's text, or null when the text is not a whole capture file. */
+/**
+ * The capture inside a capture file's text as readers get it (a JSON body stored once is given back as cards
+ * and raw: capture/readableCapture.ts), or null when the text is not a whole capture file.
+ */
 export function captureOfText(text: string): Capture | null {
   const doc = parseObject(text) as { row?: unknown; capture?: unknown } | null;
   const capture = doc?.capture;
-  return capture && typeof capture === 'object' && !Array.isArray(capture) ? (capture as Capture) : null;
+  return capture && typeof capture === 'object' && !Array.isArray(capture) ? readableCapture(capture as Capture) : null;
 }
 
 function parseObject(text: string): Record<string, unknown> | null {

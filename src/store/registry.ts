@@ -6,6 +6,7 @@ import { STORAGE_KEYS } from '../config/defaults';
 import { unknownSetting } from '../config/suggest';
 import { FileStore } from './FileStore';
 import { ThreadedFileStore } from './ThreadedFileStore';
+import { readableCapture } from '../capture/readableCapture';
 
 const BUILTIN = new Set(['file', 'redis']);
 const registry = new Map<string, StoreFactory>();
@@ -59,5 +60,26 @@ export function createStore(app: StoreApp, options: { writeThread?: boolean } = 
       throw new ProbeConfigError('storage.driver', `driver ${JSON.stringify(driver)} returned a store without ${method}()`);
     }
   }
-  return store;
+  return readableStore(store);
+}
+
+/**
+ * A custom driver's store whose `find()` gives captures as readers get them: it keeps what it was given, and a
+ * JSON body is given to `put()` once, as its text (capture/readableCapture.ts). The driver's object is not changed.
+ */
+function readableStore(store: Store): Store {
+  const wrapped: Store = {
+    put: (capture) => store.put(capture),
+    find: async (id) => {
+      const capture = await store.find(id);
+      return capture ? readableCapture(capture) : capture;
+    },
+    index: () => store.index(),
+    clear: () => store.clear(),
+  };
+  if (store.putSync) wrapped.putSync = (capture) => store.putSync!(capture);
+  if (store.ids) wrapped.ids = () => store.ids!();
+  if (store.watch) wrapped.watch = (onChange) => store.watch!(onChange);
+  if (store.close) wrapped.close = () => store.close!();
+  return wrapped;
 }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { buildCapture } from '../../src/builder/buildCapture';
+import { buildCapture as buildStored } from '../../src/builder/buildCapture';
+import { readableCapture } from '../../src/capture/readableCapture';
 import { emptyFold, foldCall } from '../../src/builder/fold';
 import { resolveConfig } from '../../src/config/resolve';
 import { GraphqlCapture } from '../../src/response/GraphqlCapture';
@@ -10,6 +11,8 @@ import type { CallInput, UnitInput } from '../../src/builder/input';
 import type { ProbeConfig } from '../../src/config/types';
 
 const T0 = 1_700_000_000_000;
+/** The capture as readers get it from a store (a JSON body is stored once: test/builder/body-kinds.test.ts). */
+const buildCapture = (...args: Parameters<typeof buildStored>) => readableCapture(buildStored(...args));
 const config = (file: ProbeConfig = {}) => resolveConfig({ root: '/app', configFile: null, file, env: {} });
 const body = (text: string | Buffer, truncatedAt?: number) => {
   const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);

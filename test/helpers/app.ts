@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Capture } from '../../src/capture/types';
 import { collect, startChild, type RunResult } from './child';
+import { readableCapture } from '../../src/capture/readableCapture';
 // @ts-expect-error plain .mjs helper shared with scripts/
 import { prepareTestModules } from '../../scripts/test-modules.mjs';
 
@@ -77,13 +78,13 @@ export class TestApp {
     return collect(child, options.timeout);
   }
 
-  /** Every capture in the default file store, oldest first (ids sort by creation time). */
+  /** Every capture in the default file store as readers get it (store.find()), oldest first (ids sort by creation time). */
   captures(folder = '.probe/captures'): Capture[] {
     const dir = path.join(this.dir, folder);
     if (!existsSync(dir)) return [];
     return readdirSync(dir)
       .filter((name) => /^\d{17}-[0-9A-Za-z_-]+\.json$/.test(name))
-      .map((name) => (JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { capture: Capture }).capture)
+      .map((name) => readableCapture((JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { capture: Capture }).capture))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 }

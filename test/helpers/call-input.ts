@@ -4,6 +4,7 @@ import type { CallInput, UnitInput } from '../../src/builder/input';
 import type { HttpRow } from '../../src/capture/types';
 import type { ResolvedConfig } from '../../src/config/types';
 import { buildCapture } from '../../src/builder/buildCapture';
+import { readableCapture } from '../../src/capture/readableCapture';
 
 export const T0 = 1_700_000_000_000;
 
@@ -56,7 +57,12 @@ export function unitOf(calls: CallInput[]): UnitInput {
   };
 }
 
-/** The row the builder makes of one call under `config`. */
+/** The row the builder makes of one call under `config`, as readers get it (a JSON body stored once is given back as cards and raw). */
 export function rowOf(call: CallInput, config: ResolvedConfig): HttpRow {
+  return readableCapture(buildCapture(unitOf([call]), config)).sections.http![0]!;
+}
+
+/** The row as the builder stores it. */
+export function storedRowOf(call: CallInput, config: ResolvedConfig): HttpRow {
   return buildCapture(unitOf([call]), config).sections.http![0]!;
 }

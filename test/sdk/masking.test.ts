@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Capture, HttpRow } from '../../src/capture/types';
+import { readableCapture } from '../../src/capture/readableCapture';
 import { cleanEnv } from '../compat/install';
 import { runChild } from '../helpers/child';
 import { installSdkApp } from './install';
@@ -102,7 +103,7 @@ function captures(app: string): Capture[] {
   return fs
     .readdirSync(dir)
     .filter((name) => name.endsWith('.json'))
-    .map((name) => (JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { capture: Capture }).capture);
+    .map((name) => readableCapture((JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { capture: Capture }).capture));
 }
 
 describe('masking defaults with real SDK payloads', () => {

@@ -104,6 +104,18 @@ export function runStoreContract(driver: DriverUnderTest): void {
       assert.deepEqual(await store.index(), [indexRowOf(capture)]);
     });
 
+    // Issue 28: the builder stores a JSON body once, as its text; every driver's find() gives the cards back.
+    test('a JSON body stored once is found as cards and raw (SPEC 2.1)', async () => {
+      const { store } = setup();
+      const capture = makeCapture({ bytes: 6_000 });
+      const rows = capture.sections.http!;
+      rows[0] = { ...rows[0]!, response_capture: { capture: 'JsonCapture', raw: '{\n  "id": 1, "n": -0\n}', cards_from_raw: true } };
+      await store.put(capture);
+      const found = await store.find(capture.id);
+      assert.deepEqual(found?.sections.http![0]!.response_capture, { capture: 'JsonCapture', cards: { id: 1, n: 0 }, raw: '{"id":1,"n":0}' });
+      assert.deepEqual(found?.sections.http![1], rows[1]);
+    });
+
     // A long-lived process's command capture is stored while it runs, then again when it ends (SPEC 7).
     test('a put of an id already stored replaces it: one index row, the latest text', async () => {
       const { store } = setup({ limit: 3 });

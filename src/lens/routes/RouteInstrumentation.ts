@@ -4,12 +4,13 @@ import type { ExpressTemplates } from './ExpressTemplates';
 import { patchLayerHandle, patchRouterUse } from './expressRoutes';
 import { patchKoaContext } from './koaRoutes';
 import { patchHonoContext } from './honoRoutes';
+import { patchNextBaseServer } from './nextRoutes';
 
 type NoteRoute = (request: object | undefined, route: string | (() => unknown)) => void;
 
 /**
  * The frameworks whose route template cannot be read through a diagnostics channel: Express 4, Express 5 on
- * router < 2.3, Koa and Hono, patched as their modules are required (CommonJS). Fastify and router >= 2.3
+ * router < 2.3, Koa, Hono and Next.js, patched as their modules are required (CommonJS). Fastify and router >= 2.3
  * need no patch (see fastifyRoutes, expressRoutes). Each patch goes through the ledger (runtime/patches).
  */
 export class RouteInstrumentation extends InstrumentationBase {
@@ -40,6 +41,10 @@ export class RouteInstrumentation extends InstrumentationBase {
       this.module('koa', ['>=2.0.0 <4'], (Application) => patchKoaContext(Application, this.noteRoute)),
       new InstrumentationNodeModuleDefinition('hono', ['>=4.0.0 <5'], undefined, undefined, [
         this.file('hono/dist/cjs/context.js', ['>=4.0.0 <5'], (exports) => patchHonoContext(exports, this.noteRoute)),
+      ]),
+      // Next.js: the route it matched, read from its request meta (see nextRoutes).
+      new InstrumentationNodeModuleDefinition('next', ['>=13.4.0 <17'], undefined, undefined, [
+        this.file('next/dist/server/base-server.js', ['>=13.4.0 <17'], (exports) => patchNextBaseServer(exports, this.noteRoute)),
       ]),
     ];
   }

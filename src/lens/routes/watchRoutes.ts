@@ -6,6 +6,7 @@ import { ExpressTemplates } from './ExpressTemplates';
 import { onRouterTraceStart, type RouterTraceContext } from './expressRoutes';
 import { onFastifyInit } from './fastifyRoutes';
 import { RouteInstrumentation } from './RouteInstrumentation';
+import { patchLoadedNextServer } from './nextRoutes';
 
 import type { SourceFactory, Subscribe } from '../../runtime/UnitSource';
 
@@ -25,6 +26,8 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
     subscribe('fastify.initialization', (message) => onFastifyInit(message, noteRoute, logger)),
     subscribe('tracing:express.router.request:start', (message) => onRouterTraceStart(templates, message as RouterTraceContext)),
     registerInstrumentations({ tracerProvider: provider, instrumentations: [new RouteInstrumentation(templates, noteRoute, logger)] }),
+    // Next.js loaded already (start() from instrumentation.ts): its server is patched where it is.
+    patchLoadedNextServer(noteRoute) ?? (() => {}),
   ];
   return () => {
     stopped = true;

@@ -106,6 +106,7 @@ export function HttpRowDetail({ row, index }: { row: HttpRow; index: number }) {
       <div><dt>Received</dt><dd>${bytes(row.response_bytes)}</dd></div>
       <div><dt>Pool</dt><dd>${row.pool === null ? '–' : `#${row.pool}`}</dd></div>
       ${row.fake ? html`<div><dt>Answered by</dt><dd><span class="tag tag-fake">fake</span></dd></div>` : null}
+      ${row.cache ? html`<div><dt>Answered by</dt><dd><span class="tag tag-fake">cache</span></dd></div>` : null}
       ${row.truncated ? html`<div><dt>Body</dt><dd><span class="tag tag-warn">truncated</span></dd></div>` : null}
     </dl>
     <${Section} title="Timing"><${Waterfall} row=${row} /><//>

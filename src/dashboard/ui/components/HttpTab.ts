@@ -45,7 +45,7 @@ class CallRow extends Component<RowProps> {
       <tr class=${`call ${open ? 'open' : ''} ${row.failed ? 'is-failed' : ''}`} data-testid="http-row" data-row=${String(index)} onClick=${() => onToggle(index)}>
         <td class="num muted" data-testid="row-number" title="Row index, as in probe rows and probe-show">${String(index)}</td>
         <td><${MethodBadge} method=${row.method} /></td>
-        <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}</td>
+        <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}${row.cache ? html` <span class="tag tag-fake">cache</span>` : null}</td>
         <td class="url mono" title=${row.url}><span class="url-origin">${origin}</span><span class="url-path">${rest}</span></td>
         <td class="num">${bytes(row.request_bytes)}</td>
         <td class="num">${bytes(row.response_bytes)}</td>

@@ -15,7 +15,13 @@ const PHASES: Array<{ key: keyof Timing; label: string }> = [
 export function Waterfall({ row }: { row: HttpRow }) {
   const timing = row.timing;
   if (!timing) {
-    const why = row.fake ? 'Answered by a fake: no network timing.' : row.status === null ? 'No timing: the connection failed.' : 'No timing recorded.';
+    const why = row.fake
+      ? 'Answered by a fake: no network timing.'
+      : row.cache
+        ? "Answered from the client's cache: no request went out."
+        : row.status === null
+          ? 'No timing: the connection failed.'
+          : 'No timing recorded.';
     return html`<p class="muted small" data-testid="no-timing">${why}</p>`;
   }
   const phases = PHASES.filter((p) => typeof timing[p.key] === 'number').map((p) => ({ ...p, value: timing[p.key] as number }));

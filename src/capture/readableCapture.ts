@@ -1,0 +1,38 @@
+import type { Capture, HttpRow, ResponseCaptureResult } from './types';
+
+/**
+ * A stored response capture as readers get it (SPEC 2.1 `{capture, cards, raw}`). A JSON body is stored once,
+ * as its text (`cards_from_raw`): the cards are its parse (null when it does not parse), the raw body the
+ * cards serialised, as both were when they were stored apart. Anything else is returned as it is.
+ */
+export function readableResponseCapture(stored: ResponseCaptureResult): ResponseCaptureResult {
+  if (stored.cards_from_raw !== true || typeof stored.raw !== 'string') return stored;
+  let cards: unknown;
+  try {
+    // `-0` in a body read back as 0 when the cards were stored as JSON apart: the same here.
+    cards = stored.raw.includes('-0') ? JSON.parse(stored.raw, noNegativeZero) : JSON.parse(stored.raw);
+  } catch {
+    return { capture: stored.capture, cards: null, raw: stored.raw };
+  }
+  return { capture: stored.capture, cards, raw: JSON.stringify(cards) };
+}
+
+/**
+ * The capture with each HTTP row's response capture as readers get it (readableResponseCapture). Stores call
+ * it on what they read; rows are copied only where they change, so a capture stored by an older version (or
+ * already readable) comes back as the same object.
+ */
+export function readableCapture(capture: Capture): Capture {
+  const rows = capture?.sections?.http;
+  if (!Array.isArray(rows) || !rows.some(storedOnce)) return capture;
+  const http = rows.map((row) => (storedOnce(row) ? { ...row, response_capture: readableResponseCapture(row.response_capture!) } : row));
+  return { ...capture, sections: { ...capture.sections, http } };
+}
+
+function storedOnce(row: HttpRow | null | undefined): boolean {
+  return row?.response_capture?.cards_from_raw === true;
+}
+
+function noNegativeZero(_key: string, value: unknown): unknown {
+  return value === 0 ? 0 : value;
+}

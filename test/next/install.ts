@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cleanEnv, npmInstall, packProbe } from '../compat/install';
+import { runChild } from '../helpers/child';
+
+/** Next.js apps are installed outside the repository, from pinned versions, and kept (with their builds) between runs. */
+export const CACHE = process.env.PROBE_NEXT_CACHE ?? path.join(os.homedir(), '.cache', 'probe-next');
+export const FIXTURE = path.join(__dirname, 'apps', 'next-app');
+
+/** One pinned Next.js with its React. */
+export interface NextVersion {
+  name: string;
+  dependencies: Record<string, string>;
+}
+
+/** Shared by every version: the fixture is TypeScript, and `next build` would try to install these itself. */
+const TYPES = { typescript: '5.9.3', '@types/react': '19.1.17', '@types/node': '22.19.1' };
+
+/** Apps whose Probe this test process installed already. */
+const installed = new Set<string>();
+
+/**
+ * The fixture app (test/next/app) in the cache with the pinned Next.js and the npm-packed Probe beside it, as a
+ * user would have it. The fixture's files are copied in fresh; the packages stay; Probe is replaced once per test
+ * process (a fresh resolution of its dependencies).
+ */
+export async function installNextApp(version: NextVersion): Promise<string> {
+  const dependencies = { ...version.dependencies, ...TYPES };
+  const key = createHash('sha256').update(JSON.stringify(dependencies)).digest('hex').slice(0, 10);
+  const app = path.join(CACHE, `next-${version.name}-${key}`);
+  if (installed.has(app)) return app;
+  fs.mkdirSync(app, { recursive: true });
+  for (const dir of ['app', 'pages', 'lib']) fs.rmSync(path.join(app, dir), { recursive: true, force: true });
+  fs.cpSync(FIXTURE, app, { recursive: true });
+  const pkg = { name: `next-${version.name}`, version: '1.0.0', private: true, dependencies: { ...dependencies, probe: `file:${await packProbe()}` } };
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
+  fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
+  fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
+  await npmInstall(app);
+  installed.add(app);
+  return app;
+}
+
+/** A hash of the fixture's files: a production build is redone only when they change. */
+function fixtureKey(): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else hash.update(path.relative(FIXTURE, full)).update('\0').update(fs.readFileSync(full));
+    }
+  };
+  walk(FIXTURE);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The environment the fixture's next.config.mjs reads: its build folder, and server source maps on or off. */
+export function nextEnv(dist: string, maps: boolean): NodeJS.ProcessEnv {
+  return { ...cleanEnv(), NEXT_DIST: dist, NEXT_SERVER_MAPS: maps ? '1' : '0', NEXT_TELEMETRY_DISABLED: '1' };
+}
+
+/**
+ * `next build` into `dist` once per fixture and version (a build takes minutes on a loaded machine). Built
+ * without Probe: the build is the app's own; Probe is only the preload of the server that runs it.
+ */
+export async function buildNextApp(app: string, dist: string, maps: boolean): Promise<void> {
+  const marker = path.join(app, dist, 'probe-fixture-key');
+  const key = fixtureKey();
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === key) return;
+  fs.rmSync(path.join(app, dist), { recursive: true, force: true });
+  const result = await runChild(process.execPath, [nextBin(app), 'build'], { cwd: app, env: nextEnv(dist, maps), timeout: 1_200_000, lifetime: 'file' });
+  if (result.code !== 0) throw new Error(`next build (${dist}) failed in ${app} (${result.code ?? result.signal}):\n${result.stderr}${result.stdout}`);
+  fs.writeFileSync(marker, key);
+}
+
+export function nextBin(app: string): string {
+  return path.join(app, 'node_modules', 'next', 'dist', 'bin', 'next');
+}

@@ -1,0 +1,302 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { freePort } from '../helpers/redis';
+import { FIXTURE, buildNextApp, installNextApp, nextBin, nextEnv, type NextVersion } from './install';
+import { startChild } from '../helpers/child';
+
+/**
+ * Real Next.js apps under `--require probe/register` (NODE_OPTIONS, as the README says), in `next build && next
+ * start` (with and without server source maps) and `next dev` (webpack): each page, route handler, server action
+ * and pages-router page or API route is one request capture with the app's route template, holding its one fetch,
+ * whose origin is the fixture's line (its `// call: <name>` marker); the app answers as without Probe.
+ */
+const VERSIONS: Array<NextVersion & { turbopack?: boolean }> = [
+  { name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true },
+];
+if (process.env.PROBE_NEXT_VERSIONS !== '15') {
+  VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' } });
+}
+
+/** What each request must show: its capture's name and route, and which marked call its row is. */
+interface Expected {
+  method: string;
+  path: string;
+  route: string;
+  call: string;
+}
+const EXPECTED: Expected[] = [
+  { method: 'GET', path: '/api/items/42', route: '/api/items/[id]', call: 'item' },
+  { method: 'GET', path: '/blog/hello', route: '/blog/[slug]', call: 'post' },
+  { method: 'GET', path: '/cart', route: '/(shop)/cart', call: 'cart' },
+  { method: 'GET', path: '/old/7', route: '/old/[id]', call: 'old' },
+  { method: 'GET', path: '/api/legacy/9', route: '/api/legacy/[id]', call: 'legacy' },
+  { method: 'POST', path: '/actions', route: '/actions', call: 'action' },
+];
+
+/** `// call: <name>` markers of the fixture: name → `file:line` relative to the app root. */
+function markers(): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.tsx?$/.test(entry.name)) {
+        fs.readFileSync(full, 'utf8')
+          .split('\n')
+          .forEach((line, index) => {
+            const marker = /\/\/ call: (\w+)/.exec(line);
+            if (marker) found.set(marker[1]!, `${path.relative(FIXTURE, full)}:${index + 1}`);
+          });
+      }
+    }
+  };
+  walk(FIXTURE);
+  return found;
+}
+
+interface Answer {
+  path: string;
+  status: number;
+  body: string;
+}
+
+interface Stored {
+  row: { type: string; name: string; route: string | null };
+  capture: { type: string; name: string; sections: { http?: Array<{ url: string; origin: { file: string; line: number } | null }> } };
+}
+
+/** A loopback upstream that answers every call with JSON naming what was asked. */
+async function startUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((request, response) => {
+    request.resume();
+    const parts = (request.url ?? '/').split('/');
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify({ id: parts[2] ?? null, slug: parts[2] ?? null, count: 3, path: request.url }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+class NextServer {
+  stderr = '';
+  stdout = '';
+  private readonly exited: Promise<void>;
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly base: string,
+  ) {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  /** Ready once it answers anything (`next dev` compiles the 404 page on the first request: minutes when loaded). */
+  async ready(timeout = 300_000): Promise<void> {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      if (this.child.exitCode !== null) throw new Error(`next exited (${this.child.exitCode}) before it was ready\n${this.stdout}\n${this.stderr}`);
+      try {
+        const response = await fetch(`${this.base}/nope`, { signal: AbortSignal.timeout(timeout) });
+        await response.arrayBuffer();
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`next did not answer within ${timeout} ms\n${this.stdout}\n${this.stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  /** SIGTERM to the whole process group (`next dev` runs the server in a child), then waits for the exit. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      try {
+        process.kill(-this.child.pid!, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-this.child.pid!, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }, 30_000);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    // The group's other processes (`next dev`'s server) store their captures on SIGTERM too.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+  }
+}
+
+async function startNext(app: string, mode: Mode, dist: string, maps: boolean, upstream: string, withProbe: boolean): Promise<NextServer> {
+  const port = await freePort();
+  const env = { ...nextEnv(dist, maps), UPSTREAM: upstream, ...(withProbe ? { NODE_OPTIONS: '--require probe/register' } : {}) };
+  const args = mode === 'turbopack' ? ['dev', '--turbopack'] : [mode];
+  // Lives until the file's tests are done (started from tests and stopped by them; `after` stops the rest).
+  const child = startChild(process.execPath, [nextBin(app), ...args, '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: app,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    lifetime: 'file',
+  });
+  const server = new NextServer(child, `http://127.0.0.1:${port}`);
+  running.add(server);
+  await server.ready();
+  return server;
+}
+
+const running = new Set<NextServer>();
+type Mode = 'start' | 'dev' | 'turbopack';
+
+/** Each route once, in order; the server action posted as a form without JavaScript does (its id read from the page). */
+async function requestAll(base: string): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (const expected of EXPECTED) {
+    let response: Response;
+    if (expected.method === 'POST') {
+      const page = await (await fetch(`${base}${expected.path}`)).text();
+      const id = /name="(\$ACTION_ID_[0-9a-f]+)"/.exec(page)?.[1];
+      assert.ok(id, `the action's id in the page: ${page.slice(0, 500)}`);
+      const form = new FormData();
+      form.set(id, '');
+      form.set('name', 'x');
+      response = await fetch(`${base}${expected.path}`, { method: 'POST', body: form });
+    } else response = await fetch(`${base}${expected.path}`);
+    answers.push({ path: expected.path, status: response.status, body: visible(await response.text()) });
+  }
+  return answers;
+}
+
+/** What a person sees of an answer: JSON as is, the `<main>` of a page (the rest carries build and request ids). */
+function visible(body: string): string {
+  const main = /<main id="\w+">[^<]*<\/main>/.exec(body);
+  if (main) return main[0];
+  return body.trimStart().startsWith('{') ? body : '';
+}
+
+function readCaptures(app: string): Stored[] {
+  const dir = path.join(app, '.probe', 'captures');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Stored);
+}
+
+/** Waits (a minute at most: the machine may be loaded) until every expected request's capture is in the store. */
+async function storedAll(app: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const names = EXPECTED.map((expected) => `${expected.method} ${expected.path}`);
+  while (Date.now() < deadline) {
+    const stored = new Set(readCaptures(app).map((entry) => entry.row.name));
+    if (names.every((name) => stored.has(name))) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The captures of one run under Probe, checked; returns the origins seen by call name. */
+function checkCaptures(app: string, lines: Map<string, string>, label: string): Map<string, string> {
+  const stored = readCaptures(app);
+  const described = stored.map((entry) => `${entry.row.type} ${entry.row.name} (${entry.capture.sections.http?.length ?? 0} rows)`).join(', ');
+  assert.deepEqual(
+    stored.filter((entry) => entry.row.type !== 'request').map((entry) => entry.row.name),
+    [],
+    `${label}: only request captures: no helper process, no Next.js call of its own is stored (${described})`,
+  );
+  const origins = new Map<string, string>();
+  for (const expected of EXPECTED) {
+    const name = `${expected.method} ${expected.path}`;
+    const withRows = stored.filter((entry) => entry.row.name === name && (entry.capture.sections.http?.length ?? 0) > 0);
+    assert.equal(withRows.length, 1, `${label}: one capture of ${name} holding its call (${described})`);
+    const found = withRows[0]!;
+    assert.equal(found.row.route, expected.route, `${label}: route of ${name}`);
+    const rows = found.capture.sections.http!;
+    assert.equal(rows.length, 1, `${label}: ${name} holds its one fetch: ${rows.map((row) => row.url).join(', ')}`);
+    const origin = rows[0]!.origin;
+    origins.set(expected.call, origin ? `${origin.file}:${origin.line}` : 'null');
+    assert.ok(lines.has(expected.call));
+  }
+  const missing = stored.find((entry) => entry.row.name === 'GET /nope');
+  assert.ok(missing, `${label}: the 404 is a request capture too`);
+  assert.equal(missing.row.route, null, `${label}: a 404 has no route`);
+  return origins;
+}
+
+for (const version of VERSIONS) {
+  describe(`Next.js ${version.name}`, { timeout: 3_000_000 }, () => {
+    let app: string;
+    let upstream: { url: string; close: () => Promise<void> };
+    const lines = markers();
+
+    before(async () => {
+      app = await installNextApp(version);
+      await buildNextApp(app, '.next-build', false);
+      await buildNextApp(app, '.next-maps', true);
+      upstream = await startUpstream();
+    });
+
+    after(async () => {
+      for (const server of running) await server.stop();
+      running.clear();
+      await upstream?.close();
+    });
+
+    async function run(mode: Mode, dist: string, maps: boolean, withProbe: boolean): Promise<Answer[]> {
+      fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+      // `next dev` keeps fetches in its data cache between runs: a fresh one, so each run makes its calls.
+      fs.rmSync(path.join(app, dist, 'cache', 'fetch-cache'), { recursive: true, force: true });
+      const server = await startNext(app, mode, dist, maps, upstream.url, withProbe);
+      try {
+        const answers = await requestAll(server.base);
+        // Stopped once its captures are stored: `next dev`'s parent may SIGKILL its server on SIGTERM.
+        if (withProbe) await storedAll(app);
+        return answers;
+      } finally {
+        await server.stop();
+        running.delete(server);
+      }
+    }
+
+    test('next build && next start: routes as the app names them, origins in the route bundle without maps; answers as without Probe', async () => {
+      const alone = await run('start', '.next-build', false, false);
+      for (const answer of alone) assert.equal(answer.status, 200, JSON.stringify(answer));
+      const withProbe = await run('start', '.next-build', false, true);
+      assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
+      const origins = checkCaptures(app, lines, 'next start');
+      for (const [call, origin] of origins) {
+        // Without a map nothing tells the line; Next's own chunks (its fetch wrapper) are skipped to the route's bundle.
+        assert.match(origin, /^\.next-build\/server\/(app|pages)\/.*\.js:\d+$/, `${call}: the route's bundle, not Next's chunks (${origin})`);
+      }
+    });
+
+    test('next build && next start with server source maps: origins are the app source lines, without --enable-source-maps', async () => {
+      await run('start', '.next-maps', true, true);
+      const origins = checkCaptures(app, lines, 'next start (maps)');
+      for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
+    });
+
+    test('next dev (webpack): routes and the app source lines', async () => {
+      const alone = await run('dev', '.next-dev', false, false);
+      const withProbe = await run('dev', '.next-dev', false, true);
+      assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
+      const origins = checkCaptures(app, lines, 'next dev');
+      for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
+    });
+
+    if (version.turbopack) {
+      test('next dev --turbopack: routes and the app source lines (Turbopack writes its maps beside its chunks)', async () => {
+        await run('turbopack', '.next-turbo', false, true);
+        const origins = checkCaptures(app, lines, 'next dev --turbopack');
+        for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
+      });
+    }
+  });
+}

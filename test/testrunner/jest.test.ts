@@ -1,0 +1,178 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Capture } from '../../src/capture/types';
+import { collect } from '../helpers/app';
+import { cleanEnv, installRunnerApp } from './install';
+import { checkTestCaptures, readCaptures } from './suite';
+import { startChild } from '../helpers/child';
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'jest');
+/** The two test files: the same suite through babel-jest and through ts-jest (stored as .txt: the repo's tsc and ESLint skip it). */
+const FILES = ['suite.test.js', 'suite.test.ts'];
+
+/** Pinned: Jest 29 and 30, each with its babel-jest, and ts-jest 29.4 (which supports both). */
+const VERSIONS = ['29.7.0', '30.5.2'];
+const dependencies = (version: string) => ({
+  jest: version,
+  'babel-jest': version,
+  'ts-jest': '29.4.15',
+  '@babel/core': '7.28.5',
+  '@babel/preset-env': '7.28.5',
+  typescript: '5.9.3',
+});
+
+/**
+ * The loopback server the suite calls (`/fail` answers 500, every other path 200), closing each connection: a
+ * keep-alive socket left open would hold a worker past Jest's grace period now and then, and Jest says so in its
+ * report (with or without Probe), which would make the two reports differ by chance.
+ */
+async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    res.statusCode = req.url?.startsWith('/fail') ? 500 : 200;
+    res.setHeader('connection', 'close');
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The fixture project, fresh: its own package.json (CommonJS), so its folder is the app root Probe reports origins from. */
+function copyProject(dir: string): string {
+  const project = path.join(dir, 'project');
+  rmSync(project, { recursive: true, force: true });
+  mkdirSync(project);
+  for (const name of readdirSync(FIXTURE)) copyFileSync(path.join(FIXTURE, name), path.join(project, name.replace(/\.txt$/, '')));
+  return project;
+}
+
+interface Run {
+  code: number | null;
+  pid: number;
+  output: string;
+}
+
+/** One `jest` run in the project, with a fresh cache (no recorded timings: two files go to two workers). */
+async function runJest(project: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'probe-jest-cache-'));
+  try {
+    const bin = path.join(project, '..', 'node_modules', 'jest', 'bin', 'jest.js');
+    const child = startChild(process.execPath, [bin, '--ci', `--cacheDirectory=${cache}`, ...args], { cwd: project, env });
+    const pid = child.pid ?? -1;
+    const run = await collect(child, 180_000);
+    return { code: run.code, pid, output: `${run.stdout}\n${run.stderr}` };
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What Jest prints when a process outlives a deadline after the run: a worker past its grace period, the `jest`
+ * process a second after its results. On a loaded machine either comes and goes with or without Probe.
+ */
+const EXIT_TIMING =
+  /^(A worker process has failed to exit gracefully|Jest did not exit one second after|'?This usually means that there are asynchronous operations)/;
+
+/** Jest's report without its timings, line by line in order of text (workers finish files in any order). */
+function report(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => !/^Time:/.test(line.trim()) && !EXIT_TIMING.test(line.trim()))
+    .map((line) => line.replace(/\s*\(\d+(\.\d+)? m?s\)/g, '').trimEnd())
+    .filter(Boolean)
+    .sort();
+}
+
+/** The line of each call in a test file: the line that names its path (`${base}/ok?test=top`). */
+function expectedLine(project: string, file: string, pathAndQuery: string): number {
+  const lines = readFileSync(path.join(project, file), 'utf8').split('\n');
+  const at = lines.findIndex((line) => line.includes(`\${base}${pathAndQuery}`));
+  assert.ok(at >= 0, `${pathAndQuery} in ${file}`);
+  return at + 1;
+}
+
+const rowsOf = (capture: Capture) => capture.sections.http ?? [];
+const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
+
+/**
+ * A real Jest run of a small suite (passing, failing and skipped tests, nested describe, beforeAll/beforeEach/
+ * afterEach making calls to a loopback server with fetch and node:http) in two files, one through babel-jest and
+ * one through ts-jest, under the preload with the one line of configuration: `testEnvironment: 'probe/jest'`.
+ * In jest-worker children and with --runInBand. Jest, its transformers and the npm-packed Probe are installed at
+ * test time into a cache outside the repository.
+ */
+describe('Jest under the preload with the probe/jest environment: a capture per test', () => {
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  before(async () => {
+    upstream = await startUpstream();
+  });
+  after(() => upstream.close());
+
+  const runs: Array<{ version: string; mode: 'workers' | 'runInBand'; preload: 'require' | 'import' }> = VERSIONS.flatMap((version) => [
+    { version, mode: 'workers' as const, preload: 'require' as const },
+    { version, mode: 'runInBand' as const, preload: 'require' as const },
+  ]);
+  runs.push({ version: VERSIONS[1]!, mode: 'workers', preload: 'import' });
+  for (const { version, mode, preload } of runs) {
+    it(`jest ${version}, ${mode}, --${preload} probe/register`, async () => {
+      const dir = await installRunnerApp(`jest-${version}`, dependencies(version));
+      const project = copyProject(dir);
+      const env: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: upstream.url, CI: '1', NO_COLOR: '1' };
+      delete env.NODE_TEST_CONTEXT;
+      const args = mode === 'runInBand' ? ['--runInBand'] : ['--maxWorkers=2'];
+
+      // Without Probe: no preload, Jest's own node environment.
+      const plain = await runJest(project, [...args, '--testEnvironment=node'], env);
+      rmSync(path.join(project, '.probe'), { recursive: true, force: true });
+      const run = await runJest(project, args, { ...env, NODE_OPTIONS: `--${preload} probe/register` });
+      const output = run.output;
+
+      assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
+      assert.match(output, /Tests:\s+4 failed, 1 skipped, 4 passed, 9 total/, output);
+      assert.equal(plain.code, run.code, 'same exit code as without Probe');
+      assert.deepEqual(report(output), report(plain.output), "Jest's report is the same as without Probe");
+      assert.doesNotMatch(output, /\[probe\]/i, 'Probe adds nothing to the test output');
+
+      const captures = readCaptures(project);
+      const tests = captures.filter((capture) => capture.type === 'test');
+      // The same suite in each file: its test captures told apart by the file their calls came from.
+      for (const file of FILES) {
+        const own = tests.filter((capture) => rowsOf(capture).every((row) => row.origin?.file === file) && rowsOf(capture).length > 0);
+        checkTestCaptures(own, output, { outside: false });
+      }
+      assert.equal(tests.length, 8, 'one capture per test that ran (the skipped one has none)');
+      assert.ok(!captures.some((capture) => rowsOf(capture).some((row) => row.url.includes('/skipped'))));
+
+      // beforeAll's calls: in the command capture of the process that ran the file, one per file.
+      const commands = captures.filter((capture) => capture.type === 'command');
+      assert.ok(!commands.some((capture) => rowsOf(capture).length === 0), 'no empty command capture');
+      const beforeAll = commands.flatMap((capture) => rowsOf(capture).map((row) => `${pathOf(row.url)} ${row.origin?.file}`)).sort();
+      assert.deepEqual(beforeAll, FILES.map((file) => `/before-all ${file}`).sort());
+
+      // Every call's origin is the line of the test file as written, not as babel-jest or ts-jest made it.
+      for (const capture of captures) {
+        for (const row of rowsOf(capture)) {
+          const file = row.origin?.file ?? '';
+          assert.ok(FILES.includes(file), `origin of ${row.url} in ${capture.name}: ${JSON.stringify(row.origin)}`);
+          assert.equal(row.origin!.line, expectedLine(project, file, pathOf(row.url)), `line of ${pathOf(row.url)} in ${file}`);
+        }
+      }
+
+      // Where the tests ran: jest-worker children (the preload reached them through NODE_OPTIONS), or Jest itself.
+      const pids = new Set(captures.map((capture) => capture.meta.pid));
+      if (mode === 'workers') {
+        assert.ok(!pids.has(run.pid), 'the tests ran in workers');
+        for (const capture of commands) assert.match(capture.name, /^jest suite\.test\.[jt]s( suite\.test\.[jt]s)?$/);
+      } else {
+        assert.deepEqual([...pids], [run.pid], 'the tests ran in the jest process');
+      }
+    });
+  }
+});
