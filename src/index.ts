@@ -12,7 +12,7 @@ export { JsonCapture } from './response/JsonCapture';
 export { GraphqlCapture } from './response/GraphqlCapture';
 export { EventStreamCapture } from './response/EventStreamCapture';
 export { ProbeConfigError } from './config/ProbeConfigError';
-export type { Store } from './store/Store';
+export type { Store } from './capture/Store';
 export type { StoreApp, StoreFactory, StoreDriverConfig } from './config/types';
 export type { Capture, HttpRow, IndexRow, Summary, Timing, ExceptionInfo, Origin, CaptureSpan } from './capture/types';
 export type { ProbeConfig, HttpClientLensOptions } from './config/types';

@@ -1,6 +1,6 @@
 import type { CliIo } from './io';
 import type { ResolvedConfig } from '../config/types';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import { ProbeConfigError } from '../config/ProbeConfigError';
 import { openStore } from '../store/openStore';
 import { createLogger } from '../util/logger';

@@ -1,5 +1,5 @@
 import type { CliIo } from './io';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import { closeContext, openContext } from './context';
 import { QueryError } from '../query/QueryError';
 

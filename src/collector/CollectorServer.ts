@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { ResolvedConfig } from '../config/types';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import type { Logger } from '../util/logger';
 import type { DecodedExport, OtlpSpan } from './model';
 import type { ExportLimits, IdReader } from './normalize';

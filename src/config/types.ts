@@ -1,7 +1,7 @@
 import type { MaskSpec } from '../mask/Mask';
 import type { Masker } from '../mask/Masker';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import type { Glob } from '../util/glob';
 import type { Logger } from '../util/logger';
 

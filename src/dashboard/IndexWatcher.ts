@@ -1,5 +1,5 @@
 import type { IndexRow } from '../capture/types';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import type { Logger } from '../util/logger';
 
 type Listener = (rows: IndexRow[]) => void;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import type { Logger } from '../util/logger';
 import { isValidCaptureId } from '../capture/indexRow';
 import { ASSETS_DIR, readAsset } from './assets';

@@ -1,19 +1,63 @@
 import http from 'node:http';
 import type { Span } from '@opentelemetry/api';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
-import { CallRecord } from '../runtime/CallRecord';
-import { captureStack, capturingOrigins } from '../runtime/origin';
-import { callStackLimit, currentEntry } from '../runtime/entry';
+import type { CallRecord } from '../runtime/CallRecord';
+import { capturingOrigins } from '../runtime/origin';
 import { entryPort, takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
-import { watchSocket } from '../runtime/sockets';
-import { currentPool } from '../runtime/scope';
+import { installSocketWatch, watchSocket } from '../runtime/sockets';
+import { appInstrumentsHttp, neverUnwrapOthers } from '../runtime/join/appHttp';
+import { adoptAppHttpInstrumentation } from '../runtime/join/adopt';
+import type { JoinEntry } from '../runtime/join/Joiner';
+import type { LensFactory } from './Lens';
+import type { IncomingRequests } from './IncomingRequests';
+import { wrapHttpEntries } from './httpEntry';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount, decodingClientAgent, decodingClientOnStack } from './decodedSize';
 
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
+
+const SCOPE = '@opentelemetry/instrumentation-http';
+const MODULES = ['http', 'https', 'node:http', 'node:https'];
+
+/**
+ * node:http and node:https clients, through instrumentation-http (which also makes the incoming requests' server
+ * spans: their hooks go to the requests source). Beside an app's setup that instruments node:http, the app's
+ * instance makes the spans and Probe's is not made; the lens is driven from the channel and the entry wrappers.
+ */
+export function httpLens(requests: IncomingRequests): LensFactory {
+  return ({ config, recorder, logger, joiner }) => {
+    if (!config.http) return null;
+    const lens = new HttpLens(recorder, logger, requests);
+    installSocketWatch();
+    // An app setup that ran first has patched node:http when it is loaded: load it now, before deciding.
+    for (const name of MODULES) require(name);
+    const hooks = { requestHook: joiner.once(lens.requestHook as never) as never, responseHook: requests.responseHook as never };
+    let instrumentation: HttpInstrumentation | undefined;
+    if (!appInstrumentsHttp()) {
+      instrumentation = new HttpInstrumentation({ ...hooks, ignoreOutgoingRequestHook: () => joiner.appPresent, enabled: false });
+      neverUnwrapOthers(instrumentation);
+      joiner.stepAsideForAppServerSpans(instrumentation);
+    }
+    const join: JoinEntry = { channel: 'http.client.request.start', scope: SCOPE, hook: lens.requestHook as JoinEntry['hook'], underActiveClient: true };
+    return {
+      name: 'http',
+      scopes: [SCOPE],
+      instrumentations: instrumentation ? [instrumentation] : [],
+      joins: [join],
+      enable() {
+        if (instrumentation) adoptAppHttpInstrumentation(HttpInstrumentation, instrumentation, hooks, logger);
+        // instrumentation-http patches on require: load the modules again now so ESM apps (which import them
+        // later through the loader) get the patched exports (start() refreshes ESM named exports after every lens).
+        for (const name of MODULES) require(name);
+        return wrapHttpEntries([require('node:http'), require('node:https')], (request) => joiner.missed(join, request));
+      },
+    };
+  };
+}
 
 /**
  * The node:http side of the lens, run from instrumentation-http's hooks. Outgoing requests are observed by
@@ -23,50 +67,20 @@ type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
 export class HttpLens {
   constructor(
     private readonly recorder: Recorder,
-    private readonly maxBodyBytes: number,
     private readonly logger: Logger,
+    private readonly requests: IncomingRequests,
   ) {}
 
+  /** instrumentation-http's request hook: an outgoing ClientRequest is this lens's; an incoming request, the requests source's. */
   readonly requestHook = (span: Span, request: http.ClientRequest | http.IncomingMessage): void => {
     try {
       // Not `instanceof http.ClientRequest`: nock/msw replace that export with a Proxy that fails the check.
-      if (request instanceof http.IncomingMessage) this.incoming(span as unknown as SdkSpan, request);
+      if (request instanceof http.IncomingMessage) this.requests.requestHook(span, request);
       else this.outgoing(span as unknown as SdkSpan, request);
     } catch (error) {
       this.logger.warnOnce('http-start', 'could not record an http call', error);
     }
   };
-
-  readonly responseHook = (span: Span, response: http.IncomingMessage | http.ServerResponse): void => {
-    try {
-      if (response instanceof http.ServerResponse) {
-        const unit = this.recorder.unitOfSpan(span.spanContext().spanId);
-        if (unit.request) unit.request.status = response.statusCode;
-      }
-    } catch (error) {
-      this.logger.warnOnce('http-response', 'could not read a response', error);
-    }
-  };
-
-  private incoming(span: SdkSpan, request: http.IncomingMessage): void {
-    const unit = this.recorder.unitOfSpan(span.spanContext().spanId);
-    // Once per request: a second server span of the same request (see Recorder.noteIncoming) shares the unit.
-    // A request left out by sampling is never written: nothing of it is copied.
-    if (unit.type !== 'request' || unit.request || !unit.sampled) return;
-    const method = (request.method ?? 'GET').toUpperCase();
-    const target = request.url ?? '/';
-    const encrypted = Boolean((request.socket as { encrypted?: boolean } | undefined)?.encrypted);
-    const host = request.headers.host ?? request.headers[':authority'] ?? 'localhost';
-    unit.name = `${method} ${target.split('?')[0]}`;
-    unit.request = {
-      method,
-      url: `${encrypted ? 'https' : 'http'}://${host}${target}`,
-      route: null,
-      status: null,
-      headers: { ...request.headers },
-      remoteAddress: request.socket?.remoteAddress ?? null,
-    };
-  }
 
   private outgoing(span: SdkSpan, request: http.ClientRequest): void {
     // Taken where the app called http.request/get when it came through Probe's wrapper (see httpEntry).
@@ -77,18 +91,16 @@ export class HttpLens {
     if (!unit.sampled) return;
     const url = `${request.protocol}//${authority(request)}${request.path}`;
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
-    const record = new CallRecord(this.maxBodyBytes);
-    record.entry = currentEntry();
-    record.stack = entry !== undefined ? entry : captureStack(callStackLimit(undefined, record.entry));
-    // Now: the call sites are let go soon after the call starts, long before a response arrives.
-    // With origins off, a stack taken only to tell an agent's own calls is too short to name the client.
-    record.clientDecodes = record.stack && capturingOrigins() ? decodingClientOnStack(record.stack) : decodingClientAgent(request.getHeader('user-agent'));
-    record.spanId = spanId;
-    record.parentSpanId = span.parentSpanContext?.spanId ?? null;
-    record.method = request.method;
-    record.url = url;
-    record.pool = currentPool(unit);
-    this.recorder.addCall(unit, record);
+    const record = this.recorder.beginCall(unit, {
+      spanId,
+      parentSpanId: span.parentSpanContext?.spanId ?? null,
+      method: request.method,
+      url,
+      ...(entry !== undefined ? { stack: entry } : {}),
+      // Now: the call sites are let go soon after the call starts, long before a response arrives.
+      // With origins off, a stack taken only to tell an agent's own calls is too short to name the client.
+      clientDecodes: (stack) => (stack && capturingOrigins() ? decodingClientOnStack(stack) : decodingClientAgent(request.getHeader('user-agent'))),
+    });
 
     // Headers can change until they are sent: copied once, as plain data, when the first write() or end()
     // has sent them (or the request fails or closes before either).

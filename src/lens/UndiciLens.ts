@@ -1,13 +1,13 @@
 import diagnostics from 'node:diagnostics_channel';
 import type { Span } from '@opentelemetry/api';
 import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import type { JoinEntry } from '../runtime/join/Joiner';
+import type { LensFactory } from './Lens';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
-import { CallRecord } from '../runtime/CallRecord';
-import { captureStack } from '../runtime/origin';
-import { callStackLimit, currentEntry } from '../runtime/entry';
+import type { CallRecord } from '../runtime/CallRecord';
 import { errorInput } from '../runtime/errors';
-import { currentPool } from '../runtime/scope';
 import { fetchScope } from './fetchScope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
 import { isTelemetryTraffic } from './telemetry';
@@ -23,6 +23,31 @@ interface UndiciRequest {
   onResponseData?: (chunk: unknown) => unknown;
 }
 
+const SCOPE = '@opentelemetry/instrumentation-undici';
+
+/**
+ * undici's requests (global fetch's hops, the `undici` package's request/stream/fetch): instrumentation-undici
+ * makes the span in Probe's own mode; beside an app's setup the joiner drives the lens from `undici:request:create`.
+ */
+export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) => {
+  if (!config.http) return null;
+  const lens = new UndiciLens(recorder, logger);
+  const instrumentation = new UndiciInstrumentation({
+    requestHook: joiner.once(lens.requestHook as never) as never,
+    ignoreRequestHook: () => joiner.appPresent,
+  });
+  return {
+    name: 'undici',
+    scopes: [SCOPE],
+    instrumentations: [instrumentation],
+    joins: [{ channel: 'undici:request:create', scope: SCOPE, hook: lens.requestHook as JoinEntry['hook'] }],
+    enable() {
+      lens.enable();
+      return () => lens.disable();
+    },
+  };
+};
+
 /**
  * The undici side of the lens. instrumentation-undici makes the span and calls `requestHook` inside
  * `undici:request:create`; Probe starts the call record there and follows the same request object through
@@ -34,7 +59,6 @@ export class UndiciLens {
 
   constructor(
     private readonly recorder: Recorder,
-    private readonly maxBodyBytes: number,
     private readonly logger: Logger,
   ) {}
 
@@ -59,29 +83,16 @@ export class UndiciLens {
     let record: CallRecord;
     if (joins) {
       record = group;
-      if (!record.spanId) {
-        const dispatched = record.onDispatch;
-        record.onDispatch = null;
-        dispatched?.();
-        record.spanId = spanId;
-        record.parentSpanId = span.parentSpanContext?.spanId ?? null;
-        record.method = request.method;
-        record.requestHeaders = headers;
-      } else {
-        record.beginHop();
-      }
+      group.dispatched(spanId, span.parentSpanContext?.spanId ?? null, request.method, headers);
     } else {
-      record = new CallRecord(this.maxBodyBytes);
-      // One context lookup for both: the entry decides how deep the call's own stack is taken.
-      record.entry = currentEntry();
-      record.stack = captureStack(callStackLimit(undefined, record.entry));
-      record.spanId = spanId;
-      record.parentSpanId = span.parentSpanContext?.spanId ?? null;
-      record.method = request.method;
-      record.url = `${request.origin}${request.path}`;
-      record.requestHeaders = headers;
-      record.pool = currentPool(unit!);
-      this.recorder.addCall(unit!, record);
+      const url = `${request.origin}${request.path}`;
+      record = this.recorder.beginCall(unit!, {
+        spanId,
+        parentSpanId: span.parentSpanContext?.spanId ?? null,
+        method: request.method,
+        url,
+        requestHeaders: headers,
+      });
     }
     this.records.set(request, record);
     tapMethod(request, 'onBodySent', (chunk) => record.requestTap().add(chunk));

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
-import { CallRecord } from '../runtime/CallRecord';
 import { BodyTap } from '../runtime/BodyTap';
-import { FETCH_STACK_LIMIT, captureStack } from '../runtime/origin';
-import { callStackLimit, currentEntry } from '../runtime/entry';
+import { FETCH_STACK_LIMIT } from '../runtime/origin';
 import { errorInput } from '../runtime/errors';
-import { currentPool } from '../runtime/scope';
+import { FetchCall } from './FetchCall';
 import { fetchScope } from './fetchScope';
 import { fetchHeaders } from './headers';
 import { patchMethod } from '../runtime/patches';
@@ -44,9 +42,9 @@ export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBo
   const probeFetch = function fetch(this: unknown, input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const outer = fetchScope.getStore();
     if (outer && !outer.settled && !outer.spanId) return original.call(this, input, init);
-    let record: CallRecord | null = null;
+    let record: FetchCall | null = null;
     try {
-      record = startRecord(recorder, input, init, maxBodyBytes);
+      record = startRecord(recorder, input, init);
     } catch (error) {
       logger.warnOnce('fetch-start', 'could not record a fetch call', error);
     }
@@ -71,7 +69,7 @@ export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBo
   return probeFetch;
 }
 
-function startRecord(recorder: Recorder, input: string | URL | Request, init: RequestInit | undefined, maxBodyBytes: number): CallRecord | null {
+function startRecord(recorder: Recorder, input: string | URL | Request, init: RequestInit | undefined): FetchCall | null {
   const unit = recorder.activeUnit();
   // A unit left out by sampling records nothing: no record, no stack, no body held; asked first, so such a
   // call costs one lookup and nothing else.
@@ -81,21 +79,12 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. canParse makes no URL object.
   if (!URL.canParse(url)) return null;
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
-  const record = new CallRecord(maxBodyBytes);
-  // One context lookup for both: the entry decides how deep the call's own stack is taken.
-  record.entry = currentEntry();
-  record.stack = captureStack(callStackLimit(FETCH_STACK_LIMIT, record.entry));
-  record.url = url;
-  record.method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
-  record.clientDecodes = true;
-  record.followsRedirects = true;
-  record.pool = currentPool(unit);
-  recorder.addCall(unit, record);
-  return record;
+  const method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
+  return recorder.beginCall(unit, { method, url, stackLimit: FETCH_STACK_LIMIT, clientDecodes: true }, (max) => new FetchCall(max));
 }
 
 function resolved(
-  record: CallRecord,
+  record: FetchCall,
   response: Response,
   input: string | URL | Request,
   init: RequestInit | undefined,
@@ -129,7 +118,7 @@ function resolved(
 }
 
 /** The request body as the fake got it: Probe's branch of a stream, or the body the app passed. */
-function readFakeRequest(record: CallRecord, init: RequestInit | undefined, held: HeldBody | null): Promise<unknown> | null {
+function readFakeRequest(record: FetchCall, init: RequestInit | undefined, held: HeldBody | null): Promise<unknown> | null {
   if (held) return held.read(record.requestTap());
   const body = init?.body;
   if (body == null) return null;
@@ -140,7 +129,7 @@ function readFakeRequest(record: CallRecord, init: RequestInit | undefined, held
   });
 }
 
-function rejected(record: CallRecord, error: unknown): void {
+function rejected(record: FetchCall, error: unknown): void {
   if (!record.spanId) record.spanId = randomBytes(8).toString('hex');
   record.status = null;
   record.fail(errorInput(error));

@@ -1,3 +1,4 @@
+import type { LensFactory } from './Lens';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
 import { enterLibrary, markEntry, markedEntry, type EntryStack } from '../runtime/entry';
@@ -213,3 +214,11 @@ export class LibraryEntryInstrumentation extends InstrumentationBase {
     });
   }
 }
+
+/**
+ * Not a source of calls of its own: where the app entered got, ky, superagent, Stripe or Anthropic's SDK, for the
+ * origin of the calls they make after an async hop (see runtime/entry). The fetch lens lists these modules for
+ * the ESM loader when it starts it.
+ */
+export const libraryEntriesLens: LensFactory = ({ config, logger }) =>
+  config.http ? { name: 'library entries', scopes: [], instrumentations: [new LibraryEntryInstrumentation(logger)], joins: [], enable: () => () => {} } : null;

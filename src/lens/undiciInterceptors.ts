@@ -3,7 +3,9 @@ import { context, type Context } from '@opentelemetry/api';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
-import { CallRecord } from '../runtime/CallRecord';
+import type { CallRecord } from '../runtime/CallRecord';
+import type { FetchCall } from './FetchCall';
+import type { LensFactory } from './Lens';
 import { currentEntry, enterLibrary } from '../runtime/entry';
 import { patchMethod } from '../runtime/patches';
 import { contextScope, currentPool } from '../runtime/scope';
@@ -110,7 +112,7 @@ function retrying(interceptor: Interceptor): Interceptor {
     const rememberingDispatch: Dispatch = function (this: unknown, opts, handler) {
       const plain = () => dispatch.call(this, opts, handler);
       const first = started.get(handler);
-      if (first) return guarded((run) => context.with(first, () => fetchScope.run(undefined as unknown as CallRecord, run)), plain);
+      if (first) return guarded((run) => context.with(first, () => fetchScope.run(undefined as unknown as FetchCall, run)), plain);
       return guarded((run) => {
         // Inside an app's fetch the app's line is where it called fetch (Node's own fetch dispatches after awaits
         // of its own, with no app frame left to take here).
@@ -218,17 +220,23 @@ function watchHits(handler: Handler, opts: DispatchOptions, call: CacheCall, rec
     observe(() => {
       if (call.forwarded || !unit.sampled) return;
       const joins = group && !group.settled && !group.spanId;
-      record = joins ? group : new CallRecord(maxBodyBytes, start);
-      record.cache = 'hit';
-      record.spanId = randomBytes(8).toString('hex');
-      if (!joins) {
-        record.entry = entry ?? currentEntry();
-        record.method = String(opts.method ?? 'GET').toUpperCase();
-        record.url = `${String(opts.origin ?? '').replace(/\/$/, '')}${opts.path ?? ''}`;
-        record.requestHeaders = requestHeaders(opts.headers);
-        record.pool = currentPool(unit);
-        recorder.addCall(unit, record);
+      const spanId = randomBytes(8).toString('hex');
+      if (joins) {
+        record = group;
+        record.spanId = spanId;
+      } else {
+        // No stack of its own: the answer comes after an async hop; the entry taken at dispatch names the line.
+        record = recorder.beginCall(unit, {
+          spanId,
+          start,
+          entry: entry ?? currentEntry(),
+          stack: null,
+          method: String(opts.method ?? 'GET').toUpperCase(),
+          url: `${String(opts.origin ?? '').replace(/\/$/, '')}${opts.path ?? ''}`,
+          requestHeaders: requestHeaders(opts.headers),
+        });
       }
+      record.cache = 'hit';
       record.markHeaders(statusCode, responseHeaders(headers));
     });
     return handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
@@ -264,3 +272,15 @@ function responseHeaders(headers: Record<string, string | string[]> | undefined)
   for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   return out;
 }
+
+/** undici 7's interceptors (cache hits as rows, retries with the app's context and line) as a lens. */
+export const undiciInterceptorsLens: LensFactory = ({ config, recorder, logger }) =>
+  config.http
+    ? {
+        name: 'undici interceptors',
+        scopes: [],
+        instrumentations: [new UndiciInterceptorInstrumentation(recorder, config.http.max_body_bytes, logger)],
+        joins: [],
+        enable: () => () => {},
+      }
+    : null;

@@ -1,7 +1,7 @@
 import type { Mask } from './Mask';
 import type { SecretNames } from './SecretNames';
 import { MASKED } from './FullMask';
-import { maskEventStream } from '../response/eventStream';
+import { maskEventStream } from '../util/eventStream';
 import { maskTextPairs } from './maskText';
 import { maskCredentials, type ScanStats } from './credentialValues';
 import { jsonMayNeedMasking } from './jsonPrescan';

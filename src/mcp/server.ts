@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import { QueryError } from '../query/QueryError';
 import { clipString } from '../query/clip';
 import { queryList } from '../query/list';

@@ -1,4 +1,4 @@
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
 import { checkInputSizes, shownInput } from './inputs';
 import { EVERY_CAPTURE, ROWS_MAX_LIMIT, captureRef, readSection, type CaptureRef, type RowsInput } from './rows';

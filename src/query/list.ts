@@ -1,6 +1,6 @@
 import type { CaptureType, IndexRow, SamplingMeta } from '../capture/types';
 import { samplingNote, samplingOf } from './sampling';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
 import { checkInputSizes } from './inputs';
 import { ROW_LIMITS, clip, fitRows } from './clip';

@@ -1,5 +1,5 @@
 import type { Capture, IndexRow } from '../capture/types';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
 import { checkInputSizes, shownInput } from './inputs';
 import { fitRows } from './clip';

@@ -1,5 +1,5 @@
 import type { Capture } from '../capture/types';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
 import { checkInputSizes } from './inputs';
 import { FIELD_LIMITS, SHOW_LIMITS, clip } from './clip';

@@ -1,5 +1,5 @@
 import type { ResponseCaptureInput, ResponseCaptureOutput } from './ResponseCapture';
-import { dataValue, parseEventStream } from './eventStream';
+import { dataValue, parseEventStream } from '../util/eventStream';
 import { assembleStream } from './assembleStream';
 import type { Masker } from '../mask/Masker';
 

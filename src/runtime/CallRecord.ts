@@ -29,12 +29,6 @@ export class CallRecord {
   fake = false;
   /** `hit`: a cache in the client (undici's cache interceptor) answered; no request went out. */
   cache: 'hit' | null = null;
-  /** Set when the app's own promise settled (fetch): no more hops can join. */
-  settled = false;
-  /** fetch follows redirects inside one call: until `settled`, an ended hop may not be the last. */
-  followsRedirects = false;
-  /** Run once when the first undici request of this call starts: the call is real, not a fake's. */
-  onDispatch: (() => void) | null = null;
   /** Raw call sites of the app's stack at the call, resolved to an origin later, off the hot path. */
   stack: NodeJS.CallSite[] | null = null;
   /** The app's stack where it entered the client library that made this call (see entry.ts): the fallback. */
@@ -77,20 +71,6 @@ export class CallRecord {
     this.entry = null;
   }
 
-  /** A new hop of the same app call (a redirect followed by fetch): response state starts over. */
-  beginHop(): void {
-    if (this.headersAt !== null || this.status !== null) this.redirects++;
-    this.hopStart = now();
-    this.status = null;
-    this.responseHeaders = {};
-    this.responseBody = null;
-    this.headersAt = null;
-    this.sentAt = null;
-    this.end = null;
-    this.socket = undefined;
-    this.connection = null;
-  }
-
   /** The connection is known: claim its phases (a reused keep-alive socket has none). */
   useSocket(socket: object | undefined, remote?: string, protocol?: string): void {
     if (this.socket === socket) return;
@@ -120,9 +100,9 @@ export class CallRecord {
     return this.requestBody;
   }
 
-  /** Ended for good: nothing more will be recorded on it. */
+  /** Ended for good: nothing more will be recorded on it (a lens whose call may go on overrides it: FetchCall). */
   get done(): boolean {
-    return this.end !== null && (this.settled || !this.followsRedirects);
+    return this.end !== null;
   }
 
   finish(at = now()): void {

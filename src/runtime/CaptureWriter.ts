@@ -2,7 +2,7 @@ import { context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import type { Capture } from '../capture/types';
 import type { ResolvedConfig } from '../config/types';
-import type { Store } from '../store/Store';
+import type { Store } from '../capture/Store';
 import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
 import { buildCapture } from '../builder/buildCapture';

@@ -6,13 +6,20 @@ import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
 import type { ResolvedConfig, ResolvedHttpLens } from '../config/types';
 import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
-import type { CallRecord } from './CallRecord';
+import { CallRecord } from './CallRecord';
+import { captureStack } from './origin';
+import { callStackLimit, currentEntry, type EntryStack } from './entry';
+import { currentPool } from './scope';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';
 import { PROBE_ATTRIBUTES } from '../capture/attributes';
 import { Sampler } from './Sampler';
 import { setStackCapture } from './origin';
-import { emptyFold, foldCall } from '../builder/fold';
+import { OriginQueue } from './OriginQueue';
+import { TestStack } from './TestStack';
+import { EmittingRequest } from './EmittingRequest';
+import { foldPastCap, FOLD_EVERY } from './foldPastCap';
+import { unitOpenedBy } from './spanUnits';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
 import { BackgroundTicker } from './BackgroundTicker';
@@ -23,10 +30,23 @@ export const ATTR_UNIT = PROBE_ATTRIBUTES.unit;
 export const ATTR_JOB_ID = PROBE_ATTRIBUTES.jobId;
 export const ATTR_STATUS = PROBE_ATTRIBUTES.status;
 
-const OWN_CLIENT_SCOPES = new Set(['@opentelemetry/instrumentation-undici', '@opentelemetry/instrumentation-http']);
-
-/** Calls past `max_rows` are folded into totals in sweeps of this many, not one by one. */
-const FOLD_EVERY = 64;
+/** What a lens knows of an outgoing call when it starts (see Recorder.beginCall). */
+export interface CallFacts {
+  method: string;
+  url: string;
+  spanId?: string;
+  parentSpanId?: string | null;
+  requestHeaders?: CallRecord['requestHeaders'];
+  /** The app's call sites taken already (node:http's entry wrapper); else taken in beginCall, `stackLimit` deep. */
+  stack?: NodeJS.CallSite[] | null;
+  stackLimit?: number;
+  /** Where the app entered the client library, taken earlier (a cache hit answered later); else looked up now. */
+  entry?: EntryStack | null;
+  /** When the call started, when it was earlier than now (epoch ms). */
+  start?: number;
+  /** Whether the client decodes the response body (fetch does), or how to tell from the call sites. */
+  clientDecodes?: boolean | ((stack: NodeJS.CallSite[] | null) => boolean);
+}
 
 const hrToMs = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
 
@@ -46,20 +66,21 @@ export class Recorder {
   /** Set once the process starts a child process (see start.ts): then it may be a launcher (npm, npx, tsx). */
   startedChild = false;
   /** The incoming request whose 'request' event is being emitted now (see noteIncoming), and its unit. */
-  private incoming: object | undefined;
+  private readonly incoming = new EmittingRequest();
   private readonly requestUnits = new WeakMap<object, Unit>();
   private readonly meta: UnitInput['meta'];
-  private pendingOrigins: CallRecord[] = [];
-  /** Test units running now, innermost last (see src/testrunner/). */
-  private readonly tests: Unit[] = [];
+  private readonly origins: OriginQueue;
+  /** Test units running now (see src/testrunner/). */
+  private readonly tests = new TestStack();
   /** Set once a test ran here: the process's own command capture is then kept only when it holds calls. */
   ranTests = false;
-  private originsScheduled = false;
   /** Units ended whose input waits for a decoded size still being counted (see close). */
   private readonly waiting = new Set<Unit>();
   /** Set by closeAll: the process is ending, nothing more is waited for. */
   private exiting = false;
   readonly sampler: Sampler;
+  /** Instrumentation scopes whose client spans are the lenses' calls (see Lens.scopes): rows, not timeline spans. */
+  private readonly callScopes = new Set<string>();
   /** The process's command name as Probe made it at start (a test runner may rename the capture: see testrunner/). */
   private readonly autoName: string;
   /** In a worker thread: the capture that made it and its maker's name (see threads.ts); null on the main thread. */
@@ -74,9 +95,15 @@ export class Recorder {
   ) {
     this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
     this.sampler = new Sampler(config.sampling);
+    this.origins = new OriginQueue(config.root, config.origin.enabled, logger);
     setStackCapture(config.origin.enabled, this.sampler.active ? () => this.activeUnit().sampled : undefined);
     this.autoName = commandName(config.root);
     this.current = this.newProcessUnit(this.autoName, now() - process.uptime() * 1000);
+  }
+
+  /** A lens's instrumentation scopes: their client spans are its calls, shown as rows and left out of the timeline. */
+  ownsCallSpans(scopes: readonly string[]): void {
+    for (const scope of scopes) this.callScopes.add(scope);
   }
 
   /** The process's command capture: calls outside any request, job or test (boot, timers, pollers). */
@@ -106,7 +133,7 @@ export class Recorder {
    * one runs, what no request or job claims is that test's.
    */
   private outside(): Unit {
-    return this.tests[this.tests.length - 1] ?? this.processUnit;
+    return this.tests.innermost ?? this.processUnit;
   }
 
   /** A test case starts: its own unit of type `test` until endTest. Tests nest (node:test subtests). */
@@ -120,8 +147,7 @@ export class Recorder {
 
   /** A test case ended, after its hooks: `passed` or `failed`. */
   endTest(unit: Unit, passed: boolean): void {
-    const at = this.tests.lastIndexOf(unit);
-    if (at >= 0) this.tests.splice(at, 1);
+    this.tests.remove(unit);
     unit.status = passed ? 'passed' : 'failed';
     unit.endedBy = passed ? 'return' : 'error';
     this.close(unit);
@@ -137,75 +163,38 @@ export class Recorder {
     return unit && !unit.closed ? unit : this.outside();
   }
 
+  /**
+   * The one place an outgoing call starts: a record for `unit` with the facts the lens knows now, the app's call
+   * site (taken here, read later off the app's path) and the pool it runs in. `make` builds a lens's own kind of
+   * record (FetchCall) when the lens keeps state of its own on it. The caller has checked `unit.sampled`.
+   */
+  beginCall<R extends CallRecord = CallRecord>(unit: Unit, facts: CallFacts, make?: (maxBodyBytes: number) => R): R {
+    const maxBodyBytes = this.config.http?.max_body_bytes ?? 0;
+    const record = make ? make(maxBodyBytes) : (new CallRecord(maxBodyBytes, facts.start) as R);
+    // One context lookup for both: the entry decides how deep the call's own stack is taken. From the lens's frame
+    // up (`below`: this method's own frame is not one of the limited frames the lens asked for).
+    record.entry = facts.entry !== undefined ? facts.entry : currentEntry();
+    record.stack = facts.stack !== undefined ? facts.stack : captureStack(callStackLimit(facts.stackLimit, record.entry), Recorder.prototype.beginCall);
+    if (facts.spanId) record.spanId = facts.spanId;
+    if (facts.parentSpanId) record.parentSpanId = facts.parentSpanId;
+    record.method = facts.method;
+    record.url = facts.url;
+    if (facts.requestHeaders) record.requestHeaders = facts.requestHeaders;
+    if (facts.clientDecodes !== undefined) {
+      record.clientDecodes = typeof facts.clientDecodes === 'function' ? facts.clientDecodes(record.stack) : facts.clientDecodes;
+    }
+    record.pool = currentPool(unit);
+    this.addCall(unit, record);
+    return record;
+  }
+
   addCall(unit: Unit, call: CallRecord): void {
     if (!unit.sampled) return;
     unit.calls.push(call);
     if (unit === this.current) this.background.watch();
-    if (call.stack || call.entry) this.resolveOriginSoon(call);
+    if (call.stack || call.entry) this.origins.add(call);
     const lens = this.config.http;
-    if (lens && unit.calls.length >= lens.max_rows + FOLD_EVERY) this.foldPastCap(unit, lens);
-  }
-
-  /**
-   * Calls past `max_rows` never become rows, only totals: fold the finished ones into the unit's running
-   * totals and let them go, so a job making 100,000 calls holds `max_rows` records, not 100,000. Calls are
-   * added in start order, so the first `max_rows` stay whole, as the builder would keep them.
-   */
-  private foldPastCap(unit: Unit, lens: ResolvedHttpLens): void {
-    // An agent's own calls take no row and are not counted: read now those not read yet (once per file).
-    const calls = unit.calls.filter((call) => {
-      call.settle(this.config.root, this.config.origin.enabled);
-      return !call.byAgent;
-    });
-    const keep = calls.slice(0, lens.max_rows);
-    for (let i = lens.max_rows; i < calls.length; i++) {
-      const call = calls[i]!;
-      if (!call.done) {
-        keep.push(call);
-        continue;
-      }
-      try {
-        // Its facts straight from the record: a folded call never becomes a row, so no input is made for it.
-        foldCall((unit.folded ??= emptyFold()), call, call.start, lens.masker);
-      } catch (error) {
-        this.logger.warnOnce('fold', 'could not count a call past max_rows', error);
-        keep.push(call);
-      }
-    }
-    unit.calls.length = 0;
-    unit.calls.push(...keep);
-  }
-
-  /**
-   * Reads call sites on a later turn, off the app's path: whether an agent made the call for itself (then it is
-   * left out when the unit is built), else its origin. Soon rather than when the unit ends: call sites hold
-   * their frames' functions and receivers (requests, sockets), and keeping them for a whole request or job kept
-   * those alive into the old generation, which showed as GC time.
-   */
-  private resolveOriginSoon(call: CallRecord): void {
-    this.pendingOrigins.push(call);
-    if (this.originsScheduled) return;
-    this.originsScheduled = true;
-    setImmediate(() => this.resolvePendingOrigins()).unref?.();
-  }
-
-  /** The one place call sites become origins: the call's own stack first, then where the app entered its library. */
-  private resolvePendingOrigins(): void {
-    this.originsScheduled = false;
-    const calls = this.pendingOrigins;
-    this.pendingOrigins = [];
-    const root = this.config.root;
-    for (const pending of calls) {
-      try {
-        // The call's own stack first (an app frame, or an agent's own sender: then the call is the agent's), then
-        // where the app entered its library (the library started the call after an async hop).
-        pending.settle(root, this.config.origin.enabled);
-      } catch (error) {
-        this.logger.warnOnce('origin', 'could not resolve a call origin', error);
-      }
-      pending.stack = null;
-      pending.entry = null;
-    }
+    if (lens && unit.calls.length >= lens.max_rows + FOLD_EVERY) foldPastCap(unit, lens, this.config, this.logger);
   }
 
   /**
@@ -215,10 +204,7 @@ export class Recorder {
    * share one unit, so a request is one capture holding all its calls.
    */
   noteIncoming(request: object): void {
-    this.incoming = request;
-    queueMicrotask(() => {
-      if (this.incoming === request) this.incoming = undefined;
-    });
+    this.incoming.note(request);
   }
 
   /**
@@ -238,17 +224,16 @@ export class Recorder {
     const parentSpanContext = parent?.spanContext();
     const parentUnit = parentSpanContext && !parentSpanContext.isRemote ? this.units.get(parentSpanContext.spanId) : undefined;
     const liveParent = parentUnit && !parentUnit.closed ? parentUnit : undefined;
-    const marker = span.attributes[ATTR_UNIT];
+    const opens = unitOpenedBy(span, liveParent !== undefined);
     const start = hrToMs(span.startTime);
     let unit: Unit | undefined;
     let decideBy = traceId;
     const parentId = liveParent && liveParent !== this.processUnit ? liveParent.id : null;
-    if (marker === 'job' || marker === 'command') {
-      unit = new Unit(marker, span.name, start, traceId, spanId, parentId);
-      const jobId = span.attributes[ATTR_JOB_ID];
-      if (typeof jobId === 'string') unit.jobId = jobId;
-    } else if (span.kind === SpanKind.SERVER) {
-      const incoming = this.incoming;
+    if (opens?.type === 'job' || opens?.type === 'command') {
+      unit = new Unit(opens.type, span.name, start, traceId, spanId, parentId);
+      if (opens.jobId !== null) unit.jobId = opens.jobId;
+    } else if (opens?.type === 'request') {
+      const incoming = this.incoming.current;
       const same = incoming && this.requestUnits.get(incoming);
       if (same && !same.closed) {
         this.register(same, spanId);
@@ -258,7 +243,7 @@ export class Recorder {
       if (incoming) this.requestUnits.set(incoming, unit);
       decideBy = incomingTraceId(incoming) ?? traceId;
       this.servedRequest = true;
-    } else if (span.kind === SpanKind.CONSUMER && !liveParent) {
+    } else if (opens?.type === 'consumer') {
       unit = new Unit('job', span.name, start, traceId, spanId, null);
     }
     if (unit) {
@@ -295,7 +280,7 @@ export class Recorder {
       this.endRootSpan(unit, span, end);
       return;
     }
-    if (span.kind === SpanKind.CLIENT && OWN_CLIENT_SCOPES.has(span.instrumentationScope?.name ?? '')) return;
+    if (span.kind === SpanKind.CLIENT && this.callScopes.has(span.instrumentationScope?.name ?? '')) return;
     if (unit.closed || !unit.sampled) return;
     unit.spans.push({
       id: spanId,
@@ -342,8 +327,8 @@ export class Recorder {
     }
     unit.openSpans.clear();
     if (!unit.sampled || this.excluded(unit.name)) return;
-    // Call sites still waiting for their turn (resolveOriginSoon) are resolved now, in the same one place.
-    if (this.pendingOrigins.length) this.resolvePendingOrigins();
+    // Call sites still waiting for their turn (see OriginQueue) are resolved now, in the same one place.
+    this.origins.flush();
     // A decoded size still being counted on the thread pool (a long compressed body that just ended) is
     // waited for, so the builder gets it as plain data; at exit nothing is waited for.
     let counting = 0;
@@ -387,7 +372,7 @@ export class Recorder {
     const unit = this.current;
     this.nameThread(unit);
     if (unit.closed || this.exiting || !unit.sampled || this.excluded(unit.name)) return false;
-    if (this.pendingOrigins.length) this.resolvePendingOrigins();
+    this.origins.flush();
     let ended = unit.folded?.count ?? 0;
     let open = 0;
     for (const call of unit.calls) {
@@ -440,7 +425,7 @@ export class Recorder {
       this.enqueue(unit);
     }
     // A test still running at exit did not pass (the process exited or crashed inside it).
-    for (const unit of this.tests.splice(0).reverse()) {
+    for (const unit of this.tests.drain()) {
       unit.status = 'failed';
       unit.endedBy = endedBy;
       this.close(unit);

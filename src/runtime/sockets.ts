@@ -14,6 +14,12 @@ export interface SocketTimes {
 }
 
 const times = new WeakMap<object, SocketTimes>();
+/**
+ * Also kept on the socket itself, under a symbol: an HTTP/2 session hands out only a Proxy of its socket
+ * (`session.socket`), which forwards property reads to the socket but is not the socket a WeakMap knows
+ * (https://github.com/nodejs/node/blob/main/lib/internal/http2/core.js, proxySocketHandler).
+ */
+const TIMES = Symbol('probe.socket.times');
 
 /** Starts timing a socket that is connecting now. Listeners only observe: the socket's mode is unchanged. */
 export function watchSocket(socket: net.Socket, created = performance.now()): SocketTimes {
@@ -21,6 +27,7 @@ export function watchSocket(socket: net.Socket, created = performance.now()): So
   if (entry) return entry;
   entry = { created, claimed: false };
   times.set(socket, entry);
+  Object.defineProperty(socket, TIMES, { value: entry, configurable: true });
   const record = entry;
   socket.once('lookup', () => (record.lookup = performance.now()));
   socket.once('connect', () => (record.connect = performance.now()));
@@ -63,6 +70,19 @@ export function installSocketWatch(): void {
 export function claimSocket(socket: object | undefined): SocketTimes | null {
   if (!socket) return null;
   const entry = times.get(socket);
+  if (!entry || entry.claimed) return null;
+  entry.claimed = true;
+  return entry;
+}
+
+/** claimSocket for a socket seen through a Proxy (an HTTP/2 session's `socket`): its times read through the symbol. */
+export function claimProxiedSocket(proxy: object | undefined): SocketTimes | null {
+  let entry: SocketTimes | undefined;
+  try {
+    entry = (proxy as { [TIMES]?: SocketTimes } | undefined)?.[TIMES];
+  } catch {
+    return null; // the session let its socket go
+  }
   if (!entry || entry.claimed) return null;
   entry.claimed = true;
   return entry;

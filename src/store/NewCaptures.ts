@@ -1,5 +1,5 @@
 import type { Capture } from '../capture/types';
-import type { Store } from './Store';
+import type { Store } from '../capture/Store';
 
 export interface NewCapturesOptions {
   /** Poll period; a driver with `watch()` is also checked as soon as it signals. */

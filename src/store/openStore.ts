@@ -1,6 +1,6 @@
 import type { ProbeConfig, ResolvedConfig } from '../config/types';
 import type { Logger } from '../util/logger';
-import type { Store } from './Store';
+import type { Store } from '../capture/Store';
 import { loadConfig } from '../config/load';
 import { createStore, extendStore } from './registry';
 

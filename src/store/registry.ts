@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Store } from './Store';
+import type { Store } from '../capture/Store';
 import type { StoreApp, StoreFactory } from '../config/types';
 import { ProbeConfigError } from '../config/ProbeConfigError';
 import { STORAGE_KEYS } from '../config/defaults';

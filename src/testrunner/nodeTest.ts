@@ -1,6 +1,8 @@
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
 import { currentRuntime } from '../runtime/state';
+import type { SourceFactory, UnitSource } from '../runtime/UnitSource';
+import { alsoHookEsm } from '../lens/esmHook';
 
 /** What Probe reads of node:test's TestContext (`fullName` and `passed` are there from Node 20.16). */
 interface TestContextLike {
@@ -20,6 +22,17 @@ const HOOKED = Symbol.for('probe.node-test.hooked');
 export function nodeTestMayRun(): boolean {
   return Boolean(process.env.NODE_TEST_CONTEXT) || process.execArgv.some((arg) => arg === '--test');
 }
+
+/**
+ * The unit source of node:test test cases. First in start()'s list: node:test files are ESM often, and their
+ * `import 'node:test'` goes through the loader only if it is listed before the loader starts (the fetch lens
+ * starts it).
+ */
+export const nodeTestUnits: SourceFactory<UnitSource> = ({ config, logger }) => {
+  if (!config.http) return null;
+  if (nodeTestMayRun()) alsoHookEsm('node:test');
+  return { name: 'node:test', instrumentations: [new NodeTestInstrumentation(logger)], enable: () => () => {} };
+};
 
 /**
  * Makes each node:test test case a capture of type `test`. When the app loads `node:test` (a `require`, or an

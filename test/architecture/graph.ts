@@ -64,3 +64,19 @@ export function cycles(graph: Map<string, Set<string>>): string[][] {
   for (const node of graph.keys()) if (!state.has(node)) visit(node);
   return [...found.values()];
 }
+
+/** The folder of a file under src/ (`lens/fetch.ts` → `lens`); a file at the top (`start.ts`) is its own. */
+export function folderOf(file: string): string {
+  return file.includes('/') ? file.slice(0, file.indexOf('/')) : file;
+}
+
+/** Folder → the folders its files import (a folder's imports of itself left out). */
+export function folderGraph(graph: Map<string, Set<string>>): Map<string, Set<string>> {
+  const folders = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const edges = folders.get(folderOf(from)) ?? new Set<string>();
+    folders.set(folderOf(from), edges);
+    for (const to of targets) if (folderOf(to) !== folderOf(from)) edges.add(folderOf(to));
+  }
+  return folders;
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import type { OtlpSpan } from '../../src/collector/model';
 import type { SpanGroup } from '../../src/collector/SpanGroup';
-import type { Store } from '../../src/store/Store';
+import type { Store } from '../../src/capture/Store';
 import { CollectorServer, SLICE_WORK } from '../../src/collector/CollectorServer';
 import { decodeJsonExport } from '../../src/collector/decodeJson';
 import { UnitAssembler } from '../../src/collector/UnitAssembler';

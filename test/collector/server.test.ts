@@ -7,7 +7,7 @@ import { otlpTypes } from '../../src/collector/otlpProto';
 import { loadConfig } from '../../src/config/load';
 import { createStore } from '../../src/store/registry';
 import { createLogger } from '../../src/util/logger';
-import type { Store } from '../../src/store/Store';
+import type { Store } from '../../src/capture/Store';
 import { TestApp, eventually } from '../helpers/app';
 import { SERVER, exportRequest, requestTrace, span } from './otlpFixtures';
 

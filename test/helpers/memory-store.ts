@@ -1,4 +1,4 @@
-import type { Store } from '../../src/store/Store';
+import type { Store } from '../../src/capture/Store';
 import type { Capture, IndexRow } from '../../src/capture/types';
 import { indexRowOf } from '../../src/capture/indexRow';
 

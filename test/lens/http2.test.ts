@@ -131,10 +131,11 @@ describe('HTTP/2', () => {
     assert.deepEqual(post[0]!.request_payload, { password: '********', n: 1 });
     assert.equal(post[0]!.response_bytes, post[0]!.request_bytes);
 
-    // node:http2 client sessions are not recorded (a documented limit), and the app works as without Probe.
-    assert.equal(byMarker('http2-client').length, 0);
-    assert.equal(byMarker('http2-client-2').length, 0);
-    assert.equal(rows.length, 3, rows.map((r) => r.url).join('\n'));
+    // node:http2 client streams are recorded by their own lens (see http2-client.test.ts), one row per stream.
+    assert.equal(byMarker('http2-client').length, 1);
+    assert.equal(byMarker('http2-client').at(0)?.timing?.protocol, 'HTTP/2');
+    assert.equal(byMarker('http2-client-2').length, 1);
+    assert.equal(rows.length, 5, rows.map((r) => r.url).join('\n'));
   });
 
   for (const preload of ['require', 'import'] as const) {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { maskEventStream, parseEventStream } from '../../src/response/eventStream';
+import { maskEventStream, parseEventStream } from '../../src/util/eventStream';
 import { assembleStream } from '../../src/response/assembleStream';
 import { EventStreamCapture } from '../../src/response/EventStreamCapture';
 import * as probe from '../../src/index';

@@ -61,3 +61,44 @@ it('shutdown() undoes every patch of the ledger, and each patch says why', async
     assert.ok(out.listed.includes(target), `${target} not in the ledger: ${JSON.stringify(out.listed)}`);
   for (const why of out.whys) assert.ok(why.length > 20, `a patch without its reason: ${why}`);
 });
+
+// start() that fails after the lenses are on (here: the exit hooks cannot be installed) undoes what it did.
+const HALF_WAY = `
+const http = require('node:http');
+const net = require('node:net');
+const { context } = require('@opentelemetry/api');
+const slots = () => ({ 'http.request': http.request, 'http.get': http.get, 'net.connect': net.connect, 'globalThis.fetch': globalThis.fetch, 'context.setGlobalContextManager': context.setGlobalContextManager });
+const before = slots();
+const on = process.on;
+process.on = function (event, ...rest) {
+  if (event === 'beforeExit') throw new Error('no exit hooks here');
+  return on.call(this, event, ...rest);
+};
+const { start } = require('probe');
+let message = '';
+try {
+  start();
+} catch (error) {
+  message = error.message;
+}
+process.on = on;
+const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'runtime', 'patches.js'))});
+const after = slots();
+const notRestored = Object.keys(before).filter((k) => after[k] !== before[k]);
+const left = patches().length;
+// Nothing running: a later start() starts afresh.
+const probe = start();
+console.log(JSON.stringify({ message, notRestored, left, again: patches().length > 0 }));
+probe.shutdown();
+`;
+
+it('start() that throws half-way undoes every patch it made and leaves no instance running', async () => {
+  const app = new TestApp({ 'main.js': HALF_WAY });
+  const result = await app.run('main.js', { preload: 'none' });
+  assert.equal(result.code, 0, result.stderr);
+  const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as { message: string; notRestored: string[]; left: number; again: boolean };
+  assert.equal(out.message, 'no exit hooks here');
+  assert.deepEqual(out.notRestored, []);
+  assert.equal(out.left, 0);
+  assert.equal(out.again, true);
+});

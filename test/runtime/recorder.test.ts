@@ -12,6 +12,7 @@ import { MemoryStore } from '../helpers/memory-store';
 import { CallRecord } from '../../src/runtime/CallRecord';
 import { errorInput } from '../../src/runtime/errors';
 import { ATTR_UNIT } from '../../src/runtime/Recorder';
+import { FetchCall } from '../../src/lens/FetchCall';
 
 function setup(file: Record<string, unknown> = {}) {
   const config = resolveConfig({ root: '/app', configFile: null, file, env: {} });
@@ -23,8 +24,8 @@ function setup(file: Record<string, unknown> = {}) {
   return { recorder, tracer: provider.getTracer('t'), store, writer };
 }
 
-function finishedCall(i: number): CallRecord {
-  const call = new CallRecord(0, 1_000 + i);
+function finishedCall(i: number, Kind: typeof CallRecord = CallRecord): CallRecord {
+  const call = new Kind(0, 1_000 + i);
   call.spanId = i.toString(16).padStart(16, '0');
   call.url = i % 3 === 0 ? `https://b.test/items/${i}?token=secret` : `https://a.test/items/${i}`;
   if (i % 250 === 7) call.fail(errorInput(new Error(`boom ${i}`)), 1_000 + i + 2);
@@ -62,8 +63,7 @@ test('calls past max_rows are folded into totals as they finish: the unit holds 
   assert.equal(unit.type, 'job');
   let most = 0;
   // A fetch whose hop ended but whose promise has not settled: a redirect may still reuse it, so it stays.
-  const hopping = finishedCall(99_999);
-  hopping.followsRedirects = true;
+  const hopping = finishedCall(99_999, FetchCall);
   for (let i = 0; i < 5_000; i++) {
     recorder.addCall(unit, i === 20 ? hopping : finishedCall(i));
     most = Math.max(most, unit.calls.length);

@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Capture, IndexRow } from '../../src/capture/types';
-import type { Store } from '../../src/store/Store';
+import type { Store } from '../../src/capture/Store';
 import { indexRowOf } from '../../src/capture/indexRow';
 import { openStore as openStoreOf } from '../../src/store/openStore';
 import { createLogger } from '../../src/util/logger';

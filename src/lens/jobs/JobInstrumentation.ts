@@ -1,5 +1,6 @@
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../../util/logger';
+import type { SourceFactory } from '../../runtime/UnitSource';
 import { patchBeeQueue, patchBullmqWorker, patchCroner, patchNodeCron } from './queueJobs';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- module exports patched by shape */
@@ -50,3 +51,10 @@ export class JobInstrumentation extends InstrumentationBase {
     );
   }
 }
+
+/** Queue consumers and scheduled tasks (BullMQ, bee-queue, node-cron, croner) as a unit source: job captures. */
+export const queueJobUnits: SourceFactory = ({ logger }) => ({
+  name: 'queue jobs',
+  instrumentations: [new JobInstrumentation(logger)],
+  enable: () => () => {},
+});

@@ -8,7 +8,7 @@ import { onFastifyInit } from './fastifyRoutes';
 import { RouteInstrumentation } from './RouteInstrumentation';
 import { patchLoadedNextServer } from './nextRoutes';
 
-type Subscribe = (name: string, handler: (message: unknown) => void) => () => void;
+import type { SourceFactory, Subscribe } from '../../runtime/UnitSource';
 
 /**
  * Sets each request's route template from the framework that routed it, without the app's own OTel
@@ -34,3 +34,10 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
     for (const undo of undos.reverse()) undo();
   };
 }
+
+/** Route templates as a unit source: it names the request units the requests source opens. */
+export const routeTemplates: SourceFactory = ({ recorder, provider, subscribe, logger }) => ({
+  name: 'routes',
+  instrumentations: [],
+  enable: () => watchRoutes(recorder, provider, subscribe, logger),
+});

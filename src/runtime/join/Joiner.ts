@@ -4,14 +4,28 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
 import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Logger } from '../../util/logger';
 import { addProcessor, isRealProvider, mirrorTracers } from './provider';
+import { EmittingRequest } from '../EmittingRequest';
 
-type Hook<R> = (span: ApiSpan, request: R) => void;
+export type Hook<R> = (span: ApiSpan, request: R) => void;
 
-/** The lens entry points the joiner drives when the app's instrumentation makes the spans. */
-export interface JoinLens {
-  http?: Hook<object>;
-  httpResponse?: Hook<object>;
-  undici?: Hook<object>;
+/**
+ * Where a lens is driven once the app's instrumentation makes the spans: the diagnostics channel that reports a
+ * new request, the lens hook to run for it, and the instrumentation scope the lens's spans carry (the shadow
+ * span Probe makes when the app has no span for the call is given the same scope, so the recorder leaves it out
+ * of the timeline as it does the lens's own spans).
+ */
+export interface JoinEntry {
+  channel: string;
+  scope: string;
+  hook: Hook<object>;
+  /** Run under the app's client span when that is the active span (node:http's instrumentation makes it first). */
+  underActiveClient?: boolean;
+}
+
+/** The incoming-request unit source's hooks, run for requests the app's server instrumentation makes spans for. */
+export interface RequestHooks {
+  request: Hook<object>;
+  response: Hook<object>;
 }
 
 /**
@@ -32,22 +46,20 @@ export class Joiner {
   private readonly handled = new WeakSet<object>();
   private readonly providers = new WeakSet<object>();
   private readonly subscriptions: Array<[string, (message: unknown) => void]> = [];
-  private pendingIncoming: object | undefined;
+  /** A request no path recorded yet whose 'request' emit runs now: the server span the app makes in it is its. */
+  private readonly pendingIncoming = new EmittingRequest();
   private appProvider: TracerProvider | undefined;
-  private readonly httpShadow: Tracer;
-  private readonly undiciShadow: Tracer;
+  private readonly entries: JoinEntry[] = [];
+  private readonly shadows = new Map<string, Tracer>();
+  private requests: RequestHooks | undefined;
   /** Added to the app's provider: Probe's processor, plus the incoming-request lens for the app's server spans. */
   readonly appProcessor: SpanProcessor;
 
   constructor(
     private readonly own: TracerProvider,
     private readonly processor: SpanProcessor,
-    private readonly lens: JoinLens,
     private readonly logger: Logger,
   ) {
-    // Same scope names as the instrumentations: the recorder leaves these client spans out of the timeline.
-    this.httpShadow = own.getTracer('@opentelemetry/instrumentation-http');
-    this.undiciShadow = own.getTracer('@opentelemetry/instrumentation-undici');
     this.appProcessor = {
       onStart: (span: Span, parent: Context) => {
         this.processor.onStart(span, parent);
@@ -57,6 +69,19 @@ export class Joiner {
       forceFlush: () => this.processor.forceFlush(),
       shutdown: () => this.processor.forceFlush(),
     };
+  }
+
+  /** A lens's join entries (see Lens.joins): subscribed once the app's setup is present. */
+  join(entries: readonly JoinEntry[]): void {
+    for (const entry of entries) {
+      this.entries.push(entry);
+      if (this.appPresent) this.subscribeEntry(entry);
+    }
+  }
+
+  /** The incoming-request unit source (see IncomingRequests), for requests the app's server spans stand for. */
+  followRequests(hooks: RequestHooks): void {
+    this.requests = hooks;
   }
 
   /** The tracer for Probe's own unit spans (`job()`, `command()`): the app's once it has one. */
@@ -74,18 +99,19 @@ export class Joiner {
   }
 
   /**
-   * A node:http request no lens hook recorded inside `http.request`/`get` (see wrapHttpEntries): recorded now
-   * when the app's instrumentation makes the client spans. Without an app setup Probe's own instrumentation
-   * records every request it traces, and leaves out on purpose the ones made with tracing suppressed.
+   * A request no lens hook recorded where the lens saw it start (node:http's `http.request`/`get`, see
+   * wrapHttpEntries): recorded now when the app's instrumentation makes the client spans. Without an app setup
+   * Probe's own instrumentation records every request it traces, and leaves out on purpose the ones made with
+   * tracing suppressed.
    */
-  readonly clientRequest = (request: object): void => {
-    if (!this.appPresent || !this.lens.http || this.handled.has(request)) return;
+  missed(entry: JoinEntry, request: object): void {
+    if (!this.appPresent || this.handled.has(request)) return;
     try {
-      this.runUnder(this.httpShadow, request, this.lens.http, false);
+      this.runUnder(entry, request, false);
     } catch (error) {
-      this.logger.warnOnce('join-http-entry', 'could not record an http call', error);
+      this.logger.warnOnce(`join-missed-${entry.scope}`, 'could not record a call', error);
     }
-  };
+  }
 
   /** Called with every provider the app registers globally (see watchTracerProvider). */
   readonly onProvider = (provider: unknown): void => {
@@ -140,14 +166,14 @@ export class Joiner {
       const outgoing = response as { statusCode?: number; once(event: string, listener: () => void): unknown };
       if (!this.handled.has(incoming)) {
         this.handled.add(incoming);
-        this.lens.http?.(active, incoming);
+        this.requests?.request(active, incoming);
       }
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
         try {
-          this.lens.httpResponse?.(active, outgoing);
+          this.requests?.response(active, outgoing);
         } catch (error) {
           this.logger.warnOnce('join-server-end', 'could not close a request', error);
         }
@@ -162,20 +188,25 @@ export class Joiner {
   }
 
   private subscribe(): void {
-    this.on('http.client.request.start', ({ request }) => {
-      if (request && this.lens.http && !this.handled.has(request)) this.runUnder(this.httpShadow, request, this.lens.http, true);
-    });
+    for (const entry of this.entries) this.subscribeEntry(entry);
     this.on('http.server.request.start', ({ request }) => {
       if (!request || this.handled.has(request)) return;
       // The server span for it starts synchronously in the 'request' emit that follows.
-      this.pendingIncoming = request;
-      queueMicrotask(() => {
-        if (this.pendingIncoming === request) this.pendingIncoming = undefined;
-      });
+      this.pendingIncoming.note(request);
     });
-    this.on('undici:request:create', ({ request }) => {
-      if (request && this.lens.undici && !this.handled.has(request)) this.runUnder(this.undiciShadow, request, this.lens.undici, false);
+  }
+
+  private subscribeEntry(entry: JoinEntry): void {
+    this.on(entry.channel, ({ request }) => {
+      if (request && !this.handled.has(request)) this.runUnder(entry, request, entry.underActiveClient === true);
     });
+  }
+
+  /** A tracer of Probe's own provider with the lens's scope name: the recorder leaves its client spans out of the timeline. */
+  private shadow(scope: string): Tracer {
+    let tracer = this.shadows.get(scope);
+    if (!tracer) this.shadows.set(scope, (tracer = this.own.getTracer(scope)));
+    return tracer;
   }
 
   /**
@@ -183,7 +214,8 @@ export class Joiner {
    * app's own client span when it is the active one, else under a span of Probe's provider that is ended at
    * once and never made active, so nothing else can parent to it or propagate it.
    */
-  private runUnder(shadow: Tracer, request: object, hook: Hook<object>, activeClient: boolean): void {
+  private runUnder(entry: JoinEntry, request: object, activeClient: boolean): void {
+    const hook = entry.hook;
     this.handled.add(request);
     // An exporter's own requests (OTLP, Sentry's transport) run with tracing suppressed, as they do for Probe's instrumentations.
     if (isTracingSuppressed(context.active())) return;
@@ -193,7 +225,7 @@ export class Joiner {
       return;
     }
     const method = (request as { method?: string }).method ?? 'GET';
-    const span = shadow.startSpan(method, { kind: SpanKind.CLIENT }, context.active());
+    const span = this.shadow(entry.scope).startSpan(method, { kind: SpanKind.CLIENT }, context.active());
     try {
       hook(span, request);
     } finally {
@@ -202,12 +234,11 @@ export class Joiner {
   }
 
   private onServerSpan(span: Span): void {
-    const request = this.pendingIncoming;
-    if (!request || span.kind !== SpanKind.SERVER || !this.lens.http) return;
-    this.pendingIncoming = undefined;
+    if (!this.pendingIncoming.current || span.kind !== SpanKind.SERVER || !this.requests) return;
+    const request = this.pendingIncoming.take()!;
     if (this.handled.has(request)) return;
     this.handled.add(request);
-    this.lens.http(span, request);
+    this.requests.request(span, request);
   }
 
   private on(name: string, handler: (message: { request?: object }) => void): void {

@@ -1,4 +1,4 @@
-import type { Capture, IndexRow } from '../capture/types';
+import type { Capture, IndexRow } from './types';
 
 /** The storage contract (SPEC 5). Every driver passes test/store/contract.ts. */
 export interface Store {
