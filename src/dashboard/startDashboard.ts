@@ -9,6 +9,8 @@ import { sendJson, sendText, setSecurityHeaders } from './headers';
 import { IndexWatcher } from './IndexWatcher';
 import { pageHtml } from './page';
 import { harOf } from '../export/har';
+import { captureMocks, captureSource, mockText } from '../export/mockText';
+import { MOCK_FILES, isMockFormat } from '../export/mockFiles';
 import { packageVersion } from '../util/packageVersion';
 import { newAccessToken } from '../util/accessToken';
 import { isLoopbackHost, isWildcardHost, shownHost } from '../util/listenAddress';
@@ -45,6 +47,8 @@ export interface RunningDashboard {
 
 const SSE_KEEPALIVE_MS = 15_000;
 const HAR_SUFFIX = '/har';
+/** `/api/captures/<id>/mocks/<format>`: the same file `probe export <id> --<format>` writes. */
+const MOCKS_PATH = /^\/api\/captures\/([^/]+)\/mocks\/([^/]+)$/;
 
 /** Starts the local dashboard server: the page, its built assets, and a read-only JSON API over the store. */
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
@@ -94,6 +98,24 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     }
     if (pathname === '/api/info') return sendJson(response, 200, options.info ?? null);
     if (pathname === '/api/captures') return sendJson(response, 200, await options.store.index());
+    const mocks = MOCKS_PATH.exec(pathname);
+    if (mocks) {
+      const id = decodeURIComponentSafe(mocks[1]!);
+      const format = mocks[2]!;
+      if (!isValidCaptureId(id)) return sendJson(response, 400, { error: 'invalid capture id' });
+      if (!isMockFormat(format)) return sendJson(response, 404, { error: 'unknown mock format', formats: Object.keys(MOCK_FILES) });
+      const capture = await options.store.find(id);
+      if (!capture) return sendJson(response, 404, { error: 'capture not found' });
+      const file = MOCK_FILES[format];
+      const text = mockText(format, captureMocks(capture), captureSource(capture));
+      response.writeHead(200, {
+        'Content-Type': file.type,
+        'Content-Disposition': `attachment; filename="probe-${id}${file.suffix}"`,
+        'Cache-Control': 'no-store',
+        'Content-Length': Buffer.byteLength(text),
+      });
+      return void response.end(request.method === 'HEAD' ? undefined : text);
+    }
     if (pathname.startsWith('/api/captures/') && pathname.endsWith(HAR_SUFFIX)) {
       const id = decodeURIComponentSafe(pathname.slice('/api/captures/'.length, -HAR_SUFFIX.length));
       if (!isValidCaptureId(id)) return sendJson(response, 400, { error: 'invalid capture id' });

@@ -210,7 +210,7 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
     await page.click('[data-testid=group-none]');
   });
 
-  it('unfolds a row to URL, timing waterfall, headers, payload, response, raw body and code line; copies URL and curl', async () => {
+  it('unfolds a row to URL, timing waterfall, headers, payload, response, raw body and code line; copies URL, curl and fetch', async () => {
     await visit(page, `${cli.url}#/captures/${CHECKOUT_ID}/http`);
     await page.click('[data-testid=http-row][data-row="0"]');
     const detail = page.locator('[data-testid=row-detail][data-row="0"]');
@@ -231,14 +231,30 @@ describe('probe dashboard (fixture captures through a custom store driver)', () 
 
     await detail.locator('[data-testid=copy-url]').click();
     await detail.locator('[data-testid=copy-curl]').click();
-    await page.waitForFunction(() => (window as unknown as { __copied: string[] }).__copied.length >= 2);
+    await detail.locator('[data-testid=copy-fetch]').click();
+    await page.waitForFunction(() => (window as unknown as { __copied: string[] }).__copied.length >= 3);
     const copied = await page.evaluate(() => (window as unknown as { __copied: string[] }).__copied);
     assert.equal(copied[0], 'https://api.payments.test/v1/payment_intents');
     assert.equal(
       copied[1],
       `curl -X POST 'https://api.payments.test/v1/payment_intents' -H 'content-type: application/json' -H 'authorization: ********' -H 'idempotency-key: c1b2-77aa' --data-raw '{"amount":4200,"currency":"eur","customer":"cus_81f2","card_token":"********"}'`,
     );
+    assert.equal(
+      copied[2],
+      [
+        'fetch("https://api.payments.test/v1/payment_intents", {',
+        '  method: "POST",',
+        '  headers: {',
+        '    "content-type": "application/json",',
+        '    "authorization": "********",',
+        '    "idempotency-key": "c1b2-77aa",',
+        '  },',
+        '  body: "{\\"amount\\":4200,\\"currency\\":\\"eur\\",\\"customer\\":\\"cus_81f2\\",\\"card_token\\":\\"********\\"}",',
+        '});',
+      ].join('\n'),
+    );
     assert.match((await detail.locator('[data-testid=copy-curl]').textContent()) ?? '', /Copied/);
+    assert.match((await detail.locator('[data-testid=copy-fetch]').textContent()) ?? '', /Copied/);
   });
 
   it('shows the exception chain of a failed connection, redirects, and a faked call without timing', async () => {

@@ -70,7 +70,7 @@ async function openHttpTab(page: Page, url: string, id: string): Promise<void> {
   await page.waitForSelector('[data-testid=http-tab]');
 }
 
-describe('dashboard: Download HAR and streamed responses (real Chromium)', () => {
+describe('dashboard: Download HAR, mock downloads and streamed responses (real Chromium)', () => {
   let app: FixtureApp;
   let cli: RunningCli;
   let browser: Browser;
@@ -114,6 +114,31 @@ describe('dashboard: Download HAR and streamed responses (real Chromium)', () =>
     } finally {
       await replay.close();
     }
+  });
+
+  it('offers the capture as MSW, nock and undici snapshot downloads: the same files `probe export <id>` writes', async () => {
+    await openHttpTab(page, cli.url, CHECKOUT_ID);
+    const starts: Record<string, RegExp> = {
+      msw: /^\/\/ MSW 2 request handlers recorded by Probe \(capture \S+, [^)]*\)\. Masked values \(\*{8}\) stay masked\.\n/,
+      nock: /^\[\n  \{\n    "scope": "https:\/\/api\.payments\.test",\n    "method": "POST",/,
+      'undici-snapshot': /^\[\n  \{\n    "hash": "[\w-]+",\n    "snapshot": \{\n      "request": \{\n        "method": "POST",/,
+    };
+    const names = { msw: 'handlers.mjs', nock: 'nock.json', 'undici-snapshot': 'undici-snapshot.json' };
+    // undici's entries carry the time they were written; everything else is byte for byte the CLI's file.
+    const untimed = (text: string) => text.replace(/"timestamp": "[^"]+"/g, '"timestamp": "T"');
+    for (const format of ['msw', 'nock', 'undici-snapshot'] as const) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=download-${format}]`)]);
+      assert.equal(download.suggestedFilename(), `probe-${CHECKOUT_ID}.${names[format]}`);
+      const text = readFileSync(await download.path(), 'utf8');
+      assert.match(text, starts[format]!, format);
+      assert.ok(text.includes('********') || format === 'undici-snapshot', 'masked values stay masked');
+      const exported = await app.cli(['export', CHECKOUT_ID, `--${format}`]);
+      assert.equal(exported.code, 0, exported.stderr);
+      assert.equal(untimed(exported.stdout).trimEnd(), untimed(text).trimEnd(), `${format}: same text as probe export`);
+    }
+    // What the page never links to is refused, not guessed.
+    const unknown = await page.request.get(`${cli.origin}/api/captures/${CHECKOUT_ID}/mocks/har`);
+    assert.equal(unknown.status(), 404);
   });
 
   it('a streamed response shows its events, the assembled text and usage, as text', async () => {

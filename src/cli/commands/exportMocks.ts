@@ -8,9 +8,7 @@ import { readSection } from '../../query/rows';
 import { rowMatcher } from '../../query/rowSelect';
 import { parseWhere } from '../../query/whereText';
 import { mockCallsOf, type RowOf } from '../../export/mockCalls';
-import { mswModule } from '../../export/msw';
-import { nockDefinitions } from '../../export/nock';
-import { undiciSnapshots } from '../../export/undiciSnapshot';
+import { captureSource, mockText } from '../../export/mockText';
 
 /** The flags `probe export` takes for mocks (parseArgs options), beside --har and --out. */
 export const MOCK_OPTIONS = {
@@ -67,8 +65,8 @@ export async function exportMocks(values: MockFlags, positionals: string[], io: 
       .reverse()
       .flatMap((group) => group.filter(matcher.matches).map((item) => ({ capture: item.capture, row: item.row as HttpRow, index: item.index })));
     const mocks = mockCallsOf(rows);
-    const source = read.capture ? `capture ${read.capture.id}, ${read.capture.name}` : `${read.groups.length} captures`;
-    const text = values.msw ? mswModule(mocks, source) : JSON.stringify(values.nock ? nockDefinitions(mocks) : undiciSnapshots(mocks), null, 2) + '\n';
+    const source = read.capture ? captureSource(read.capture) : `${read.groups.length} captures`;
+    const text = mockText(values.msw ? 'msw' : values.nock ? 'nock' : 'undici-snapshot', mocks, source);
     for (const left of mocks.left_out) io.err(`probe export: left out ${left.method} ${left.url} (capture ${left.capture_id} row ${left.row}): ${left.reason}`);
     if (values.out) {
       const file = path.resolve(io.cwd, values.out);

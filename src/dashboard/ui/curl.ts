@@ -15,7 +15,8 @@ export const REFUSED_CURL = '# no curl command: the recorded method is not an HT
 // curl computes these itself; copying them would only make the command wrong when the body is edited.
 const SKIPPED_HEADERS = new Set(['content-length', 'host', 'connection', 'transfer-encoding']);
 
-function bodyOf(row: HttpRow): string | null {
+/** The request body as sent, rebuilt from what was recorded (text, or the parsed JSON / form fields); null when none was kept. */
+export function requestBodyOf(row: HttpRow): string | null {
   if (typeof row.request_body === 'string') return row.request_body;
   if (row.request_payload === null || typeof row.request_payload !== 'object') return null;
   const type = (row.request_headers['content-type'] ?? '').toLowerCase();
@@ -35,7 +36,7 @@ function bodyOf(row: HttpRow): string | null {
 export function curlOf(row: HttpRow): string {
   if (typeof row.method !== 'string' || !HTTP_TOKEN.test(row.method)) return REFUSED_CURL;
   const parts = ['curl'];
-  const body = bodyOf(row);
+  const body = requestBodyOf(row);
   if (row.method !== 'GET' || (row.request_bytes > 0 && body === null)) parts.push('-X', /^[A-Za-z]+$/.test(row.method) ? row.method : shellWord(row.method));
   parts.push(shellWord(String(row.url)));
   for (const [name, value] of Object.entries(row.request_headers ?? {})) {

@@ -2,6 +2,7 @@ import type { HttpRow } from '../../../capture/types';
 import { html } from '../html';
 import { bytes, ms, prettyBody } from '../format';
 import { curlOf } from '../curl';
+import { fetchOf } from '../fetchSnippet';
 import { CopyButton } from './CopyButton';
 import { MethodBadge, StatusBadge } from './Badges';
 import { JsonText } from './JsonText';
@@ -96,6 +97,7 @@ export function HttpRowDetail({ row, index }: { row: HttpRow; index: number }) {
       <span class="detail-actions">
         <${CopyButton} text=${row.url} label="Copy URL" testid="copy-url" />
         <${CopyButton} text=${() => curlOf(row)} label="Copy as curl" testid="copy-curl" />
+        <${CopyButton} text=${() => fetchOf(row)} label="Copy as fetch" testid="copy-fetch" />
       </span>
     </div>
     <dl class="facts">

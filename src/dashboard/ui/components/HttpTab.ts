@@ -6,6 +6,7 @@ import { bytes, ms, splitUrl } from '../format';
 import { filterRows, groupRows, type GroupBy, type RowGroup } from '../groups';
 import { MethodBadge, StatusBadge } from './Badges';
 import { HttpRowDetail } from './HttpRowDetail';
+import { MOCK_FILES, type MockFormat } from '../../../export/mockFiles';
 
 const COLUMNS = 9;
 /** Rows rendered per frame: a 1,000-row capture appears at once and fills in without one long freeze. */
@@ -145,6 +146,13 @@ export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
       <label class="check"><input type="checkbox" checked=${failedOnly} onChange=${(e: Event) => setFailedOnly((e.target as HTMLInputElement).checked)} /> Failed only (${String(failedCount)})</label>
       <input class="search" type="search" placeholder="Filter calls…" value=${text} data-testid="http-filter" onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)} />
       <a class="btn btn-small har" href=${`/api/captures/${encodeURIComponent(captureId)}/har`} download=${`probe-${captureId}.har`} data-testid="download-har" title="Every call of this capture as HAR 1.2, for DevTools and HAR viewers">Download HAR</a>
+      <span class="mock-downloads" title="Every call of this capture as mocks that replay it offline (as probe export --msw, --nock, --undici-snapshot)">
+        <span class="seg-label">Mocks</span>
+        ${(Object.keys(MOCK_FILES) as MockFormat[]).map(
+          (format) =>
+            html`<a class="btn btn-small mock" href=${`/api/captures/${encodeURIComponent(captureId)}/mocks/${format}`} download=${`probe-${captureId}${MOCK_FILES[format].suffix}`} data-testid=${`download-${format}`}>${MOCK_FILES[format].label}</a>`,
+        )}
+      </span>
       <span class="muted small">${visible.length === rows.length ? `${rows.length} calls` : `${visible.length} of ${rows.length} calls`}${dropped ? ` · ${dropped} more not kept (max_rows)` : ''}</span>
     </div>
     <table class="calls">
