@@ -1,5 +1,5 @@
-// Issue 26.3: a dev server restarted by nodemon, node --watch or tsx watch (it sends SIGUSR2, then starts the program again) keeps the calls
-// of the run it ended. nodemon 3 and the packed Probe installed as a user has them; nodemon itself is a launcher
+// Issue 26.3: a dev server restarted by nodemon (SIGUSR2), node --watch or tsx watch (SIGTERM), which then start the
+// program again, keeps the calls of the run it ended. nodemon 3 and the packed Probe installed as a user has them; nodemon itself is a launcher
 // (it made no call and started a child) and stores nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
