@@ -22,6 +22,7 @@ import { threadName, threadOrigin } from './threads';
 export const ATTR_UNIT = PROBE_ATTRIBUTES.unit;
 export const ATTR_JOB_ID = PROBE_ATTRIBUTES.jobId;
 export const ATTR_STATUS = PROBE_ATTRIBUTES.status;
+export const ATTR_PARENT_ID = PROBE_ATTRIBUTES.parentId;
 
 const OWN_CLIENT_SCOPES = new Set(['@opentelemetry/instrumentation-undici', '@opentelemetry/instrumentation-http']);
 
@@ -244,7 +245,9 @@ export class Recorder {
     let decideBy = traceId;
     const parentId = liveParent && liveParent !== this.processUnit ? liveParent.id : null;
     if (marker === 'job' || marker === 'command') {
-      unit = new Unit(marker, span.name, start, traceId, spanId, parentId);
+      // A job queued by a capture of this process (runtime/queueJobs) names it; an enclosing live unit wins.
+      const queuedBy = span.attributes[ATTR_PARENT_ID];
+      unit = new Unit(marker, span.name, start, traceId, spanId, parentId ?? (typeof queuedBy === 'string' ? queuedBy : null));
       const jobId = span.attributes[ATTR_JOB_ID];
       if (typeof jobId === 'string') unit.jobId = jobId;
     } else if (span.kind === SpanKind.SERVER) {

@@ -53,6 +53,22 @@ process.on('SIGTERM', () => worker.close().then(() => process.exit(0)));
 const queue = new Queue(process.env.QUEUE, { connection: { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) } });
 Promise.all([queue.add('sync-user', { n: 1 }), queue.add('fail', { n: 2 }, { attempts: 1 })]).then(() => queue.close());
 `,
+  // A server that queues a job inside a request and runs it with its own Worker; one more job queued at boot.
+  'bull-same.cjs': `const http = require('node:http');
+const { Queue, Worker } = require('bullmq');
+const connection = { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) };
+const queue = new Queue(process.env.QUEUE, { connection });
+const worker = new Worker(process.env.QUEUE, async (job) => fetch(process.env.TARGET + job.name).then((r) => r.text()), { connection });
+worker.on('completed', (job) => console.log('completed ' + job.name));
+const server = http.createServer(async (req, res) => {
+  await fetch(process.env.TARGET + 'in-request').then((r) => r.text());
+  const job = await queue.add(req.url === '/bulk' ? 'never' : 'from-request', { n: 1 });
+  if (req.url === '/bulk') await queue.addBulk([{ name: 'from-bulk', data: { n: 2 } }]);
+  res.end('queued ' + (job.id !== undefined));
+});
+worker.on('ready', () => queue.add('at-boot', { n: 0 }).then(() => server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port))));
+process.on('SIGTERM', () => Promise.all([worker.close(), queue.close()]).then(() => { server.close(); process.exit(0); }));
+`,
   'bee.cjs': `const Queue = require('bee-queue');
 const redis = { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) };
 const promised = new Queue(process.env.QUEUE + '-p', { redis });
@@ -86,6 +102,7 @@ function start(file: string, preload: boolean, queue: string): ChildProcess {
 
 interface Listed {
   id: string;
+  parent_id: string | null;
   type: string;
   name: string;
   status: string;
@@ -93,9 +110,9 @@ interface Listed {
   tags: string[];
 }
 
-async function list(): Promise<Listed[]> {
+async function list(type = 'job'): Promise<Listed[]> {
   const run = await collect(
-    startChild(process.execPath, [path.join(app, 'node_modules', 'probe', 'dist', 'cli', 'main.js'), 'list', '--json', '--type', 'job'], {
+    startChild(process.execPath, [path.join(app, 'node_modules', 'probe', 'dist', 'cli', 'main.js'), 'list', '--json', '--type', type], {
       cwd: app,
       env: env(false, ''),
     }),
@@ -160,4 +177,39 @@ test('bee-queue (promise and callback handlers), node-cron and croner runs are j
     names.some((name) => /^cron \* \* \* \* \* \* \(cron\.cjs:6\) done$/.test(name)),
     names.join('\n'),
   );
+});
+
+test('BullMQ: a job queued inside a request and run by a Worker of the same process has that request as parent_id', { timeout: LIMIT * 2 }, async () => {
+  fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+  const queue = `same${Date.now()}`;
+  const server = start('bull-same.cjs', true, queue);
+  const result = collect(server, LIMIT);
+  const [, port] = await waitForLine(server, /listening (\d+)/, LIMIT);
+  const ran = waitForLine(server, /(?:completed [^\n]*\n[\s\S]*){4}/, LIMIT);
+  assert.equal(await fetch(`http://127.0.0.1:${port}/one`).then((r) => r.text()), 'queued true');
+  assert.equal(await fetch(`http://127.0.0.1:${port}/bulk`).then((r) => r.text()), 'queued true');
+  await ran;
+  // While the server still runs.
+  const jobs = await eventually(async () => {
+    const rows = await list();
+    return rows.length === 4 ? rows : undefined;
+  }, SEEN);
+  const requests = await list('request');
+  assert.equal(requests.length, 2);
+  const byName = Object.fromEntries(jobs.map((row) => [row.name, row]));
+  assert.ok(
+    requests.some((row) => row.id === byName['from-request']!.parent_id),
+    'add: the request that queued it',
+  );
+  assert.equal(byName.never!.parent_id, byName['from-bulk']!.parent_id, 'add and addBulk in one request: the same parent');
+  assert.notEqual(byName.never!.parent_id, byName['from-request']!.parent_id);
+  assert.ok(
+    requests.some((row) => row.id === byName['from-bulk']!.parent_id),
+    'addBulk: the request that queued it',
+  );
+  assert.equal(byName['at-boot']!.parent_id, null, 'queued outside any request');
+  for (const row of jobs) assert.equal(row.status, 'done');
+  server.kill('SIGTERM');
+  const { code, stderr } = await result;
+  assert.equal(code, 0, stderr);
 });

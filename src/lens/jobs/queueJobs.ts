@@ -1,5 +1,5 @@
 import { patchMethod } from '../../runtime/patches';
-import { job, tag } from '../../runtime/api';
+import { job, queuedJob, tag } from '../../runtime/api';
 import { captureStack, resolveOrigin } from '../../runtime/origin';
 import { currentRuntime } from '../../runtime/state';
 
@@ -22,16 +22,89 @@ export function patchBullmqWorker(Worker: any): (() => void) | null {
       function callProcessJob(this: any, bullJob: any, ...rest: unknown[]) {
         const name = typeof bullJob?.name === 'string' && bullJob.name ? bullJob.name : 'job';
         const id = bullJob?.id === undefined || bullJob.id === null ? undefined : String(bullJob.id);
-        return job(
+        const queue = bullJob?.queueName ?? this?.name ?? '?';
+        return queuedJob(
           name,
           () => {
-            tags(`queue:${bullJob?.queueName ?? this?.name ?? '?'}`, `attempt:${Number(bullJob?.attemptsMade ?? 0) + 1}`);
+            tags(`queue:${queue}`, `attempt:${Number(bullJob?.attemptsMade ?? 0) + 1}`);
             return original.call(this, bullJob, ...rest);
           },
-          { id },
+          id,
+          id === undefined ? undefined : queuedBy.get(queueKey(queue, id)),
         );
       },
   );
+}
+
+/**
+ * Which capture of this process queued a BullMQ job: `queue:jobId` → capture id, set when `Queue#add`/`addBulk`
+ * resolve inside a request (or job, test) and read when a Worker of the same process runs the job, so the job's
+ * capture gets that request as `parent_id`. Nothing is written into the job (its data and options are the app's);
+ * a job run by another process is not linked (that needs the app's own telemetry). Bounded: the oldest entries go
+ * first when jobs queued here run elsewhere.
+ */
+const queuedBy = new Map<string, string>();
+const QUEUED_BY_MAX = 10_000;
+const queueKey = (queue: string, id: string) => `${queue}\u0000${id}`;
+
+function noteQueued(queue: string, added: unknown, captureId: string): void {
+  for (const one of Array.isArray(added) ? added : [added]) {
+    const id = (one as any)?.id;
+    if (id === undefined || id === null) continue;
+    queuedBy.set(queueKey(queue, String(id)), captureId);
+    if (queuedBy.size > QUEUED_BY_MAX) queuedBy.delete(queuedBy.keys().next().value as string);
+  }
+}
+
+/** The capture running now, when it is not the process's own (calls outside any request, job or test). */
+function enclosingCaptureId(): string | undefined {
+  try {
+    const recorder = currentRuntime()?.recorder;
+    const unit = recorder?.activeUnit();
+    return unit && unit !== recorder!.processUnit ? unit.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * BullMQ's `Queue#add` and `addBulk` resolve with the added jobs (their ids): noted with the capture that added
+ * them (see `queuedBy`). The app's call and its result are untouched.
+ */
+export function patchBullmqQueue(Queue: any): (() => void) | null {
+  const proto = Queue?.prototype;
+  if (!proto) return null;
+  const undos: Array<() => void> = [];
+  for (const key of ['add', 'addBulk']) {
+    if (typeof proto[key] !== 'function') continue;
+    const undo = patchMethod(
+      proto,
+      key,
+      `bullmq Queue.prototype.${key}`,
+      'BullMQ has no hook when a job is added: the call is watched to link the job to the request that added it',
+      (original: any) =>
+        function (this: any, ...args: unknown[]) {
+          const result = original.apply(this, args);
+          const captureId = enclosingCaptureId();
+          if (captureId && result && typeof result.then === 'function') {
+            const queue = String(this?.name ?? '?');
+            result.then(
+              (added: unknown) => {
+                try {
+                  noteQueued(queue, added, captureId);
+                } catch {
+                  // a job without its link
+                }
+              },
+              () => undefined, // the app's own promise carries the error
+            );
+          }
+          return result;
+        },
+    );
+    if (undo) undos.push(undo);
+  }
+  return undos.length ? () => undos.forEach((undo) => undo()) : null;
 }
 
 /**
