@@ -247,7 +247,13 @@ export class Recorder {
     if (marker === 'job' || marker === 'command') {
       // A job queued by a capture of this process (runtime/queueJobs) names it; an enclosing live unit wins.
       const queuedBy = span.attributes[ATTR_PARENT_ID];
-      unit = new Unit(marker, span.name, start, traceId, spanId, parentId ?? (typeof queuedBy === 'string' ? queuedBy : null));
+      // A queue library's own telemetry (BullMQ's `telemetry` option) starts a CONSUMER span around the run that
+      // Probe's wrapper makes a job(): one job, so one capture, ours, keeping what the CONSUMER span carried.
+      const wrapper = marker === 'job' && liveParent?.fromConsumer && !liveParent.calls.length && !liveParent.spans.length ? liveParent : undefined;
+      if (wrapper) wrapper.superseded = true;
+      const enclosing = wrapper ? wrapper.parentId : parentId;
+      unit = new Unit(marker, span.name, start, traceId, spanId, enclosing ?? (typeof queuedBy === 'string' ? queuedBy : null));
+      if (wrapper) unit.linkedByTrace = wrapper.linkedByTrace;
       const jobId = span.attributes[ATTR_JOB_ID];
       if (typeof jobId === 'string') unit.jobId = jobId;
     } else if (span.kind === SpanKind.SERVER) {
@@ -263,8 +269,10 @@ export class Recorder {
       this.servedRequest = true;
     } else if (span.kind === SpanKind.CONSUMER && !liveParent) {
       unit = new Unit('job', span.name, start, traceId, spanId, null);
+      unit.fromConsumer = true;
     }
     if (unit) {
+      if (unit.type !== 'request' && parentSpanContext?.isRemote) unit.linkedByTrace = true;
       // Once per root unit, from its trace id; a unit started inside another follows it.
       unit.sampled = liveParent && liveParent !== this.processUnit ? liveParent.sampled : this.sampler.decide(decideBy);
       this.register(unit, spanId);
@@ -344,7 +352,7 @@ export class Recorder {
       if (this.units.get(id) === unit) this.units.delete(id);
     }
     unit.openSpans.clear();
-    if (!unit.sampled || this.excluded(unit.name)) return;
+    if (!unit.sampled || unit.superseded || this.excluded(unit.name)) return;
     // Call sites still waiting for their turn (resolveOriginSoon) are resolved now, in the same one place.
     if (this.pendingOrigins.length) this.resolvePendingOrigins();
     // A decoded size still being counted on the thread pool (a long compressed body that just ended) is

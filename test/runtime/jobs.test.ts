@@ -12,6 +12,7 @@ import { installRunnerApp, cleanEnv } from '../testrunner/install';
 import { RedisServer } from '../helpers/redis';
 import { collect, eventually, waitForLine } from '../helpers/app';
 import { startChild } from '../helpers/child';
+import type { Capture } from '../../src/capture/types';
 
 const LIMIT = 240_000; // a cold install and the preload's start on a loaded machine; waits end at the line
 const SEEN = 60_000;
@@ -27,7 +28,13 @@ before(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
   redis = await RedisServer.start();
-  app = await installRunnerApp('jobs', { bullmq: '5.81.5', 'bee-queue': '1.7.1', 'node-cron': '4.6.0', croner: '9.1.0' });
+  app = await installRunnerApp('jobs', {
+    bullmq: '5.81.5',
+    'bullmq-otel': '1.3.1',
+    'bee-queue': '1.7.1',
+    'node-cron': '4.6.0',
+    croner: '9.1.0',
+  });
   for (const [file, text] of Object.entries(APPS)) fs.writeFileSync(path.join(app, file), text);
 });
 after(async () => {
@@ -68,6 +75,32 @@ const server = http.createServer(async (req, res) => {
 });
 worker.on('ready', () => queue.add('at-boot', { n: 0 }).then(() => server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port))));
 process.on('SIGTERM', () => Promise.all([worker.close(), queue.close()]).then(() => { server.close(); process.exit(0); }));
+`,
+  // The app's own telemetry: BullMQ's \`telemetry\` option (bullmq-otel) and a W3C propagator, producer and worker
+  // in two processes.
+  'otel-setup.cjs': `const { propagation } = require('@opentelemetry/api');
+const { W3CTraceContextPropagator } = require('@opentelemetry/core');
+propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+const { BullMQOtel } = require('bullmq-otel');
+module.exports = { telemetry: new BullMQOtel('app'), connection: { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) } };
+`,
+  'otel-producer.cjs': `const http = require('node:http');
+const { Queue } = require('bullmq');
+const { telemetry, connection } = require('./otel-setup.cjs');
+const queue = new Queue(process.env.QUEUE, { connection, telemetry });
+const server = http.createServer(async (req, res) => {
+  await queue.add('traced', { n: 1 });
+  res.end('queued');
+});
+server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port));
+process.on('SIGTERM', () => queue.close().then(() => { server.close(); process.exit(0); }));
+`,
+  'otel-worker.cjs': `const { Worker } = require('bullmq');
+const { telemetry, connection } = require('./otel-setup.cjs');
+const worker = new Worker(process.env.QUEUE, async (job) => fetch(process.env.TARGET + job.name).then((r) => r.text()), { connection, telemetry });
+worker.on('completed', (job) => console.log('completed ' + job.name));
+worker.on('ready', () => console.log('ready'));
+process.on('SIGTERM', () => worker.close().then(() => process.exit(0)));
 `,
   'bee.cjs': `const Queue = require('bee-queue');
 const redis = { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) };
@@ -213,3 +246,50 @@ test('BullMQ: a job queued inside a request and run by a Worker of the same proc
   const { code, stderr } = await result;
   assert.equal(code, 0, stderr);
 });
+
+function stored(): Capture[] {
+  const folder = path.join(app, '.probe', 'captures');
+  if (!fs.existsSync(folder)) return [];
+  return fs
+    .readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => (JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { capture: Capture }).capture);
+}
+
+test(
+  "BullMQ across processes: parent_id stays null; with the app's own telemetry the job carries the request's trace (linked_via trace), one capture per job",
+  { timeout: LIMIT * 2 },
+  async () => {
+    fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+    const queue = `otel${Date.now()}`;
+    const worker = start('otel-worker.cjs', true, queue);
+    const workerResult = collect(worker, LIMIT);
+    await waitForLine(worker, /ready/, LIMIT);
+    const producer = start('otel-producer.cjs', true, queue);
+    const producerResult = collect(producer, LIMIT);
+    const [, port] = await waitForLine(producer, /listening (\d+)/, LIMIT);
+    const ran = waitForLine(worker, /completed traced/, LIMIT);
+    assert.equal(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text()), 'queued');
+    await ran;
+    const [job] = await eventually(async () => {
+      const rows = await list();
+      return rows.length ? rows : undefined;
+    }, SEEN);
+    const request = await eventually(() => stored().find((c) => c.type === 'request'), SEEN);
+    const jobs = stored().filter((c) => c.type === 'job');
+    assert.deepEqual(
+      jobs.map((c) => c.name),
+      ['traced'],
+      "one job capture: BullMQ's CONSUMER span and Probe's job are the same run",
+    );
+    assert.equal(jobs[0]!.id, job!.id);
+    assert.equal(jobs[0]!.parent_id, null, 'another process: no parent_id');
+    assert.equal(jobs[0]!.linked_via, 'trace');
+    assert.equal(jobs[0]!.trace_id, request.trace_id, "the producer's trace, carried by the app's telemetry");
+    assert.equal(jobs[0]!.sections.http?.length, 1);
+    worker.kill('SIGTERM');
+    producer.kill('SIGTERM');
+    assert.equal((await workerResult).code, 0);
+    assert.equal((await producerResult).code, 0);
+  },
+);

@@ -22,16 +22,21 @@ export function patchBullmqWorker(Worker: any): (() => void) | null {
       function callProcessJob(this: any, bullJob: any, ...rest: unknown[]) {
         const name = typeof bullJob?.name === 'string' && bullJob.name ? bullJob.name : 'job';
         const id = bullJob?.id === undefined || bullJob.id === null ? undefined : String(bullJob.id);
-        const queue = bullJob?.queueName ?? this?.name ?? '?';
-        return queuedJob(
-          name,
-          () => {
-            tags(`queue:${queue}`, `attempt:${Number(bullJob?.attemptsMade ?? 0) + 1}`);
-            return original.call(this, bullJob, ...rest);
-          },
-          id,
-          id === undefined ? undefined : queuedBy.get(queueKey(queue, id)),
-        );
+        const queue = String(bullJob?.queueName ?? this?.name ?? '?');
+        const run = () =>
+          queuedJob(
+            name,
+            () => {
+              tags(`queue:${queue}`, `attempt:${Number(bullJob?.attemptsMade ?? 0) + 1}`);
+              return original.call(this, bullJob, ...rest);
+            },
+            id,
+            id === undefined ? undefined : queuedBy.get(queueKey(queue, id)),
+          );
+        // The Worker can take a job from Redis before the add() that queued it here has its reply: that add is
+        // waited for (one round trip, at most ADD_WAIT_MS), so the job still finds the request that queued it.
+        const waiting = id === undefined || queuedBy.has(queueKey(queue, id)) ? undefined : addsInFlight.get(queue);
+        return waiting?.size ? settledOrLate(waiting).then(run) : run();
       },
   );
 }
@@ -44,6 +49,9 @@ export function patchBullmqWorker(Worker: any): (() => void) | null {
  * first when jobs queued here run elsewhere.
  */
 const queuedBy = new Map<string, string>();
+/** Per queue: the adds made inside a capture whose reply has not come yet. */
+const addsInFlight = new Map<string, Set<Promise<unknown>>>();
+const ADD_WAIT_MS = 1000;
 const QUEUED_BY_MAX = 10_000;
 const queueKey = (queue: string, id: string) => `${queue}\u0000${id}`;
 
@@ -54,6 +62,28 @@ function noteQueued(queue: string, added: unknown, captureId: string): void {
     queuedBy.set(queueKey(queue, String(id)), captureId);
     if (queuedBy.size > QUEUED_BY_MAX) queuedBy.delete(queuedBy.keys().next().value as string);
   }
+}
+
+function settledOrLate(adds: Set<Promise<unknown>>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ADD_WAIT_MS);
+    timer.unref?.();
+    void Promise.allSettled([...adds]).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function trackAdd(queue: string, added: Promise<unknown>): void {
+  let adds = addsInFlight.get(queue);
+  if (!adds) addsInFlight.set(queue, (adds = new Set()));
+  adds.add(added);
+  const done = () => {
+    adds.delete(added);
+    if (!adds.size && addsInFlight.get(queue) === adds) addsInFlight.delete(queue);
+  };
+  added.then(done, done);
 }
 
 /** The capture running now, when it is not the process's own (calls outside any request, job or test). */
@@ -98,6 +128,7 @@ export function patchBullmqQueue(Queue: any): (() => void) | null {
               },
               () => undefined, // the app's own promise carries the error
             );
+            trackAdd(queue, result); // after the note: a Worker waiting for this add finds the link
           }
           return result;
         },
