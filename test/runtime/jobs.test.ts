@@ -81,6 +81,8 @@ process.on('SIGTERM', () => Promise.all([worker.close(), queue.close()]).then(()
   'otel-setup.cjs': `const { propagation } = require('@opentelemetry/api');
 const { W3CTraceContextPropagator } = require('@opentelemetry/core');
 propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+// With an OTel SDK of the app's own, BullMQ's CONSUMER span is recorded too (Probe joins the app's provider).
+if (process.env.APP_SDK) new (require('@opentelemetry/sdk-trace-node').NodeTracerProvider)().register();
 const { BullMQOtel } = require('bullmq-otel');
 module.exports = { telemetry: new BullMQOtel('app'), connection: { host: '127.0.0.1', port: Number(process.env.REDIS_PORT) } };
 `,
@@ -127,8 +129,8 @@ function env(preload: boolean, queue: string): NodeJS.ProcessEnv {
   return { ...cleanEnv(), NODE_OPTIONS: preload ? '--require probe/register' : '', TARGET: target, REDIS_PORT: String(redis.port), QUEUE: queue };
 }
 
-function start(file: string, preload: boolean, queue: string): ChildProcess {
-  const child = startChild(process.execPath, [file], { cwd: app, env: env(preload, queue) });
+function start(file: string, preload: boolean, queue: string, more: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = startChild(process.execPath, [file], { cwd: app, env: { ...env(preload, queue), ...more } });
   children.push(child);
   return child;
 }
@@ -256,40 +258,42 @@ function stored(): Capture[] {
     .map((name) => (JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { capture: Capture }).capture);
 }
 
-test(
-  "BullMQ across processes: parent_id stays null; with the app's own telemetry the job carries the request's trace (linked_via trace), one capture per job",
-  { timeout: LIMIT * 2 },
-  async () => {
-    fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
-    const queue = `otel${Date.now()}`;
-    const worker = start('otel-worker.cjs', true, queue);
-    const workerResult = collect(worker, LIMIT);
-    await waitForLine(worker, /ready/, LIMIT);
-    const producer = start('otel-producer.cjs', true, queue);
-    const producerResult = collect(producer, LIMIT);
-    const [, port] = await waitForLine(producer, /listening (\d+)/, LIMIT);
-    const ran = waitForLine(worker, /completed traced/, LIMIT);
-    assert.equal(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text()), 'queued');
-    await ran;
-    const [job] = await eventually(async () => {
-      const rows = await list();
-      return rows.length ? rows : undefined;
-    }, SEEN);
-    const request = await eventually(() => stored().find((c) => c.type === 'request'), SEEN);
-    const jobs = stored().filter((c) => c.type === 'job');
-    assert.deepEqual(
-      jobs.map((c) => c.name),
-      ['traced'],
-      "one job capture: BullMQ's CONSUMER span and Probe's job are the same run",
-    );
-    assert.equal(jobs[0]!.id, job!.id);
-    assert.equal(jobs[0]!.parent_id, null, 'another process: no parent_id');
-    assert.equal(jobs[0]!.linked_via, 'trace');
-    assert.equal(jobs[0]!.trace_id, request.trace_id, "the producer's trace, carried by the app's telemetry");
-    assert.equal(jobs[0]!.sections.http?.length, 1);
-    worker.kill('SIGTERM');
-    producer.kill('SIGTERM');
-    assert.equal((await workerResult).code, 0);
-    assert.equal((await producerResult).code, 0);
-  },
-);
+for (const sdk of ['', '1']) {
+  test(
+    `BullMQ across processes: parent_id stays null; with the app's own telemetry${sdk ? ' and OTel SDK' : ''} the job carries the request's trace (linked_via trace), one capture per job`,
+    { timeout: LIMIT * 2 },
+    async () => {
+      fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+      const queue = `otel${Date.now()}`;
+      const worker = start('otel-worker.cjs', true, queue, { APP_SDK: sdk });
+      const workerResult = collect(worker, LIMIT);
+      await waitForLine(worker, /ready/, LIMIT);
+      const producer = start('otel-producer.cjs', true, queue, { APP_SDK: sdk });
+      const producerResult = collect(producer, LIMIT);
+      const [, port] = await waitForLine(producer, /listening (\d+)/, LIMIT);
+      const ran = waitForLine(worker, /completed traced/, LIMIT);
+      assert.equal(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text()), 'queued');
+      await ran;
+      const [job] = await eventually(async () => {
+        const rows = await list();
+        return rows.length ? rows : undefined;
+      }, SEEN);
+      const request = await eventually(() => stored().find((c) => c.type === 'request'), SEEN);
+      const jobs = stored().filter((c) => c.type === 'job');
+      assert.deepEqual(
+        jobs.map((c) => c.name),
+        ['traced'],
+        "one job capture: BullMQ's CONSUMER span and Probe's job are the same run",
+      );
+      assert.equal(jobs[0]!.id, job!.id);
+      assert.equal(jobs[0]!.parent_id, null, 'another process: no parent_id');
+      assert.equal(jobs[0]!.linked_via, 'trace');
+      assert.equal(jobs[0]!.trace_id, request.trace_id, "the producer's trace, carried by the app's telemetry");
+      assert.equal(jobs[0]!.sections.http?.length, 1);
+      worker.kill('SIGTERM');
+      producer.kill('SIGTERM');
+      assert.equal((await workerResult).code, 0);
+      assert.equal((await producerResult).code, 0);
+    },
+  );
+}
