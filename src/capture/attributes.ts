@@ -35,6 +35,11 @@ export const PROBE_ATTRIBUTES = {
   tags: 'probe.tags',
   /** string: the id given to `job(name, fn, {id})` (`job_id`), on a CONSUMER root span. */
   jobId: 'probe.job.id',
+  /**
+   * string: on a `job` root span, the capture that queued the job in this same process (a BullMQ job added inside
+   * a request): the job's `parent_id` when no live unit encloses it.
+   */
+  parentId: 'probe.parent.id',
 } as const;
 
 /** The phases `probe.timing.<phase>` may carry. */

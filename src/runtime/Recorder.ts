@@ -29,6 +29,7 @@ import { threadName, threadOrigin } from './threads';
 export const ATTR_UNIT = PROBE_ATTRIBUTES.unit;
 export const ATTR_JOB_ID = PROBE_ATTRIBUTES.jobId;
 export const ATTR_STATUS = PROBE_ATTRIBUTES.status;
+export const ATTR_PARENT_ID = PROBE_ATTRIBUTES.parentId;
 
 /** What a lens knows of an outgoing call when it starts (see Recorder.beginCall). */
 export interface CallFacts {
@@ -230,7 +231,15 @@ export class Recorder {
     let decideBy = traceId;
     const parentId = liveParent && liveParent !== this.processUnit ? liveParent.id : null;
     if (opens?.type === 'job' || opens?.type === 'command') {
-      unit = new Unit(opens.type, span.name, start, traceId, spanId, parentId);
+      // A job queued by a capture of this process (lens/jobs: BullMQ's Queue#add) names it; an enclosing live unit wins.
+      const queuedBy = span.attributes[ATTR_PARENT_ID];
+      // A queue library's own telemetry (BullMQ's `telemetry` option) starts a CONSUMER span around the run that
+      // Probe's wrapper makes a job(): one job, so one capture, ours, keeping what the CONSUMER span carried.
+      const wrapper = opens.type === 'job' && liveParent?.fromConsumer && !liveParent.calls.length && !liveParent.spans.length ? liveParent : undefined;
+      if (wrapper) wrapper.superseded = true;
+      const enclosing = wrapper ? wrapper.parentId : parentId;
+      unit = new Unit(opens.type, span.name, start, traceId, spanId, enclosing ?? (typeof queuedBy === 'string' ? queuedBy : null));
+      if (wrapper) unit.linkedByTrace = wrapper.linkedByTrace;
       if (opens.jobId !== null) unit.jobId = opens.jobId;
     } else if (opens?.type === 'request') {
       const incoming = this.incoming.current;
@@ -245,8 +254,10 @@ export class Recorder {
       this.servedRequest = true;
     } else if (opens?.type === 'consumer') {
       unit = new Unit('job', span.name, start, traceId, spanId, null);
+      unit.fromConsumer = true;
     }
     if (unit) {
+      if (unit.type !== 'request' && parentSpanContext?.isRemote) unit.linkedByTrace = true;
       // Once per root unit, from its trace id; a unit started inside another follows it.
       unit.sampled = liveParent && liveParent !== this.processUnit ? liveParent.sampled : this.sampler.decide(decideBy);
       this.register(unit, spanId);
@@ -326,7 +337,7 @@ export class Recorder {
       if (this.units.get(id) === unit) this.units.delete(id);
     }
     unit.openSpans.clear();
-    if (!unit.sampled || this.excluded(unit.name)) return;
+    if (!unit.sampled || unit.superseded || this.excluded(unit.name)) return;
     // Call sites still waiting for their turn (see OriginQueue) are resolved now, in the same one place.
     this.origins.flush();
     // A decoded size still being counted on the thread pool (a long compressed body that just ended) is

@@ -26,6 +26,15 @@ export class Unit {
   closed = false;
   /** Calls ended (rows and folded) when the process's command capture was last stored while running. */
   checkpointed = 0;
+  /**
+   * The unit's root span continues a trace that came from elsewhere (its parent span context is remote): the app's
+   * own telemetry carried a producer's trace into this job. Its `linked_via` is then `trace` (the same `trace_id`).
+   */
+  linkedByTrace = false;
+  /** Started by an app's OTel CONSUMER span (a queue library's own telemetry). */
+  fromConsumer = false;
+  /** A CONSUMER unit whose run turned out to be one of Probe's `job()` units: that one is the capture, not this. */
+  superseded = false;
   /** Decided when the unit starts (see Sampler): a unit not sampled records nothing and is never written. */
   sampled = true;
 
@@ -69,7 +78,7 @@ export class Unit {
       status: this.status,
       parentId: this.parentId,
       traceId: this.traceId,
-      linkedVia: this.parentId ? 'parent' : null,
+      linkedVia: this.parentId ? 'parent' : this.linkedByTrace ? 'trace' : null,
       rootSpanId: this.rootSpanId,
       startedAt: this.startedAt,
       endedAt,

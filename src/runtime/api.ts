@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { currentRuntime } from './state';
-import { ATTR_JOB_ID, ATTR_STATUS, ATTR_UNIT } from './Recorder';
+import { ATTR_JOB_ID, ATTR_PARENT_ID, ATTR_STATUS, ATTR_UNIT } from './Recorder';
 import { poolScope } from './scope';
 
 /**
@@ -26,16 +26,25 @@ export function job<T>(name: string, fn: () => T, options: { id?: string } = {})
   return unitSpan('job', name, fn, options.id);
 }
 
+/**
+ * `job()` for Probe's own queue wrappers: `queuedBy` is the id of the capture of this process that queued the job
+ * (its `parent_id`). Not part of the app API.
+ */
+export function queuedJob<T>(name: string, fn: () => T, id: string | undefined, queuedBy: string | undefined): T {
+  return unitSpan('job', name, fn, id, queuedBy);
+}
+
 /** Runs `fn` as a command: its own capture of type `command`, status `0` or `1`. */
 export function command<T>(name: string, fn: () => T): T {
   return unitSpan('command', name, fn);
 }
 
-function unitSpan<T>(type: 'job' | 'command', name: string, fn: () => T, jobId?: string): T {
+function unitSpan<T>(type: 'job' | 'command', name: string, fn: () => T, jobId?: string, queuedBy?: string): T {
   const runtime = currentRuntime();
   if (!runtime) return fn();
   const attributes: Record<string, string> = { [ATTR_UNIT]: type };
   if (jobId !== undefined) attributes[ATTR_JOB_ID] = String(jobId);
+  if (queuedBy !== undefined) attributes[ATTR_PARENT_ID] = queuedBy;
   let span;
   try {
     span = runtime.tracer.startSpan(String(name), { kind: SpanKind.INTERNAL, attributes });

@@ -1,5 +1,5 @@
-// Issue 26.3: a dev server restarted by nodemon or node --watch (it sends SIGUSR2, then starts the program again) keeps the calls
-// of the run it ended. nodemon 3 and the packed Probe installed as a user has them; nodemon itself is a launcher
+// Issue 26.3: a dev server restarted by nodemon (SIGUSR2), node --watch or tsx watch (SIGTERM), which then start the
+// program again, keeps the calls of the run it ended. nodemon 3 and the packed Probe installed as a user has them; nodemon itself is a launcher
 // (it made no call and started a child) and stores nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { installRunnerApp, cleanEnv } from '../testrunner/install';
-import { TestApp, waitForLine, eventually } from '../helpers/app';
+import { TestApp, REPO_ROOT, waitForLine, eventually } from '../helpers/app';
 import { startChild } from '../helpers/child';
 import type { Capture } from '../../src/capture/types';
 
@@ -75,4 +75,33 @@ test('node --watch: a restart keeps the calls of the run it ended', { timeout: L
   const first = await eventually(() => app.captures().find((c) => c.sections.http?.[0]?.url.endsWith('run=1')), LIMIT);
   assert.equal(first.name, 'server.js');
   assert.equal(first.status, String(128 + 15), 'node --watch ends the run with SIGTERM');
+});
+
+// tsx watch (4.x) restarts its child with SIGTERM (its killProcess, SIGKILL only after 5 s). Its preflight adds a
+// SIGTERM listener it hides from process.listenerCount, so Probe still sees itself as the only listener.
+test('tsx watch: a restart keeps the calls of the run it ended', { timeout: LIMIT * 2 }, async (t) => {
+  const upstream = http.createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  t.after(() => upstream.close());
+  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+  const app = new TestApp();
+  const write = (run: number) =>
+    app.write(
+      'server.ts',
+      `const run: number = ${run};\nfetch(process.env.TARGET + '?run=' + run).then((r) => r.text()).then(() => console.log('ready ' + run));\nsetInterval(() => {}, 1000);\n`,
+    );
+  write(1);
+  const tsx = path.join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const child = startChild(process.execPath, [tsx, 'watch', 'server.ts'], { cwd: app.dir, env: app.env({ env: { TARGET: target } }) });
+  await waitForLine(child, /ready 1/, LIMIT);
+  write(2);
+  await waitForLine(child, /ready 2/, LIMIT);
+  const first = await eventually(() => app.captures().find((c) => c.sections.http?.[0]?.url.endsWith('run=1')), LIMIT);
+  assert.equal(first.name, 'server.ts');
+  assert.equal(first.status, String(128 + 15), 'tsx watch ends the run with SIGTERM');
+  assert.deepEqual(
+    app.captures().map((c) => c.name),
+    ['server.ts'],
+    'tsx itself (a launcher) stores nothing; run 2 is still running',
+  );
 });

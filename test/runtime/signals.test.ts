@@ -95,3 +95,47 @@ child.on('exit', (code) => { process.exitCode = code; });
   const names = app.captures().map((c) => `${c.name}:${c.sections.http?.length ?? 0}`);
   assert.deepEqual(names, ['pool-busy.js:1']);
 });
+
+// Issue 26.3: SIGKILL runs no code of the process, so what it loses is what was not yet stored: background calls
+// are stored by the checkpoint about a second after they end, requests when they end. Every call that ended more
+// than 2 seconds before the kill is in the store (the test waits 3 s after the last one).
+test('SIGKILL loses at most the last 2 seconds: background calls and requests that ended before are stored', async (t) => {
+  const app = new TestApp({
+    'server.js': `const http = require('node:http');
+let n = 0;
+let ended = 0;
+const poller = setInterval(async () => {
+  const i = n++;
+  if (i === 4) clearInterval(poller);
+  await fetch(process.env.TARGET + 'poll?n=' + i).then((r) => r.text());
+  if (++ended === 5) console.log('polled');
+}, 100);
+const server = http.createServer(async (req, res) => {
+  await fetch(process.env.TARGET + 'from-request' + req.url.slice(1)).then((r) => r.text());
+  res.end('done');
+});
+server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port));
+`,
+  });
+  const child = app.spawn('server.js', { env: { TARGET: target } });
+  t.after(() => child.kill('SIGKILL'));
+  const result = collect(child, READY);
+  const listening = waitForLine(child, /listening (\d+)/, READY);
+  await waitForLine(child, /polled/, READY);
+  const [, port] = await listening;
+  for (const n of [1, 2, 3]) await fetch(`http://127.0.0.1:${port}/?r=${n}`).then((r) => r.text());
+  // The last call ended before its response came back: 3 s from here is more than 2 s from its end.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  child.kill('SIGKILL');
+  const { signal, stderr } = await result;
+  assert.equal(signal, 'SIGKILL', stderr);
+
+  const paths = (c: { sections: { http?: Array<{ url: string }> } }) =>
+    (c.sections.http ?? []).map((row) => new URL(row.url).pathname + new URL(row.url).search);
+  const background = app.captures().filter((c) => c.type === 'command');
+  assert.equal(background.length, 1, stderr);
+  assert.equal(background[0]!.status, 'running', 'the live version: nothing ran at the kill');
+  assert.deepEqual(paths(background[0]!).sort(), ['/poll?n=0', '/poll?n=1', '/poll?n=2', '/poll?n=3', '/poll?n=4']);
+  const requests = app.captures().filter((c) => c.type === 'request');
+  assert.deepEqual(requests.flatMap(paths).sort(), ['/from-request?r=1', '/from-request?r=2', '/from-request?r=3']);
+});

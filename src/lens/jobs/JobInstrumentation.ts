@@ -1,11 +1,17 @@
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../../util/logger';
 import type { SourceFactory } from '../../runtime/UnitSource';
-import { patchBeeQueue, patchBullmqWorker, patchCroner, patchNodeCron } from './queueJobs';
+import { patchBeeQueue, patchBullmqQueue, patchBullmqWorker, patchCroner, patchNodeCron } from './queueJobs';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- module exports patched by shape */
 
 type Patch = (exports: any) => (() => void) | null;
+
+/** BullMQ: the Worker's job runs, and the Queue's adds (to link a job to the request that added it). */
+function patchBullmq(exports: any): (() => void) | null {
+  const undos = [patchBullmqWorker(exports.Worker), patchBullmqQueue(exports.Queue)].filter((undo) => undo !== null);
+  return undos.length ? () => undos.forEach((undo) => undo()) : null;
+}
 
 /**
  * Queue consumers and scheduled tasks as `job` captures with no app code (SPEC 7): BullMQ workers, bee-queue,
@@ -21,7 +27,7 @@ export class JobInstrumentation extends InstrumentationBase {
 
   protected init() {
     return [
-      this.module('bullmq', ['>=2.0.0 <6'], (exports) => patchBullmqWorker(exports.Worker)),
+      this.module('bullmq', ['>=2.0.0 <6'], patchBullmq),
       this.module('bee-queue', ['>=1.0.0 <2'], (exports) => patchBeeQueue(exports)),
       this.module('node-cron', ['>=3.0.0 <5'], patchNodeCron),
       this.module('croner', ['>=5.0.0 <11'], patchCroner),

@@ -1,5 +1,5 @@
 import { patchMethod } from '../../runtime/patches';
-import { job, tag } from '../../runtime/api';
+import { job, queuedJob, tag } from '../../runtime/api';
 import { captureStack, resolveOrigin } from '../../runtime/origin';
 import { currentRuntime } from '../../runtime/state';
 
@@ -22,16 +22,120 @@ export function patchBullmqWorker(Worker: any): (() => void) | null {
       function callProcessJob(this: any, bullJob: any, ...rest: unknown[]) {
         const name = typeof bullJob?.name === 'string' && bullJob.name ? bullJob.name : 'job';
         const id = bullJob?.id === undefined || bullJob.id === null ? undefined : String(bullJob.id);
-        return job(
-          name,
-          () => {
-            tags(`queue:${bullJob?.queueName ?? this?.name ?? '?'}`, `attempt:${Number(bullJob?.attemptsMade ?? 0) + 1}`);
-            return original.call(this, bullJob, ...rest);
-          },
-          { id },
-        );
+        const queue = String(bullJob?.queueName ?? this?.name ?? '?');
+        const run = () =>
+          queuedJob(
+            name,
+            () => {
+              tags(`queue:${queue}`, `attempt:${Number(bullJob?.attemptsMade ?? 0) + 1}`);
+              return original.call(this, bullJob, ...rest);
+            },
+            id,
+            id === undefined ? undefined : queuedBy.get(queueKey(queue, id)),
+          );
+        // The Worker can take a job from Redis before the add() that queued it here has its reply: that add is
+        // waited for (one round trip, at most ADD_WAIT_MS), so the job still finds the request that queued it.
+        const waiting = id === undefined || queuedBy.has(queueKey(queue, id)) ? undefined : addsInFlight.get(queue);
+        return waiting?.size ? settledOrLate(waiting).then(run) : run();
       },
   );
+}
+
+/**
+ * Which capture of this process queued a BullMQ job: `queue:jobId` → capture id, set when `Queue#add`/`addBulk`
+ * resolve inside a request (or job, test) and read when a Worker of the same process runs the job, so the job's
+ * capture gets that request as `parent_id`. Nothing is written into the job (its data and options are the app's);
+ * a job run by another process is not linked (that needs the app's own telemetry). Bounded: the oldest entries go
+ * first when jobs queued here run elsewhere.
+ */
+const queuedBy = new Map<string, string>();
+/** Per queue: the adds made inside a capture whose reply has not come yet. */
+const addsInFlight = new Map<string, Set<Promise<unknown>>>();
+const ADD_WAIT_MS = 1000;
+const QUEUED_BY_MAX = 10_000;
+const queueKey = (queue: string, id: string) => `${queue}\u0000${id}`;
+
+function noteQueued(queue: string, added: unknown, captureId: string): void {
+  for (const one of Array.isArray(added) ? added : [added]) {
+    const id = (one as any)?.id;
+    if (id === undefined || id === null) continue;
+    queuedBy.set(queueKey(queue, String(id)), captureId);
+    if (queuedBy.size > QUEUED_BY_MAX) queuedBy.delete(queuedBy.keys().next().value as string);
+  }
+}
+
+function settledOrLate(adds: Set<Promise<unknown>>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ADD_WAIT_MS);
+    timer.unref?.();
+    void Promise.allSettled([...adds]).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function trackAdd(queue: string, added: Promise<unknown>): void {
+  let adds = addsInFlight.get(queue);
+  if (!adds) addsInFlight.set(queue, (adds = new Set()));
+  adds.add(added);
+  const done = () => {
+    adds.delete(added);
+    if (!adds.size && addsInFlight.get(queue) === adds) addsInFlight.delete(queue);
+  };
+  added.then(done, done);
+}
+
+/** The capture running now, when it is not the process's own (calls outside any request, job or test). */
+function enclosingCaptureId(): string | undefined {
+  try {
+    const recorder = currentRuntime()?.recorder;
+    const unit = recorder?.activeUnit();
+    return unit && unit !== recorder!.processUnit ? unit.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * BullMQ's `Queue#add` and `addBulk` resolve with the added jobs (their ids): noted with the capture that added
+ * them (see `queuedBy`). The app's call and its result are untouched.
+ */
+export function patchBullmqQueue(Queue: any): (() => void) | null {
+  const proto = Queue?.prototype;
+  if (!proto) return null;
+  const undos: Array<() => void> = [];
+  for (const key of ['add', 'addBulk']) {
+    if (typeof proto[key] !== 'function') continue;
+    const undo = patchMethod(
+      proto,
+      key,
+      `bullmq Queue.prototype.${key}`,
+      'BullMQ has no hook when a job is added: the call is watched to link the job to the request that added it',
+      (original: any) =>
+        function (this: any, ...args: unknown[]) {
+          const result = original.apply(this, args);
+          const captureId = enclosingCaptureId();
+          if (captureId && result && typeof result.then === 'function') {
+            const queue = String(this?.name ?? '?');
+            result.then(
+              (added: unknown) => {
+                try {
+                  noteQueued(queue, added, captureId);
+                } catch {
+                  // a job without its link
+                }
+              },
+              () => undefined, // the app's own promise carries the error
+            );
+            trackAdd(queue, result); // after the note: a Worker waiting for this add finds the link
+          }
+          return result;
+        },
+    );
+    if (undo) undos.push(undo);
+  }
+  return undos.length ? () => undos.forEach((undo) => undo()) : null;
 }
 
 /**
