@@ -130,3 +130,33 @@ test("a long-lived thread's calls are in the store while it runs", async (t) => 
   child.kill('SIGTERM');
   await result;
 });
+
+test('the app sees its threads as without Probe: the same answers, exit codes and terminate() result', async (t) => {
+  const outputs: string[][] = [];
+  for (const preload of ['none', 'require'] as const) {
+    const app = serverApp();
+    const child = app.spawn('server.js', { env: { TARGET: target }, preload });
+    t.after(() => child.kill('SIGKILL'));
+    const result = collect(child, READY * 2);
+    let said = '';
+    child.stdout!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    const [, port] = await waitForLine(child, /listening (\d+)/, READY);
+    const answers: string[] = [];
+    for (const path of ['/oneshot', '/exits', '/terminate', '/quiet']) {
+      answers.push(`${path} ${await fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.text())}`);
+    }
+    // The terminated and quiet threads' exits are said after their answers: wait for both before ending the server.
+    await eventually(() => /terminate resolved 1/.test(said) && /quiet exited 0/.test(said), SEEN);
+    child.kill('SIGTERM');
+    const { stdout, signal } = await result;
+    outputs.push([
+      ...answers,
+      ...stdout
+        .split('\n')
+        .filter((line) => line && !line.startsWith('listening'))
+        .sort(),
+      `signal ${signal}`,
+    ]);
+  }
+  assert.deepEqual(outputs[1], outputs[0]);
+});
