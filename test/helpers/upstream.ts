@@ -171,3 +171,10 @@ export async function startHttpsUpstream(): Promise<Upstream & { certFile: strin
   const up = await listen(server, 'https');
   return Object.assign(up, { received, certFile, url: `https://localhost:${up.port}` });
 }
+
+/** The plainest upstream: answers `ok` to every request, on a loopback port of its own (`url` ends with `/`). */
+export async function startOkServer(): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() };
+}

@@ -3,20 +3,18 @@
 // recorded, and a real command with no calls is still kept.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { TestApp } from '../helpers/app';
 import { runChild } from '../helpers/child';
+import { startOkServer } from '../helpers/upstream';
 
-let server: http.Server;
+let upstream: Awaited<ReturnType<typeof startOkServer>>;
 let target = '';
 
 before(async () => {
-  server = http.createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  upstream = await startOkServer();
+  target = upstream.url;
 });
-after(() => server.close());
+after(() => upstream.close());
 
 const CALL = `fetch(process.env.TARGET).then((r) => r.text()).then(() => console.log('called'));\n`;
 const LAUNCHER = `const { spawn } = require('node:child_process');

@@ -4,13 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { installRunnerApp, cleanEnv } from '../testrunner/install';
 import { TestApp, REPO_ROOT, waitForLine, eventually } from '../helpers/app';
 import { startChild } from '../helpers/child';
 import type { Capture } from '../../src/capture/types';
+import { startOkServer } from '../helpers/upstream';
 
 const LIMIT = 240_000; // an install on a cold cache and the preload's start on a loaded machine
 
@@ -24,10 +23,9 @@ function captures(dir: string): Capture[] {
 }
 
 test('nodemon 3: each restart keeps the calls of the run it ended', { timeout: LIMIT * 2 }, async (t) => {
-  const upstream = http.createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const upstream = await startOkServer();
   t.after(() => upstream.close());
-  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+  const target = upstream.url;
 
   const app = await installRunnerApp('nodemon-3', { nodemon: '3.1.9' });
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
@@ -57,10 +55,9 @@ test('nodemon 3: each restart keeps the calls of the run it ended', { timeout: L
 });
 
 test('node --watch: a restart keeps the calls of the run it ended', { timeout: LIMIT * 2 }, async (t) => {
-  const upstream = http.createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const upstream = await startOkServer();
   t.after(() => upstream.close());
-  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+  const target = upstream.url;
   const app = new TestApp();
   const write = (run: number) =>
     app.write(
@@ -80,10 +77,9 @@ test('node --watch: a restart keeps the calls of the run it ended', { timeout: L
 // tsx watch (4.x) restarts its child with SIGTERM (its killProcess, SIGKILL only after 5 s). Its preflight adds a
 // SIGTERM listener it hides from process.listenerCount, so Probe still sees itself as the only listener.
 test('tsx watch: a restart keeps the calls of the run it ended', { timeout: LIMIT * 2 }, async (t) => {
-  const upstream = http.createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const upstream = await startOkServer();
   t.after(() => upstream.close());
-  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+  const target = upstream.url;
   const app = new TestApp();
   const write = (run: number) =>
     app.write(

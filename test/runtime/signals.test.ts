@@ -3,18 +3,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { TestApp, waitForLine, collect } from '../helpers/app';
+import { startOkServer } from '../helpers/upstream';
 
-let server: http.Server;
+let upstream: Awaited<ReturnType<typeof startOkServer>>;
 let target = '';
 
 before(async () => {
-  server = http.createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  upstream = await startOkServer();
+  target = upstream.url;
 });
-after(() => server.close());
+after(() => upstream.close());
 
 const READY = 120_000; // the preload's start on a loaded machine; the wait ends at the line, not the limit
 const BACKGROUND = `fetch(process.env.TARGET).then((r) => r.text()).then(() => console.log('ready'));

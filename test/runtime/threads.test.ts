@@ -5,17 +5,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { TestApp, waitForLine, eventually, collect } from '../helpers/app';
 import type { Capture } from '../../src/capture/types';
+import { startOkServer } from '../helpers/upstream';
 
-let upstream: http.Server;
+let upstream: Awaited<ReturnType<typeof startOkServer>>;
 let target = '';
 
 before(async () => {
-  upstream = http.createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+  upstream = await startOkServer();
+  target = upstream.url;
 });
 after(() => upstream.close());
 
