@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../io';
 import { closeContext, openContext } from '../context';
@@ -8,6 +6,7 @@ import { findCapture, newestCapture } from '../../query/locate';
 import { harOf } from '../../export/har';
 import { packageVersion } from '../../util/packageVersion';
 import { MOCK_OPTIONS, exportMocks } from './exportMocks';
+import { writeExport } from '../writeExport';
 
 const USAGE = 'usage: probe export [id] [--har | --msw | --nock | --undici-snapshot] [--out FILE] (probe export --help)';
 
@@ -40,13 +39,7 @@ export const exportCapture: CliCommand = async (argv, io) => {
       return 2;
     }
     const har = JSON.stringify(harOf([capture], packageVersion()), null, 2);
-    if (values.out) {
-      const file = path.resolve(io.cwd, values.out);
-      writeFileSync(file, har + '\n');
-      io.err(`probe export: ${capture.id} (${capture.name}): ${capture.sections.http?.length ?? 0} calls written to ${file}`);
-    } else {
-      io.out(har);
-    }
+    writeExport(io, values.out, har, (file) => `${capture.id} (${capture.name}): ${capture.sections.http?.length ?? 0} calls written to ${file}`);
     return 0;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;

@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { CliIo } from '../io';
 import type { HttpRow } from '../../capture/types';
 import { closeContext, openContext } from '../context';
@@ -9,6 +7,7 @@ import { rowMatcher } from '../../query/rowSelect';
 import { parseWhere } from '../../query/whereText';
 import { mockCallsOf, type RowOf } from '../../export/mockCalls';
 import { captureSource, mockText } from '../../export/mockText';
+import { writeExport } from '../writeExport';
 
 /** The flags `probe export` takes for mocks (parseArgs options), beside --har and --out. */
 export const MOCK_OPTIONS = {
@@ -68,13 +67,8 @@ export async function exportMocks(values: MockFlags, positionals: string[], io: 
     const source = read.capture ? captureSource(read.capture) : `${read.groups.length} captures`;
     const text = mockText(values.msw ? 'msw' : values.nock ? 'nock' : 'undici-snapshot', mocks, source);
     for (const left of mocks.left_out) io.err(`probe export: left out ${left.method} ${left.url} (capture ${left.capture_id} row ${left.row}): ${left.reason}`);
-    if (values.out) {
-      const file = path.resolve(io.cwd, values.out);
-      writeFileSync(file, text);
-      io.err(`probe export: ${mocks.calls.length} calls of ${source} written to ${file}${mocks.left_out.length ? ` (${mocks.left_out.length} left out)` : ''}`);
-    } else {
-      io.out(text);
-    }
+    const leftOut = mocks.left_out.length ? ` (${mocks.left_out.length} left out)` : '';
+    writeExport(io, values.out, text, (file) => `${mocks.calls.length} calls of ${source} written to ${file}${leftOut}`);
     return 0;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
