@@ -73,6 +73,8 @@ const ZERO_CODE = [
   'OTEL_BSP_SCHEDULE_DELAY=200',
   '--env',
   'OTEL_NODE_RESOURCE_DETECTORS=env,host,os,process,serviceinstance',
+  '--await-export',
+  'POST /v1/traces',
   ...OTLP_ENV,
 ];
 
