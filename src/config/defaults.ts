@@ -1,9 +1,14 @@
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { FullMask } from '../mask/FullMask';
 import { JsonCapture } from '../response/JsonCapture';
 import { EventStreamCapture } from '../response/EventStreamCapture';
 import type { Mask } from '../mask/Mask';
 import { SecretWords } from '../mask/SecretWords';
 import type { ResponseCaptureClass } from '../response/ResponseCapture';
+import { compileGlob, type Glob } from '../util/glob';
+import type { RegisterApi, ResolvedResponseType } from './types';
+import type { HeaderMasks, InputRules } from './userParts';
 
 export const DEFAULT_LIMIT = 200;
 export const DEFAULT_FILE_PATH = '.probe/captures';
@@ -13,8 +18,16 @@ export const DEFAULT_REDIS_TTL = 86_400;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_ROWS = 1000;
 
-/** Built-in storage keys; any other key is a custom driver's settings, checked when the store is made. */
-export const STORAGE_KEYS: readonly string[] = ['driver', 'limit', 'file', 'redis'];
+/** The environment variables that override a setting of the file (REDIS_URL is a default, below). */
+export const ENV_SETTINGS = ['PROBE_ENABLED', 'PROBE_STORAGE', 'PROBE_SAMPLE_RATE'] as const;
+
+const STORAGE_KEY_NAMES = ['driver', 'limit', 'file', 'redis'] as const;
+export type StorageKey = (typeof STORAGE_KEY_NAMES)[number];
+/**
+ * Built-in storage keys (the schema's storage shape is checked against this list); any other key is a custom
+ * driver's settings, checked when the store is made.
+ */
+export const STORAGE_KEYS: readonly string[] = STORAGE_KEY_NAMES;
 
 /** Headers whose values are credentials or sessions (names compared in lower case). */
 const DEFAULT_MASKED_HEADERS: readonly string[] = [
@@ -136,4 +149,68 @@ export function defaultResponseTypes(): Record<string, ResponseCaptureClass> {
     'application/*+json': JsonCapture as unknown as ResponseCaptureClass,
     'text/event-stream': EventStreamCapture as unknown as ResponseCaptureClass,
   };
+}
+
+/** Every setting with its value, in the form the schema turns a file's settings into (see resolve.ts). */
+export interface Defaults {
+  enabled: boolean;
+  service: string;
+  storage: {
+    driver: string;
+    limit: number;
+    file: { path: string };
+    redis: { url: string; prefix: string; ttl: number };
+    [driver: string]: unknown;
+  };
+  lenses: { HttpClientLens: false | { bodies: boolean; max_body_bytes: number; max_rows: number; capture: { response_types: ResolvedResponseType[] } } };
+  /** Absent: the default masks are laid under the file's own by maskers.ts. */
+  mask?: { headers?: HeaderMasks; inputs?: InputRules };
+  origin: { enabled: boolean };
+  sampling: { rate: number; max_per_second: number | null };
+  background: { window_seconds: number };
+  except: Array<RegExp | Glob>;
+  register: ((probe: RegisterApi) => void) | null;
+}
+
+/** The settings of an app with no config file and no environment variables (REDIS_URL is the Redis default). */
+export function defaultSettings(root: string, env: NodeJS.ProcessEnv): Defaults {
+  return {
+    enabled: true,
+    service: packageName(root),
+    storage: {
+      driver: 'file',
+      limit: DEFAULT_LIMIT,
+      file: { path: path.resolve(root, DEFAULT_FILE_PATH) },
+      redis: { url: env.REDIS_URL || DEFAULT_REDIS_URL, prefix: DEFAULT_REDIS_PREFIX, ttl: DEFAULT_REDIS_TTL },
+    },
+    lenses: {
+      HttpClientLens: {
+        bodies: false,
+        max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+        max_rows: DEFAULT_MAX_ROWS,
+        capture: {
+          response_types: Object.entries(defaultResponseTypes()).map(([pattern, capture]) => ({
+            pattern,
+            matcher: compileGlob(pattern, { ignoreCase: true }),
+            capture,
+          })),
+        },
+      },
+    },
+    origin: { enabled: true },
+    sampling: { rate: 1, max_per_second: null },
+    background: { window_seconds: 300 },
+    except: [],
+    register: null,
+  };
+}
+
+function packageName(root: string): string {
+  try {
+    const name = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).name;
+    if (typeof name === 'string' && name) return name;
+  } catch {
+    // No readable package.json: fall back to the folder's name.
+  }
+  return path.basename(root);
 }

@@ -10,6 +10,11 @@ export function mergeConfig(base: ProbeConfig, overrides: ProbeConfig | undefine
   return overrides === undefined ? base : (mergeValue(base, overrides) as ProbeConfig);
 }
 
+/** A layer of settings over the one below (defaults → file → environment), merged the same way. */
+export function mergeSettings(base: object, over: object): object {
+  return mergeValue(base, over) as object;
+}
+
 function mergeValue(base: unknown, over: unknown): unknown {
   if (over === undefined) return base;
   if (!isPlainObject(base) || !isPlainObject(over)) return over;

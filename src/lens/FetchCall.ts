@@ -1,5 +1,4 @@
 import { CallRecord } from '../runtime/CallRecord';
-import { now } from '../runtime/clock';
 
 /**
  * One app `fetch()` call: fetch follows redirects inside the call, each hop its own undici request, so the
@@ -21,27 +20,11 @@ export class FetchCall extends CallRecord {
    * fake's), each later one a redirect hop.
    */
   dispatched(spanId: string, parentSpanId: string | null, method: string, headers: CallRecord['requestHeaders']): void {
-    if (this.spanId) return this.beginHop();
+    if (this.spanId) return this.restartExchange();
     const release = this.onDispatch;
     this.onDispatch = null;
     release?.();
-    this.spanId = spanId;
-    this.parentSpanId = parentSpanId;
-    this.method = method;
-    this.requestHeaders = headers;
-  }
-
-  /** A new hop of the same app call (a redirect followed by fetch): response state starts over. */
-  private beginHop(): void {
-    if (this.headersAt !== null || this.status !== null) this.redirects++;
-    this.hopStart = now();
-    this.status = null;
-    this.responseHeaders = {};
-    this.responseBody = null;
-    this.headersAt = null;
-    this.sentAt = null;
-    this.end = null;
-    this.socket = undefined;
-    this.connection = null;
+    this.identify(spanId, parentSpanId);
+    this.setRequest(headers, method);
   }
 }

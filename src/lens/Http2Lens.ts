@@ -172,15 +172,14 @@ function plainHeaders(headers: Headers): Record<string, string | string[]> {
 
 /** The connection is known once the response starts: the session's socket, its phases for its first stream. */
 function useSession(record: CallRecord, session: Session | undefined, first: boolean): void {
-  record.protocol = 'HTTP/2';
   const socket = session?.socket;
-  if (!socket) return;
+  let remote: string | undefined;
   try {
-    if (socket.remoteAddress) record.remote = `${socket.remoteAddress}:${socket.remotePort}`;
+    if (socket?.remoteAddress) remote = `${socket.remoteAddress}:${socket.remotePort}`;
   } catch {
     // a session whose socket is gone has no address to read
   }
-  if (first) record.connection = claimProxiedSocket(socket);
+  record.connectedTo(remote, 'HTTP/2', socket && first ? claimProxiedSocket(socket) : undefined);
 }
 
 function observe(record: CallRecord, stream: Stream, first: boolean): void {
@@ -230,8 +229,7 @@ function observeEvent(record: CallRecord, stream: Stream, event: string | symbol
     }
     case 'error':
       if (record.end === null) {
-        record.status = null;
-        record.fail(errorInput(arg));
+        record.failWithoutResponse(errorInput(arg));
       }
       break;
     case 'close':

@@ -104,7 +104,7 @@ export class HttpLens {
 
     // Headers can change until they are sent: copied once, as plain data, when the first write() or end()
     // has sent them (or the request fails or closes before either).
-    record.requestHeaders = UNSENT;
+    record.setRequest(UNSENT);
     // The wrappers pass `arguments` on as they came: no rest arrays per event and chunk, and the original
     // sees exactly the arguments the caller gave.
     const write = request.write as (...args: unknown[]) => boolean;
@@ -141,9 +141,9 @@ const UNSENT: CallRecord['requestHeaders'] = Object.freeze({});
 function takeHeaders(record: CallRecord, request: http.ClientRequest): void {
   if (record.requestHeaders !== UNSENT) return;
   try {
-    record.requestHeaders = request.getHeaders() as CallRecord['requestHeaders'];
+    record.setRequest(request.getHeaders() as CallRecord['requestHeaders']);
   } catch {
-    record.requestHeaders = {}; // a request whose headers cannot be read keeps none
+    record.setRequest({}); // a request whose headers cannot be read keeps none
   }
 }
 
@@ -172,17 +172,20 @@ function tapChunk(record: CallRecord, chunk: unknown, encoding: unknown): void {
   }
 }
 
+/** The socket a request was given, until its response says the connection's address and protocol. */
+const assigned = new WeakMap<CallRecord, import('node:net').Socket>();
+
 /** `first` is the event's first argument (the socket, the response, the error). */
 function observeRequest(record: CallRecord, event: string | symbol, first: unknown): void {
   switch (event) {
     case 'socket': {
       const socket = first as import('node:net').Socket;
       if (socket?.constructor?.name === 'MockHttpSocket') {
-        record.fake = true; // nock / msw answer through @mswjs/interceptors' socket
+        record.markFake(); // nock / msw answer through @mswjs/interceptors' socket
         return;
       }
       if (socket.connecting) watchSocket(socket);
-      record.socket = socket;
+      assigned.set(record, socket);
       break;
     }
     case 'finish':
@@ -190,9 +193,9 @@ function observeRequest(record: CallRecord, event: string | symbol, first: unkno
       break;
     case 'response': {
       const response = first as http.IncomingMessage;
-      const socket = record.socket as import('node:net').Socket | undefined;
+      const socket = assigned.get(record);
       if (socket && !record.fake) {
-        record.socket = undefined;
+        assigned.delete(record);
         record.useSocket(socket, socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined, `HTTP/${response.httpVersion}`);
       }
       record.markHeaders(response.statusCode ?? 0, { ...response.headers });
@@ -203,8 +206,7 @@ function observeRequest(record: CallRecord, event: string | symbol, first: unkno
     }
     case 'error':
       if (record.end === null) {
-        record.status = null;
-        record.fail(errorInput(first));
+        record.failWithoutResponse(errorInput(first));
       }
       break;
     case 'close':

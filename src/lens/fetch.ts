@@ -97,10 +97,10 @@ function resolved(
   }
   // No undici request was made: a fake (undici MockAgent, msw, nock) answered. Its body is in memory, so a
   // clone is safe.
-  record.fake = true;
-  if (init?.headers) record.requestHeaders = fetchHeaders(new Headers(init.headers));
-  else if (input instanceof Request) record.requestHeaders = fetchHeaders(input.headers);
-  record.spanId = randomBytes(8).toString('hex');
+  record.markFake();
+  if (init?.headers) record.setRequest(fetchHeaders(new Headers(init.headers)));
+  else if (input instanceof Request) record.setRequest(fetchHeaders(input.headers));
+  record.identify(randomBytes(8).toString('hex'));
   record.markHeaders(response.status, fetchHeaders(response.headers));
   const pending: Array<Promise<unknown>> = [];
   const requestRead = readFakeRequest(record, init, held);
@@ -108,9 +108,9 @@ function resolved(
   if (response.body) {
     const tap = new BodyTap(record.maxBodyBytes);
     const body = response.clone().body;
-    pending.push(body ? readFakeResponse(body, tap).then(() => void (record.responseBody = tap)) : Promise.resolve());
+    pending.push(body ? readFakeResponse(body, tap).then(() => record.setResponseBody(tap)) : Promise.resolve());
   } else {
-    record.responseBody = new BodyTap(record.maxBodyBytes);
+    record.setResponseBody(new BodyTap(record.maxBodyBytes));
   }
   if (pending.length === 0) return record.finish();
   // allSettled never rejects and safely() never throws: the chain cannot reject into the app.
@@ -130,9 +130,8 @@ function readFakeRequest(record: FetchCall, init: RequestInit | undefined, held:
 }
 
 function rejected(record: FetchCall, error: unknown): void {
-  if (!record.spanId) record.spanId = randomBytes(8).toString('hex');
-  record.status = null;
-  record.fail(errorInput(error));
+  if (!record.spanId) record.identify(randomBytes(8).toString('hex'));
+  record.failWithoutResponse(errorInput(error));
 }
 
 function safely(logger: Logger, fn: () => void): void {

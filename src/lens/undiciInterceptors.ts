@@ -117,7 +117,7 @@ function retrying(interceptor: Interceptor): Interceptor {
         // Inside an app's fetch the app's line is where it called fetch (Node's own fetch dispatches after awaits
         // of its own, with no app frame left to take here).
         const group = fetchScope.getStore();
-        const stack = group ? (group.entry ?? (group.stack ? { sites: group.stack } : null)) : null;
+        const stack = group ? group.callSites() : null;
         return enterLibrary(
           () => {
             if (handler && typeof handler === 'object') started.set(handler, context.active());
@@ -223,7 +223,7 @@ function watchHits(handler: Handler, opts: DispatchOptions, call: CacheCall, rec
       const spanId = randomBytes(8).toString('hex');
       if (joins) {
         record = group;
-        record.spanId = spanId;
+        record.identify(spanId);
       } else {
         // No stack of its own: the answer comes after an async hop; the entry taken at dispatch names the line.
         record = recorder.beginCall(unit, {
@@ -236,7 +236,7 @@ function watchHits(handler: Handler, opts: DispatchOptions, call: CacheCall, rec
           requestHeaders: requestHeaders(opts.headers),
         });
       }
-      record.cache = 'hit';
+      record.markCacheHit();
       record.markHeaders(statusCode, responseHeaders(headers));
     });
     return handler.onResponseStart?.(controller, statusCode, headers, statusMessage);

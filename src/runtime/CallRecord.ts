@@ -7,75 +7,185 @@ import { BodyTap } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
 import { now } from './clock';
 
+type Headers = CallInput['requestHeaders'];
+
+/** What is known of a call when it starts (see Recorder.beginCall, the one place that starts one). */
+export interface CallStart {
+  method: string;
+  url: string;
+  spanId?: string;
+  parentSpanId?: string | null;
+  requestHeaders?: Headers;
+  clientDecodes?: boolean;
+  pool?: number | null;
+  /** Raw call sites of the app's stack at the call, read later off the hot path (see settle). */
+  stack?: NodeJS.CallSite[] | null;
+  /** The app's stack where it entered the client library that made this call (see entry.ts): the fallback. */
+  entry?: EntryStack | null;
+}
+
 /**
- * The live state of one outgoing call, filled in by the lens as the client library reports progress.
- * Every setter is cheap; turning it into builder input happens after the unit of work ends.
+ * The live state of one outgoing call. Its state is its own: the lens reports what the client library did
+ * through the methods below, the rest of Probe reads it. Every method is cheap; turning it into builder input
+ * happens after the unit of work ends.
  */
 export class CallRecord {
-  spanId = '';
-  parentSpanId: string | null = null;
-  method = 'GET';
-  url = '';
-  requestHeaders: CallInput['requestHeaders'] = {};
-  requestBody: BodyTap | null = null;
-  status: number | null = null;
-  responseHeaders: CallInput['responseHeaders'] = {};
-  responseBody: BodyTap | null = null;
-  clientDecodes = false;
-  readonly start: number;
-  end: number | null = null;
-  error: ErrorInput | null = null;
-  pool: number | null = null;
-  fake = false;
-  /** `hit`: a cache in the client (undici's cache interceptor) answered; no request went out. */
-  cache: 'hit' | null = null;
-  /** Raw call sites of the app's stack at the call, resolved to an origin later, off the hot path. */
-  stack: NodeJS.CallSite[] | null = null;
-  /** The app's stack where it entered the client library that made this call (see entry.ts): the fallback. */
-  entry: EntryStack | null = null;
-  origin: Origin | null = null;
-  /** Made by an APM agent for itself (its stack passed through the agent's own senders): never a row, nor counted. */
-  byAgent = false;
+  private _spanId = '';
+  private _parentSpanId: string | null = null;
+  private _method = 'GET';
+  private _url = '';
+  private _requestHeaders: Headers = {};
+  private _requestBody: BodyTap | null = null;
+  private _status: number | null = null;
+  private _responseHeaders: CallInput['responseHeaders'] = {};
+  private _responseBody: BodyTap | null = null;
+  private _clientDecodes = false;
+  private _end: number | null = null;
+  private _error: ErrorInput | null = null;
+  private _pool: number | null = null;
+  private _fake = false;
+  private _cache: 'hit' | null = null;
+  private stack: NodeJS.CallSite[] | null = null;
+  private entry: EntryStack | null = null;
+  private _origin: Origin | null = null;
+  private _byAgent = false;
 
   // Timing marks (epoch ms).
-  socket: object | undefined;
-  sentAt: number | null = null;
-  headersAt: number | null = null;
-  hopStart: number;
-  redirects = 0;
-  remote: string | undefined;
-  protocol: string | undefined;
-  connection: SocketTimes | null = null;
+  private socket: object | undefined;
+  private sentAt: number | null = null;
+  private headersAt: number | null = null;
+  private hopStart: number;
+  private redirects = 0;
+  private remote: string | undefined;
+  private protocol: string | undefined;
+  private connection: SocketTimes | null = null;
 
   constructor(
     readonly maxBodyBytes: number,
-    start = now(),
+    readonly start = now(),
   ) {
-    this.start = start;
     this.hopStart = start;
+  }
+
+  get spanId(): string {
+    return this._spanId;
+  }
+  get parentSpanId(): string | null {
+    return this._parentSpanId;
+  }
+  get method(): string {
+    return this._method;
+  }
+  get url(): string {
+    return this._url;
+  }
+  /** The headers as sent; fetch adds the content type its body implies to this object (see fetch.ts). */
+  get requestHeaders(): Headers {
+    return this._requestHeaders;
+  }
+  get status(): number | null {
+    return this._status;
+  }
+  get clientDecodes(): boolean {
+    return this._clientDecodes;
+  }
+  get end(): number | null {
+    return this._end;
+  }
+  get error(): ErrorInput | null {
+    return this._error;
+  }
+  get pool(): number | null {
+    return this._pool;
+  }
+  get fake(): boolean {
+    return this._fake;
+  }
+  /** `hit`: a cache in the client (undici's cache interceptor) answered; no request went out. */
+  get cache(): 'hit' | null {
+    return this._cache;
+  }
+  get origin(): Origin | null {
+    return this._origin;
+  }
+  /** Made by an APM agent for itself (its stack passed through the agent's own senders): never a row, nor counted. */
+  get byAgent(): boolean {
+    return this._byAgent;
+  }
+  /** Call sites still to read (see settle). */
+  get hasCallSites(): boolean {
+    return this.stack !== null || this.entry !== null;
+  }
+
+  /** Where the app made the call, while not read yet: its entry into the client library, else its own stack. */
+  callSites(): EntryStack | null {
+    return this.entry ?? (this.stack ? { sites: this.stack } : null);
+  }
+
+  /** The facts known when the call starts; only Recorder.beginCall calls this. */
+  begin(facts: CallStart): void {
+    this._method = facts.method;
+    this._url = facts.url;
+    if (facts.spanId) this._spanId = facts.spanId;
+    if (facts.parentSpanId) this._parentSpanId = facts.parentSpanId;
+    if (facts.requestHeaders) this._requestHeaders = facts.requestHeaders;
+    if (facts.clientDecodes !== undefined) this._clientDecodes = facts.clientDecodes;
+    if (facts.pool !== undefined) this._pool = facts.pool;
+    if (facts.stack !== undefined) this.stack = facts.stack;
+    if (facts.entry !== undefined) this.entry = facts.entry;
+  }
+
+  /** The span (or an id of Probe's own, for a call no instrumentation saw) the row is linked by. */
+  identify(spanId: string, parentSpanId?: string | null): void {
+    this._spanId = spanId;
+    if (parentSpanId !== undefined) this._parentSpanId = parentSpanId;
+  }
+
+  /** The request's method and headers once the client has them final (sent, or the fetch's first undici request). */
+  setRequest(headers: Headers, method?: string): void {
+    this._requestHeaders = headers;
+    if (method !== undefined) this._method = method;
+  }
+
+  /** A fake (MockAgent, msw, nock) answered: no network timing. */
+  markFake(): void {
+    this._fake = true;
+  }
+
+  /** A cache in the client answered: no network timing. */
+  markCacheHit(): void {
+    this._cache = 'hit';
   }
 
   /**
    * Reads the call sites once: whether an agent made the call, else (with origins on) its origin, from its own
    * stack or, with no app frame there (the library started it after an async hop), where the app entered the
-   * library. The call sites are let go. Again later: nothing more to read.
+   * library. The call sites are let go, even when reading them threw. Again later: nothing more to read.
    */
   settle(root: string, withOrigin: boolean): void {
-    if (this.stack) {
-      const read = readStack(this.stack, root, withOrigin);
-      if (read === AGENTS_OWN) this.byAgent = true;
-      else if (read && !this.origin) this.origin = read;
+    try {
+      if (this.stack) {
+        const read = readStack(this.stack, root, withOrigin);
+        if (read === AGENTS_OWN) this._byAgent = true;
+        else if (read && !this._origin) this._origin = read;
+      }
+      if (withOrigin && !this._byAgent && !this._origin) this._origin = entryOrigin(this.entry, root);
+    } finally {
+      this.stack = null;
+      this.entry = null;
     }
-    if (withOrigin && !this.byAgent && !this.origin) this.origin = entryOrigin(this.entry, root);
-    this.stack = null;
-    this.entry = null;
   }
 
   /** The connection is known: claim its phases (a reused keep-alive socket has none). */
   useSocket(socket: object | undefined, remote?: string, protocol?: string): void {
     if (this.socket === socket) return;
     this.socket = socket;
-    this.connection = claimSocket(socket);
+    this.connectedTo(remote, protocol, claimSocket(socket));
+  }
+
+  /** Where the call went and how; `phases` are the connection's own (left out: not known, as on a reused one). */
+  connectedTo(remote: string | undefined, protocol: string | undefined, phases?: SocketTimes | null): void {
+    if (phases !== undefined) this.connection = phases;
     if (remote) this.remote = remote;
     if (protocol) this.protocol = protocol;
   }
@@ -86,44 +196,77 @@ export class CallRecord {
 
   markHeaders(status: number, headers: CallInput['responseHeaders']): void {
     this.headersAt = now();
-    this.status = status;
-    this.responseHeaders = headers;
+    this._status = status;
+    this._responseHeaders = headers;
   }
 
   responseTap(): BodyTap {
-    this.responseBody ??= new BodyTap(this.maxBodyBytes);
-    return this.responseBody;
+    this._responseBody ??= new BodyTap(this.maxBodyBytes);
+    return this._responseBody;
+  }
+
+  /** A response body read apart from the exchange (a fake's, from a clone of its response). */
+  setResponseBody(tap: BodyTap): void {
+    this._responseBody = tap;
+  }
+
+  /** True when the response body's decoded size is still being counted; `counted` runs once it is. */
+  whenBodyCounted(counted: () => void): boolean {
+    return this._responseBody?.whenCounted(counted) ?? false;
   }
 
   requestTap(): BodyTap {
-    this.requestBody ??= new BodyTap(this.maxBodyBytes);
-    return this.requestBody;
+    this._requestBody ??= new BodyTap(this.maxBodyBytes);
+    return this._requestBody;
   }
 
   /** Ended for good: nothing more will be recorded on it (a lens whose call may go on overrides it: FetchCall). */
   get done(): boolean {
-    return this.end !== null;
+    return this._end !== null;
   }
 
   finish(at = now()): void {
-    if (this.end === null) {
-      this.end = at;
-      this.responseBody?.end();
+    if (this._end === null) {
+      this._end = at;
+      this._responseBody?.end();
     }
   }
 
   fail(error: ErrorInput, at = now()): void {
-    this.error = error;
+    this._error = error;
     this.finish(at);
   }
 
+  /** Failed with no response to keep: a response that had begun is dropped (the row is a call without one). */
+  failWithoutResponse(error: ErrorInput, at = now()): void {
+    this._status = null;
+    this.fail(error, at);
+  }
+
+  /**
+   * A new exchange of the same call (a redirect a client follows inside one call): the response state starts over,
+   * the time since the call began counts as redirect time.
+   */
+  protected restartExchange(): void {
+    if (this.headersAt !== null || this._status !== null) this.redirects++;
+    this.hopStart = now();
+    this._status = null;
+    this._responseHeaders = {};
+    this._responseBody = null;
+    this.headersAt = null;
+    this.sentAt = null;
+    this._end = null;
+    this.socket = undefined;
+    this.connection = null;
+  }
+
   timing(): TimingInput | null {
-    if (this.fake || this.cache) return null;
+    if (this._fake || this._cache) return null;
     const timing: TimingInput = { redirects: this.redirects, ...phasesOf(this.connection) };
     if (this.headersAt !== null) {
       const sent = this.sentAt ?? this.hopStart;
       timing.wait = this.headersAt - sent;
-      if (this.end !== null) timing.download = this.end - this.headersAt;
+      if (this._end !== null) timing.download = this._end - this.headersAt;
     }
     if (this.redirects > 0) timing.redirect = this.hopStart - this.start;
     if (this.remote) timing.remote = this.remote;
@@ -133,24 +276,24 @@ export class CallRecord {
 
   toInput(): CallInput {
     return {
-      spanId: this.spanId,
-      parentSpanId: this.parentSpanId,
-      method: this.method,
-      url: this.url,
-      requestHeaders: this.requestHeaders,
-      requestBody: this.requestBody?.toInput() ?? null,
-      status: this.status,
-      responseHeaders: this.responseHeaders,
-      responseBody: this.status === null ? null : (this.responseBody ?? new BodyTap(0)).toInput(),
-      clientDecodes: this.clientDecodes,
+      spanId: this._spanId,
+      parentSpanId: this._parentSpanId,
+      method: this._method,
+      url: this._url,
+      requestHeaders: this._requestHeaders,
+      requestBody: this._requestBody?.toInput() ?? null,
+      status: this._status,
+      responseHeaders: this._responseHeaders,
+      responseBody: this._status === null ? null : (this._responseBody ?? new BodyTap(0)).toInput(),
+      clientDecodes: this._clientDecodes,
       start: this.start,
-      end: this.end,
+      end: this._end,
       timing: this.timing(),
-      error: this.error,
-      pool: this.pool,
-      fake: this.fake,
-      ...(this.cache ? { cache: this.cache } : {}),
-      origin: this.origin,
+      error: this._error,
+      pool: this._pool,
+      fake: this._fake,
+      ...(this._cache ? { cache: this._cache } : {}),
+      origin: this._origin,
     };
   }
 }

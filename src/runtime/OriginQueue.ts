@@ -39,8 +39,6 @@ export class OriginQueue {
       } catch (error) {
         this.logger.warnOnce('origin', 'could not resolve a call origin', error);
       }
-      pending.stack = null;
-      pending.entry = null;
     }
   }
 }

@@ -6,7 +6,7 @@ import type { ReadableSpan, Span } from '@opentelemetry/sdk-trace-base';
 import type { ResolvedConfig, ResolvedHttpLens } from '../config/types';
 import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
-import { CallRecord } from './CallRecord';
+import { CallRecord, type CallStart } from './CallRecord';
 import { captureStack } from './origin';
 import { callStackLimit, currentEntry, type EntryStack } from './entry';
 import { currentPool } from './scope';
@@ -31,13 +31,8 @@ export const ATTR_JOB_ID = PROBE_ATTRIBUTES.jobId;
 export const ATTR_STATUS = PROBE_ATTRIBUTES.status;
 export const ATTR_PARENT_ID = PROBE_ATTRIBUTES.parentId;
 
-/** What a lens knows of an outgoing call when it starts (see Recorder.beginCall). */
-export interface CallFacts {
-  method: string;
-  url: string;
-  spanId?: string;
-  parentSpanId?: string | null;
-  requestHeaders?: CallRecord['requestHeaders'];
+/** What a lens knows of an outgoing call when it starts (see Recorder.beginCall, which finds `pool` itself). */
+export interface CallFacts extends Omit<CallStart, 'clientDecodes' | 'pool' | 'stack' | 'entry'> {
   /** The app's call sites taken already (node:http's entry wrapper); else taken in beginCall, `stackLimit` deep. */
   stack?: NodeJS.CallSite[] | null;
   stackLimit?: number;
@@ -174,17 +169,19 @@ export class Recorder {
     const record = make ? make(maxBodyBytes) : (new CallRecord(maxBodyBytes, facts.start) as R);
     // One context lookup for both: the entry decides how deep the call's own stack is taken. From the lens's frame
     // up (`below`: this method's own frame is not one of the limited frames the lens asked for).
-    record.entry = facts.entry !== undefined ? facts.entry : currentEntry();
-    record.stack = facts.stack !== undefined ? facts.stack : captureStack(callStackLimit(facts.stackLimit, record.entry), Recorder.prototype.beginCall);
-    if (facts.spanId) record.spanId = facts.spanId;
-    if (facts.parentSpanId) record.parentSpanId = facts.parentSpanId;
-    record.method = facts.method;
-    record.url = facts.url;
-    if (facts.requestHeaders) record.requestHeaders = facts.requestHeaders;
-    if (facts.clientDecodes !== undefined) {
-      record.clientDecodes = typeof facts.clientDecodes === 'function' ? facts.clientDecodes(record.stack) : facts.clientDecodes;
-    }
-    record.pool = currentPool(unit);
+    const entry = facts.entry !== undefined ? facts.entry : currentEntry();
+    const stack = facts.stack !== undefined ? facts.stack : captureStack(callStackLimit(facts.stackLimit, entry), Recorder.prototype.beginCall);
+    record.begin({
+      method: facts.method,
+      url: facts.url,
+      spanId: facts.spanId,
+      parentSpanId: facts.parentSpanId,
+      requestHeaders: facts.requestHeaders,
+      clientDecodes: typeof facts.clientDecodes === 'function' ? facts.clientDecodes(stack) : facts.clientDecodes,
+      pool: currentPool(unit),
+      stack,
+      entry,
+    });
     this.addCall(unit, record);
     return record;
   }
@@ -193,7 +190,7 @@ export class Recorder {
     if (!unit.sampled) return;
     unit.calls.push(call);
     if (unit === this.current) this.background.watch();
-    if (call.stack || call.entry) this.origins.add(call);
+    if (call.hasCallSites) this.origins.add(call);
     const lens = this.config.http;
     if (lens && unit.calls.length >= lens.max_rows + FOLD_EVERY) foldPastCap(unit, lens, this.config, this.logger);
   }
@@ -347,7 +344,7 @@ export class Recorder {
       const counted = () => {
         if (--counting === 0 && this.waiting.delete(unit)) this.enqueue(unit);
       };
-      for (const call of unit.calls) if (call.responseBody?.whenCounted(counted)) counting++;
+      for (const call of unit.calls) if (call.whenBodyCounted(counted)) counting++;
     }
     if (counting) this.waiting.add(unit);
     else this.enqueue(unit);

@@ -1,46 +1,15 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runChild } from '../helpers/child';
+import { cleanEnv, installPinned, packProbe, pinsKey } from '../helpers/pinned';
 import { ORIGIN_OFF, type Cell, type Run } from './cells';
 
-const ROOT = path.resolve(__dirname, '../..');
 const HERE = __dirname;
+
+export { cleanEnv, packProbe };
 /** Installs are kept outside the repository, shared by runs and Node versions (the apps are plain JS). */
 export const CACHE = process.env.PROBE_COMPAT_CACHE ?? path.join(os.homedir(), '.cache', 'probe-compat');
-
-let packed: Promise<string> | undefined;
-
-/**
- * `npm pack` of this checkout (built by `npm test` first), once per test process. `--ignore-scripts`: packing
- * would otherwise run `prepare` (the build) and rewrite dist/ under the tests running beside it.
- */
-export function packProbe(): Promise<string> {
-  // PROBE_COMPAT_TGZ: another build's tarball (to see the suite fail on a Probe without a fix).
-  if (process.env.PROBE_COMPAT_TGZ) return Promise.resolve(path.resolve(process.env.PROBE_COMPAT_TGZ));
-  packed ??= (async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-pack-'));
-    const out = await runChild('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, lifetime: 'file' });
-    if (out.code !== 0) throw new Error(`npm pack failed:\n${out.stderr}${out.stdout}`);
-    return path.join(dir, out.stdout.trim().split('\n').pop()!);
-  })();
-  return packed;
-}
-
-/**
- * `npm install` in an app folder of a cache, as a child process killed with its group if it runs past `timeout`
- * (10 minutes: a cold install on a loaded machine). The caches are shared by runs and by parallel test files.
- */
-export async function npmInstall(app: string, env: NodeJS.ProcessEnv = cleanEnv(), timeout = 600_000): Promise<void> {
-  const result = await runChild('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
-    cwd: app,
-    env,
-    timeout,
-    lifetime: 'file',
-  });
-  if (result.code !== 0) throw new Error(`npm install failed in ${app}:\n${result.stderr}${result.stdout}`);
-}
 
 /**
  * The cell's app folder in the cache: its pinned dependencies plus the packed Probe, installed as a user
@@ -64,44 +33,18 @@ export function copyHarness(cell: Cell, app: string): void {
  * An app folder in the cache (`<name>-<hash of its pins>`) with its pinned dependencies (and `overrides`, to
  * pin a transitive one) plus the packed Probe. `copy` puts the app's own files in first.
  */
-export async function installApp(
+export function installApp(
   name: string,
   dependencies: Record<string, string>,
   copy: (app: string) => void,
   overrides?: Record<string, string>,
 ): Promise<string> {
-  const key = createHash('sha256')
-    .update(JSON.stringify(overrides ? { dependencies, overrides } : dependencies))
-    .digest('hex')
-    .slice(0, 10);
-  const app = path.join(CACHE, `${name}-${key}`);
-  fs.mkdirSync(app, { recursive: true });
-  copy(app);
-  const tgz = await packProbe();
-  const pkg = {
-    name: `compat-${name}`,
-    version: '1.0.0',
-    private: true,
-    dependencies: { ...dependencies, probe: `file:${tgz}` },
-    ...(overrides ? { overrides } : {}),
-  };
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
-  // A fresh resolution of Probe's own dependencies, as a first install gets: npm keeps a nested package an
-  // earlier Probe brought (say its own @opentelemetry/api) when it still satisfies the new one's ranges.
-  fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
-  fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
-  await npmInstall(app);
-  return app;
-}
-
-/** Without the settings of the runner's own environment that would change an agent's or Probe's behaviour. */
-export function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(NODE_OPTIONS|PROBE_|REDIS_URL|OTEL_|DD_|NEW_RELIC_|SENTRY_|ELASTIC_APM_)/.test(name)) continue;
-    env[name] = value;
-  }
-  return env;
+  return installPinned({
+    dir: path.join(CACHE, `${name}-${pinsKey(overrides ? { dependencies, overrides } : dependencies)}`),
+    package: { name: `compat-${name}`, dependencies, overrides },
+    probe: true,
+    prepare: copy,
+  });
 }
 
 export interface Outcome {

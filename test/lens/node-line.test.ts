@@ -1,10 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runLensApp, rowsFor, startUpstreams, type Upstreams } from './lens-app';
-import { runChild } from '../helpers/child';
+import { installPinned } from '../helpers/pinned';
 
 /**
  * What changes from one Node line to the next, checked on whichever Node runs the suite: the bundled undici
@@ -21,18 +20,12 @@ const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const [, NODE_MINOR] = process.versions.node.split('.').map(Number) as [number, number];
 
 async function installUndici(major: number): Promise<string> {
-  const dir = path.join(CACHE, `undici-${major}`);
-  const main = path.join(dir, 'node_modules', 'undici');
-  if (!fs.existsSync(path.join(main, 'package.json'))) {
-    fs.mkdirSync(dir, { recursive: true });
-    const result = await runChild(
-      'npm',
-      ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', `undici@${major}`],
-      { env: { ...process.env, NODE_OPTIONS: '' }, timeout: 600_000 },
-    );
-    if (result.code !== 0) throw new Error(`npm install undici@${major} failed:\n${result.stderr}`);
-  }
-  return main;
+  const dir = await installPinned({
+    dir: path.join(CACHE, `undici-${major}`),
+    package: { name: `undici-${major}`, dependencies: { undici: String(major) } },
+    probe: false,
+  });
+  return path.join(dir, 'node_modules', 'undici');
 }
 
 const GLOBAL_FETCH = `

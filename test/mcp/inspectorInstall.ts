@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { npmInstall } from '../compat/install';
+import { installPinned } from '../helpers/pinned';
 
 /** The official MCP Inspector, pinned: a client nobody here wrote. Not a devDependency (it needs Node >= 22.19). */
 export const INSPECTOR_VERSION = '2.12.0';
@@ -15,18 +15,12 @@ const CI_NODES = process.env.PROBE_CI_NODES ?? path.join(os.homedir(), '.cache',
 
 /** The inspector's folder in the cache, installed on first use (later runs reuse it). */
 export async function installInspector(): Promise<string> {
-  const app = path.join(CACHE, `inspector-${INSPECTOR_VERSION}`);
-  const pkg =
-    JSON.stringify({ name: 'inspector', version: '1.0.0', private: true, dependencies: { '@modelcontextprotocol/inspector': INSPECTOR_VERSION } }, null, 2) +
-    '\n';
-  const done = path.join(app, 'node_modules', '.probe-installed');
-  if (!fs.existsSync(done) || fs.readFileSync(done, 'utf8') !== pkg) {
-    fs.mkdirSync(app, { recursive: true });
-    fs.writeFileSync(path.join(app, 'package.json'), pkg);
-    // --engine-strict off and warnings not printed: the machine's npm may run on an older Node than the inspector's.
-    await npmInstall(app, { ...process.env, NODE_OPTIONS: '' });
-    fs.writeFileSync(done, pkg);
-  }
+  // npm may run on an older Node than the inspector's: --engine-strict is off and its warnings are not printed.
+  const app = await installPinned({
+    dir: path.join(CACHE, `inspector-${INSPECTOR_VERSION}`),
+    package: { name: 'inspector', dependencies: { '@modelcontextprotocol/inspector': INSPECTOR_VERSION } },
+    probe: false,
+  });
   return path.join(app, 'node_modules', '@modelcontextprotocol', 'inspector');
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cleanEnv, npmInstall, packProbe } from '../compat/install';
+import { cleanEnv, installPinned, pinsKey } from '../helpers/pinned';
 import { runChild } from '../helpers/child';
 
 /** Next.js apps are installed outside the repository, from pinned versions, and kept (with their builds) between runs. */
@@ -18,29 +18,22 @@ export interface NextVersion {
 /** Shared by every version: the fixture is TypeScript, and `next build` would try to install these itself. */
 const TYPES = { typescript: '5.9.3', '@types/react': '19.1.17', '@types/node': '22.19.1' };
 
-/** Apps whose Probe this test process installed already. */
-const installed = new Set<string>();
-
 /**
  * The fixture app (test/next/app) in the cache with the pinned Next.js and the npm-packed Probe beside it, as a
  * user would have it. The fixture's files are copied in fresh; the packages stay; Probe is replaced once per test
  * process (a fresh resolution of its dependencies).
  */
-export async function installNextApp(version: NextVersion): Promise<string> {
+export function installNextApp(version: NextVersion): Promise<string> {
   const dependencies = { ...version.dependencies, ...TYPES };
-  const key = createHash('sha256').update(JSON.stringify(dependencies)).digest('hex').slice(0, 10);
-  const app = path.join(CACHE, `next-${version.name}-${key}`);
-  if (installed.has(app)) return app;
-  fs.mkdirSync(app, { recursive: true });
-  for (const dir of ['app', 'pages', 'lib']) fs.rmSync(path.join(app, dir), { recursive: true, force: true });
-  fs.cpSync(FIXTURE, app, { recursive: true });
-  const pkg = { name: `next-${version.name}`, version: '1.0.0', private: true, dependencies: { ...dependencies, probe: `file:${await packProbe()}` } };
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
-  fs.rmSync(path.join(app, 'node_modules', 'probe'), { recursive: true, force: true });
-  fs.rmSync(path.join(app, 'package-lock.json'), { force: true });
-  await npmInstall(app);
-  installed.add(app);
-  return app;
+  return installPinned({
+    dir: path.join(CACHE, `next-${version.name}-${pinsKey(dependencies)}`),
+    package: { name: `next-${version.name}`, dependencies },
+    probe: true,
+    prepare(app) {
+      for (const dir of ['app', 'pages', 'lib']) fs.rmSync(path.join(app, dir), { recursive: true, force: true });
+      fs.cpSync(FIXTURE, app, { recursive: true });
+    },
+  });
 }
 
 /** A hash of the fixture's files: a production build is redone only when they change. */

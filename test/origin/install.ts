@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { npmInstall } from '../compat/install';
+import { installPinned, pinsKey } from '../helpers/pinned';
 
 /** The client libraries and SDKs whose calls must carry the app's line, pinned. */
 export const PACKAGES: Record<string, string> = {
@@ -31,16 +30,11 @@ const CACHE = process.env.PROBE_ORIGIN_CACHE ?? path.join(os.homedir(), '.cache'
  * copied in fresh. Probe itself is loaded from this checkout's dist/ by the test's preload flag.
  */
 export async function installApp(files: string[]): Promise<string> {
-  const key = createHash('sha256').update(JSON.stringify(PACKAGES)).digest('hex').slice(0, 10);
-  const app = path.join(CACHE, `sdks-${key}`);
-  fs.mkdirSync(app, { recursive: true });
-  const pkg = JSON.stringify({ name: 'origin-sdks', version: '1.0.0', private: true, dependencies: PACKAGES }, null, 2) + '\n';
-  const done = path.join(app, 'node_modules', '.probe-installed');
-  if (!fs.existsSync(done) || fs.readFileSync(done, 'utf8') !== pkg) {
-    fs.writeFileSync(path.join(app, 'package.json'), pkg);
-    await npmInstall(app, { ...process.env, NODE_OPTIONS: '' });
-    fs.writeFileSync(done, pkg);
-  }
+  const app = await installPinned({
+    dir: path.join(CACHE, `sdks-${pinsKey(PACKAGES)}`),
+    package: { name: 'origin-sdks', dependencies: PACKAGES },
+    probe: false,
+  });
   for (const file of files) fs.copyFileSync(path.join(__dirname, 'apps', file), path.join(app, file));
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
   return app;

@@ -26,8 +26,11 @@ function setup(file: Record<string, unknown> = {}) {
 
 function finishedCall(i: number, Kind: typeof CallRecord = CallRecord): CallRecord {
   const call = new Kind(0, 1_000 + i);
-  call.spanId = i.toString(16).padStart(16, '0');
-  call.url = i % 3 === 0 ? `https://b.test/items/${i}?token=secret` : `https://a.test/items/${i}`;
+  call.begin({
+    method: 'GET',
+    spanId: i.toString(16).padStart(16, '0'),
+    url: i % 3 === 0 ? `https://b.test/items/${i}?token=secret` : `https://a.test/items/${i}`,
+  });
   if (i % 250 === 7) call.fail(errorInput(new Error(`boom ${i}`)), 1_000 + i + 2);
   else {
     call.markHeaders(200, {});

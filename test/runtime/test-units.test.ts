@@ -24,7 +24,7 @@ function setup() {
 
 function call(url: string, status: number | null): CallRecord {
   const record = new CallRecord(0, Date.now());
-  record.url = url;
+  record.begin({ method: 'GET', url });
   if (status === null) record.fail(errorInput(new Error('refused')), Date.now());
   else {
     record.markHeaders(status, {});
