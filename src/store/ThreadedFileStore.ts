@@ -182,7 +182,18 @@ export class ThreadedFileStore implements Store {
     this.unitBatch = [];
     this.unitBatchBytes = 0;
     const transfer = units.flatMap(([, packed]) => packed.transfer);
-    this.worker.postMessage({ units: units.map(([seq, packed]) => [seq, packed.unit]) }, transfer);
+    try {
+      this.worker.postMessage({ units: units.map(([seq, packed]) => [seq, packed.unit]) }, transfer);
+    } catch (error) {
+      // A value structured clone refuses (a unit's meta is the app's data): nothing was sent, nothing transferred.
+      this.logger?.debug('file store: a batch of units could not be posted to the thread; built here', error);
+      for (const [seq, packed] of units) {
+        const pending = this.take(seq)!;
+        this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+      }
+      if (this.pending.size === 0) this.idle();
+      return;
+    }
     this.posted += units.length;
     // Posted: the bodies now belong to the thread; the entry keeps only its byte count for the backlog.
     for (const [seq, packed] of units) {
@@ -206,9 +217,10 @@ export class ThreadedFileStore implements Store {
       } catch (error) {
         pending?.reject(error);
       }
-      this.backlog.release(packed.bytes);
     }
     this.unitBatchBytes = 0;
+    // Nothing left for a thread still loading the config: it must not hold the process's end.
+    if (this.pending.size === 0) this.idle();
     const end = Date.now() + EXIT_WAIT_MS;
     for (;;) {
       const done = Atomics.load(this.finished, 0);
@@ -290,7 +302,6 @@ export class ThreadedFileStore implements Store {
     // Units held for it are built here.
     for (const [seq, packed] of this.unitBatch.splice(0)) {
       const pending = this.take(seq)!;
-      this.backlog.release(packed.bytes);
       this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
     }
     this.unitBatchBytes = 0;

@@ -66,3 +66,26 @@ test('with parts given to start() in code, the app thread builds as before and s
   const small = app.captures().find((c) => c.name === 'job 3')!.sections.http![0]!;
   assert.equal(small.response_headers['x-request-id'], 'hidden');
 });
+
+// A script whose one job keeps a big body starts the store's thread and ends at once: the exit path builds here
+// what the thread has not taken yet, or waits for what it has, and the thread never holds the end.
+const short = `const { job } = require('probe');
+const big = JSON.stringify({ token: 't', pad: 'x'.repeat(100000) });
+const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body: big };
+job('big', () => fetch(process.env.UP + '/echo', post).then((r) => r.text())).then(() => { END; });`;
+
+for (const [how, end, code] of [
+  ['ends by itself', '', 0],
+  ['calls process.exit() at once', 'process.exit(5)', 5],
+] as const) {
+  test(`a script whose one job keeps 100 KB and ${how} keeps its captures, masked`, async () => {
+    const app = new TestApp({ 'run.js': short.replace('END', end) });
+    const run = await app.run('run.js', { env: { UP: upstream.url } });
+    assert.equal(run.code, code, run.stderr);
+    const captures = app.captures();
+    assert.deepEqual(captures.map((c) => c.name).sort(), ['big', 'run.js'], run.stderr);
+    const row = captures.find((c) => c.name === 'big')!.sections.http![0]!;
+    assert.equal((row.request_payload as { token: string }).token, '********');
+    assert.doesNotMatch(run.stderr, /\[probe\]/);
+  });
+}

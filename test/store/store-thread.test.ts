@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/config/load';
 import { resolveConfig } from '../../src/config/resolve';
 import { threadWork } from '../../src/util/threadWork';
 import { REPO_ROOT } from '../helpers/app';
+import { runChild } from '../helpers/child';
 import { callInput, T0, unitOf } from '../helpers/call-input';
 import { CONFIGS, KINDS, kindCall } from '../helpers/body-kinds';
 import { readerRows } from '../helpers/body-reader-rows';
@@ -125,4 +126,33 @@ module.exports = {};\n`,
   );
   const first = await store.find(units[0]!.id);
   assert.match(String(first?.sections.http?.[0]?.response_capture?.raw), /^\{"password":"\*{8}","pad":"x+"\}$/);
+});
+
+// The exit path right after the hand-over: the thread cannot have answered (its answer needs a turn of this
+// thread's loop), so the unit is built and written here, and the thread, still loading, must not hold the exit.
+test('a unit held for a thread still loading its config is written at exit, and the thread does not hold the process', async (t) => {
+  const root = appRoot(t, 'module.exports = {};\n');
+  const dist = JSON.stringify(path.join(REPO_ROOT, 'dist'));
+  writeFileSync(
+    path.join(root, 'exit.js'),
+    `const dist = ${dist};
+const { ThreadedFileStore } = require(dist + '/store/ThreadedFileStore.js');
+const { FileStore } = require(dist + '/store/FileStore.js');
+const { loadConfig } = require(dist + '/config/load.js');
+const { threadWork } = require(dist + '/util/threadWork.js');
+const root = __dirname;
+const config = loadConfig({ cwd: root, env: { PROBE_ROOT: root } });
+const files = new FileStore({ path: root + '/.probe/captures', limit: 10, within: root + '/.probe' });
+const store = new ThreadedFileStore(files, undefined, undefined, { config, build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} } });
+store.putUnit(JSON.parse(process.argv[2], (key, value) => (key === 'chunks' ? value.map((text) => Buffer.from(text)) : value)));
+console.log(JSON.stringify({ lost: store.settleSync(), threaded: store.threaded, builds: threadWork.builds }));`,
+  );
+  // 80 KB: over the 64 KiB that starts the thread, and within one argument's 128 KiB limit.
+  const unit = unitAt(1, [bigCall(80_000)]);
+  const wire = JSON.stringify(unit, (key, value) => (key === 'chunks' ? (value as Buffer[]).map((chunk) => chunk.toString()) : value));
+  const run = await runChild(process.execPath, ['exit.js', wire], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 });
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout), { lost: 0, threaded: true, builds: 1 }, 'built here: the thread had not loaded the config');
+  const found = await new FileStore({ path: path.join(root, '.probe', 'captures'), limit: 10 }).find(unit.id);
+  assert.match(String(found?.sections.http?.[0]?.response_capture?.raw), /^\{"password":"\*{8}","pad":"x+"\}$/);
 });
