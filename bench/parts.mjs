@@ -5,10 +5,12 @@
 //   otel       plain OpenTelemetry (the floor Probe builds on)
 //   lens       Probe recording calls and units, with no stack capture and no capture built (units dropped)
 //   stack      + the caller's stack at each call, resolved to an origin on a later turn
-//   build      + each unit built into a capture when it ends (not stored)
-//   serialize  + the capture turned into its file's JSON text (not handed to the store)
-//   write      + handed to the write thread and written as a file: Probe as shipped
-// The builds are copies of dist/ in bench/.exp/parts/ with one line changed each (a check fails loudly when
+//   handoff    + each ended unit handed to the store's thread (bodies copied once, transferred), not built there
+//   build      + the capture built on the store's thread (not serialized, not written)
+//   serialize  + the capture turned into its file's JSON text there (not written)
+//   write      + written as a file: Probe as shipped
+// Since issue 28 the last three run on the store's thread: they add process CPU, not app-thread time. The
+// builds are copies of dist/ in bench/.exp/parts/ with one line changed each (a check fails loudly when
 // dist/ no longer has the line). Prints each step's ratio, the CPU µs per request it adds, and the chain's
 // product, which stands for Probe against plain OTel.
 // Usage: npm run build && node bench/parts.mjs [--rounds 4] [--requests 3000] [--warm 1000] [--connections 8]
@@ -38,19 +40,32 @@ function patch(dist, file, pattern, replacement) {
 
 const NO_CAPTURE = ['runtime/CaptureWriter.js', /enqueue\(unit\) \{/, 'enqueue(unit) { return;'];
 const NO_STACK = ['runtime/Recorder.js', /setStackCapture\)\(config\.origin\.enabled,/, 'setStackCapture)(false,'];
-const NO_PUT = ['runtime/CaptureWriter.js', /if \(capture\)\s*this\.put\(capture\);/, 'void capture;'];
-const NO_HANDOFF = [
-  'store/ThreadedFileStore.js',
-  /const prepared = \(0, FileStore_1\.preparePut\)\(capture\);/,
-  'const prepared = (0, FileStore_1.preparePut)(capture); return void prepared;',
+// The store's thread (store/fileStoreThread.ts): what it does with each unit it is handed, cut after a part.
+const THREAD = 'store/fileStoreThread.js';
+const UNIT_WORK = /\(0, FileStore_1\.preparePut\)\(\(0, buildCapture_1\.buildCapture\)\(\(0, unitMessage_1\.unpackUnit\)\(unit\), config\)\)/;
+const THREAD_STOPS_AT = (work) => [THREAD, UNIT_WORK, `(${work}, null)`];
+/** A unit whose work ended before the write is answered as done, with nothing written. */
+const NO_WRITE = [
+  THREAD,
+  /written = store\.putPrepared\(typeof put === 'function' \? put\(\) : put\);/,
+  "{ const prepared = typeof put === 'function' ? put() : put; written = prepared ? store.putPrepared(prepared) : Promise.resolve(); }",
 ];
 
 const STEPS = [
   { id: 'lens', adds: 'recording calls and units (no stack, no capture)', patches: [NO_CAPTURE, NO_STACK] },
   { id: 'stack', adds: "the caller's stack and origin", patches: [NO_CAPTURE] },
-  { id: 'build', adds: 'building the capture', patches: [NO_PUT] },
-  { id: 'serialize', adds: "the capture file's JSON text", patches: [NO_HANDOFF] },
-  { id: 'write', adds: 'the write thread and the file', patches: null },
+  { id: 'handoff', adds: "handing units to the store's thread", patches: [THREAD_STOPS_AT('(0, unitMessage_1.unpackUnit)(unit)'), NO_WRITE] },
+  {
+    id: 'build',
+    adds: "building the capture (store's thread)",
+    patches: [THREAD_STOPS_AT('(0, buildCapture_1.buildCapture)((0, unitMessage_1.unpackUnit)(unit), config)'), NO_WRITE],
+  },
+  {
+    id: 'serialize',
+    adds: "the capture file's JSON text (store's thread)",
+    patches: [THREAD_STOPS_AT('(0, FileStore_1.preparePut)((0, buildCapture_1.buildCapture)((0, unitMessage_1.unpackUnit)(unit), config))'), NO_WRITE],
+  },
+  { id: 'write', adds: "writing the file (store's thread)", patches: null },
 ];
 
 const app = path.join(BENCH_DIR, 'server-app.mjs');

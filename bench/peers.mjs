@@ -7,8 +7,10 @@
 // sink; Probe with defaults; Probe sampling 10%. The upstream answers each call with a JSON body of each size
 // of --answer (60 B, then pages of records: bench/lib/answer.mjs). Prints, per answer size, the server's own
 // CPU µs per request (its process.cpuUsage()), its main thread's busy µs per request (the active time of
-// performance.eventLoopUtilization()), p50 and p99 latency, peak RSS, medians and ratios, and fails when a peer
-// did not really export (no spans counted, nothing reached its sink) or Probe stored nothing.
+// performance.eventLoopUtilization()), p50 and p99 latency, peak RSS, the app's event-loop delay under the load
+// (monitorEventLoopDelay: median p99 and the worst max over the rounds; issue 28's stall target is 50 ms), medians
+// and ratios, and fails when a peer did not really export (no spans counted, nothing reached its sink) or Probe
+// stored nothing.
 // Usage: node bench/peers.mjs [--answer 60,5k,50k,500k] [--rounds 5] [--seconds 6] [--connections 16] [--warm 2] [--try DIST_DIR]
 import { parseArgs } from 'node:util';
 import http from 'node:http';
@@ -81,7 +83,10 @@ const variants = [
 const prepared = variants.map((v) => prepareVariant(v, app));
 /** Per answer size, per variant: each round's figures. */
 const results = Object.fromEntries(
-  sizes.map((size) => [size, Object.fromEntries(variants.map((v) => [v.id, { rps: [], cpu: [], busy: [], p50: [], p99: [], rss: [], errors: 0 }]))]),
+  sizes.map((size) => [
+    size,
+    Object.fromEntries(variants.map((v) => [v.id, { rps: [], cpu: [], busy: [], p50: [], p99: [], rss: [], stallP99: [], stallMax: [], errors: 0 }])),
+  ]),
 );
 const spans = Object.fromEntries(variants.map((v) => [v.id, 0]));
 const load = (url, duration) => autocannon({ url, connections: Number(values.connections), duration, pipelining: 1 });
@@ -127,6 +132,9 @@ try {
         out.p50.push(r.latency.p50);
         out.p99.push(r.latency.p99);
         out.rss.push(after.maxRssKb / 1024);
+        // monitorEventLoopDelay over the measured load only (the app restarts its histogram at each ask).
+        out.stallP99.push(after.delay.p99);
+        out.stallMax.push(after.delay.max);
         out.errors += r.errors + r.non2xx;
         spans[variant.id] += counted.spans ?? 0;
       }
@@ -156,7 +164,17 @@ console.log(`\nload average at the end: ${loadAverage()}`);
 for (const size of sizes) {
   const figures = (id) => {
     const r = results[size][id];
-    return { rps: median(r.rps), cpu: median(r.cpu), busy: median(r.busy), p50: median(r.p50), p99: median(r.p99), rss: Math.max(...r.rss), errors: r.errors };
+    return {
+      rps: median(r.rps),
+      cpu: median(r.cpu),
+      busy: median(r.busy),
+      p50: median(r.p50),
+      p99: median(r.p99),
+      rss: Math.max(...r.rss),
+      stallP99: median(r.stallP99),
+      stallMax: Math.max(...r.stallMax),
+      errors: r.errors,
+    };
   };
   const med = Object.fromEntries(variants.map((v) => [v.id, figures(v.id)]));
   const vs = (v, key, anchor) => (anchor === v.id || v.id === 'none' ? '-' : ratio(med[v.id][key], med[anchor][key]));
@@ -173,13 +191,29 @@ for (const size of sizes) {
       m.p50.toFixed(1),
       m.p99.toFixed(1),
       m.rss.toFixed(0),
+      m.stallP99.toFixed(1),
+      m.stallMax.toFixed(1),
       m.errors,
     ];
   });
   console.log(`\nanswers of ${sizeLabel(size)} (3 per request):`);
   console.log(
     table(
-      ['variant', 'req/s', 'CPU µs/req', 'vs plain OTel', 'vs Sentry', 'app thread busy µs/req', 'vs plain OTel', 'p50 ms', 'p99 ms', 'peak RSS MB', 'errors'],
+      [
+        'variant',
+        'req/s',
+        'CPU µs/req',
+        'vs plain OTel',
+        'vs Sentry',
+        'app thread busy µs/req',
+        'vs plain OTel',
+        'p50 ms',
+        'p99 ms',
+        'peak RSS MB',
+        'loop delay p99 ms',
+        'loop delay max ms',
+        'errors',
+      ],
       rows,
     ),
   );

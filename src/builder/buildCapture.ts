@@ -4,11 +4,13 @@ import type { CallInput, FoldedCallsInput, UnitInput } from './input';
 import { buildHttpRow } from './httpRow';
 import { parseUrl } from './endpoint';
 import { emptyFold, foldCall, mergeFold } from './fold';
+import { threadWork } from '../util/threadWork';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
 /** Turns one recorded unit of work into a stored capture record: masking, rows, summary, spans. Pure. */
 export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
+  threadWork.builds++;
   const lens = config.http;
   const calls = [...unit.calls].sort((a, b) => a.start - b.start);
   const rows: HttpRow[] = [];

@@ -5,6 +5,7 @@ import { maskEventStream } from '../util/eventStream';
 import { maskTextPairs } from './maskText';
 import { maskCredentials, type ScanStats } from './credentialValues';
 import { jsonMayNeedMasking } from './jsonPrescan';
+import { threadWork } from '../util/threadWork';
 
 /**
  * Masking rules compiled once from the resolved config and applied when a capture is built. Values are
@@ -29,6 +30,7 @@ export class Masker {
   }
 
   headers(headers: Record<string, unknown> | null | undefined): Record<string, string> {
+    threadWork.masked++;
     const out: Record<string, string> = {};
     if (!headers) return out;
     // for-in, not Object.entries: no pair arrays per header, per row (they showed in allocation profiles).
@@ -51,6 +53,7 @@ export class Masker {
    * rejects is masked by its text: the userinfo, and secret-named values after `?` or `#`.
    */
   url(raw: string): string {
+    threadWork.masked++;
     // Most URLs have nothing to mask by name: a scan answers without the URL parser (a few µs per URL).
     // Credential formats are looked for in the whole text: paths hold them too (`/bot<token>/`, Slack hooks).
     return maskCredentials(this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw);
@@ -186,6 +189,7 @@ export class Masker {
    * its secret-named `"name": value` and `name=value` pairs masked as text: raw text is never kept as is.
    */
   body(text: string, contentType: string | null): string {
+    threadWork.masked++;
     const kind = bodyKind(contentType, text);
     if (kind === 'json') {
       let parsed: unknown;

@@ -8,6 +8,24 @@ import type { UnitInput } from '../builder/input';
 import { buildCapture } from '../builder/buildCapture';
 import { withDeadline } from '../util/deadline';
 
+/**
+ * A store that builds ended units itself, off the app's thread (the file store as apps get it:
+ * store/ThreadedFileStore.ts). putUnit resolves false when the unit was dropped because that thread is behind
+ * (the store counts and says it); settleSync, at exit, finishes what it was handed and returns the units lost.
+ */
+interface UnitStore {
+  readonly takesUnits: boolean;
+  putUnit(unit: UnitInput): Promise<boolean>;
+  settleSync(): number;
+}
+
+function unitStoreOf(store: Store): UnitStore | null {
+  const candidate = store as Partial<UnitStore>;
+  return candidate.takesUnits === true && typeof candidate.putUnit === 'function' && typeof candidate.settleSync === 'function'
+    ? (candidate as UnitStore)
+    : null;
+}
+
 const MAX_QUEUE = 500;
 const DRAIN_BATCH = 20;
 /** Puts awaited at once: past it units wait in the queue, so a store that hangs fills the queue and drops are counted. */
@@ -23,11 +41,17 @@ export const PUT_TIMEOUT_MS = 10_000;
  * `shutdown()` runs once and stops accepting. A store that fails (Redis down) is said once per outage, and
  * again when a put succeeds, with the captures lost meanwhile: drivers reject what they cannot write rather
  * than queue it themselves, so this count is the whole of it.
+ *
+ * Where the capture is built: a store that builds units itself (the file store, on its thread) is handed the
+ * unit as recorded; for any other store (Redis, a custom driver) it is built here, on the app's thread.
  */
 export class CaptureWriter {
   private queue: UnitInput[] = [];
   private scheduled = false;
   private readonly writing = new Set<Capture>();
+  /** Units handed to a store that builds them (not re-sent at exit: the store settles them, settleSync). */
+  private readonly handed = new Set<UnitInput>();
+  private readonly units: UnitStore | null;
   /** flush() callers waiting for the writes in progress to settle. */
   private waiting: Array<() => void> = [];
   /** Captures lost (queue full, put failed or timed out) since the process started. */
@@ -45,7 +69,10 @@ export class CaptureWriter {
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly putTimeoutMs = PUT_TIMEOUT_MS,
-  ) {}
+  ) {
+    this.units = unitStoreOf(store);
+    if (!this.units) logger.debug(`building captures on the app thread: the ${config.storage.driver} store is given built captures`);
+  }
 
   enqueue(unit: UnitInput): void {
     if (this.stopping) return;
@@ -80,6 +107,12 @@ export class CaptureWriter {
    */
   private drain(): void {
     this.scheduled = false;
+    if (this.units) {
+      // Handing a unit over costs a copy of its bodies: the store bounds what is in flight in bytes.
+      for (const unit of this.queue.splice(0, DRAIN_BATCH)) this.hand(this.units, unit);
+      if (this.queue.length) this.schedule();
+      return;
+    }
     // Full: written() drains again when a put settles.
     const units = this.queue.splice(0, Math.max(0, Math.min(DRAIN_BATCH, MAX_IN_FLIGHT - this.writing.size)));
     for (const unit of units) {
@@ -87,6 +120,21 @@ export class CaptureWriter {
       if (capture) this.put(capture);
     }
     if (this.queue.length && this.writing.size < MAX_IN_FLIGHT) this.schedule();
+  }
+
+  private hand(store: UnitStore, unit: UnitInput): void {
+    this.handed.add(unit);
+    let write: Promise<boolean>;
+    try {
+      write = withDeadline(
+        context.with(suppressTracing(context.active()), () => store.putUnit(unit)),
+        this.putTimeoutMs,
+        `the ${this.config.storage.driver} store's put`,
+      );
+    } catch (error) {
+      write = Promise.reject(error);
+    }
+    this.settleWith(write, unit, true);
   }
 
   private schedule(): void {
@@ -107,11 +155,17 @@ export class CaptureWriter {
     } catch (error) {
       write = Promise.reject(error);
     }
-    // One reaction per put, no promise chain across puts: this runs for every capture of a busy server.
+    this.settleWith(write, capture);
+  }
+
+  /** One reaction per put, no promise chain across puts: this runs for every capture of a busy server. */
+  private settleWith(write: Promise<boolean | void>, item: Capture | UnitInput, handed = false): void {
     write.then(
-      () => {
+      (kept) => {
+        this.written(item);
+        // Dropped by a store whose thread is behind: counted here, said by the store (with its bytes).
+        if (handed && kept === false) return void this.dropped++;
         this.stored++;
-        this.written(capture);
         if (this.failing) {
           this.logger.warn(
             `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
@@ -128,7 +182,7 @@ export class CaptureWriter {
         if (this.failing) this.logger.debug('could not store a capture', error);
         else this.logger.warn('could not store a capture', error);
         this.failing = true;
-        this.written(capture);
+        this.written(item);
       },
     );
   }
@@ -149,10 +203,21 @@ export class CaptureWriter {
     this.unreported++;
   }
 
-  private written(capture: Capture): void {
-    this.writing.delete(capture);
+  private written(item: Capture | UnitInput): void {
+    if (!this.writing.delete(item as Capture)) this.handed.delete(item as UnitInput);
     if (this.queue.length) this.schedule();
-    if (this.writing.size === 0 && this.waiting.length) for (const resolve of this.waiting.splice(0)) resolve();
+    if (this.writing.size === 0 && this.handed.size === 0 && this.waiting.length) for (const resolve of this.waiting.splice(0)) resolve();
+  }
+
+  /**
+   * At exit: the units handed to a store that builds them are finished by it now (it waits for its thread, or
+   * builds here what the thread never got); those it could not finish are counted as lost.
+   */
+  settleHandedSync(): void {
+    if (!this.units || this.handed.size === 0) return;
+    const lost = this.units.settleSync();
+    this.dropped += lost;
+    this.unreported += lost;
   }
 
   /** Stores captures now when the driver can do it synchronously; false when it cannot (nothing done). */
@@ -174,13 +239,13 @@ export class CaptureWriter {
   }
 
   get idle(): boolean {
-    return this.queue.length === 0 && this.writing.size === 0;
+    return this.queue.length === 0 && this.writing.size === 0 && this.handed.size === 0;
   }
 
   async flush(): Promise<void> {
     while (!this.idle) {
       if (this.queue.length) this.drain();
-      if (this.writing.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+      if (this.writing.size || this.handed.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
   }
 

@@ -31,6 +31,9 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     // What is left is stored now when the driver can (the file store): handed to its write thread, the last
     // captures could start that thread and hold the ending process for its start-up, which a runner notices
     // (Jest reports a process that outlives its run by a second). Other drivers store them asynchronously.
+    // The store's thread finishes the units it was handed first: a later version of a unit stored while it ran
+    // (the process's command capture) is written here after them, never under them.
+    writer.settleHandedSync();
     const left = writer.takeQueued();
     if (left.length && !writer.putAllSync(left)) for (const capture of left) writer.put(capture);
     if (!writer.idle) void writer.flush();
@@ -41,6 +44,8 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     // The app's threads first: the process's end (a signal, process.exit()) kills them without a word.
     if (isMainThread) threads.flushAllSync(code);
     recorder.closeAll(code, crashed ? 'error' : 'exit');
+    // Units the store's thread was handed: it is still running, and finishes them while this thread waits.
+    writer.settleHandedSync();
     const captures = [...writer.unconfirmed(), ...writer.takeQueued()];
     writer.sayLost();
     if (captures.length && !writer.putAllSync(captures)) writeSync(recorder, captures);

@@ -11,6 +11,7 @@ import { captureNameOf, orderKeyOf, parseCaptureName } from './orderKey';
 import { captureFileText, captureOfText, fileEnd, rowOfHead } from './captureFile';
 import { folderOutside } from './folderGuard';
 import { StoreError } from './StoreError';
+import { threadWork } from '../util/threadWork';
 
 export interface FileStoreOptions {
   /** Folder of the capture files (absolute, or relative to the working directory). */
@@ -47,6 +48,7 @@ export interface PreparedPut {
 export function preparePut(capture: Capture): PreparedPut {
   if (!isValidCaptureId(capture?.id)) throw badId(capture?.id);
   const row = indexRowOf(capture);
+  threadWork.serialised++;
   return { id: capture.id, name: captureNameOf(orderKeyOf(row.started_at), capture.id), rowText: JSON.stringify(row), captureText: JSON.stringify(capture) };
 }
 

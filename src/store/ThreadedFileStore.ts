@@ -3,13 +3,27 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Store } from '../capture/Store';
 import type { Capture, IndexRow } from '../capture/types';
+import type { ResolvedConfig } from '../config/types';
+import type { UnitInput } from '../builder/input';
 import type { Logger } from '../util/logger';
+import type { BuildSource } from './buildSource';
+import { buildCapture } from '../builder/buildCapture';
 import { type FileStore, preparePut, type PreparedPut } from './FileStore';
 import { StoreError } from './StoreError';
 import { WRITE_THREAD_MARK } from './threadMark';
+import { Backlog } from './Backlog';
+import { packUnit, type PackedUnit } from './unitMessage';
 
-/** Puts written on the app's thread before the write thread starts: a short script never pays for a thread. */
+/**
+ * Puts (and units) written on the app's thread before the store's thread starts: a short script never pays for
+ * a thread (starting one costs tens of ms of CPU and holds the end of a process that stores a few captures),
+ * and building a small unit costs tens of µs. A unit keeping more body bytes than SMALL_UNIT_BYTES starts the
+ * thread at once: building it here could stall the app's event loop past the 50 ms target (issue 28).
+ */
 const PUTS_BEFORE_THREAD = 8;
+const SMALL_UNIT_BYTES = 64 * 1024;
+/** At exit: how long the app's thread waits for the store's thread to write the units it was handed. */
+const EXIT_WAIT_MS = 5_000;
 /**
  * Puts are handed to the thread in batches: one message each way per batch instead of per capture. Every
  * message wakes the other thread and runs an event dispatch on both; on a busy server that cost more than
@@ -17,12 +31,28 @@ const PUTS_BEFORE_THREAD = 8;
  */
 const BATCH_MS = 20;
 const BATCH_MAX = 64;
+/** A batch of units also leaves once its bodies pass this many bytes. */
+const BATCH_MAX_BYTES = 8 * 1024 * 1024;
 const THREAD_SCRIPT = path.join(__dirname, 'fileStoreThread.js');
 
 interface Pending {
-  prepared: PreparedPut;
+  /** A capture serialized here, or a unit to build there (its bodies are gone from here once posted). */
+  prepared: PreparedPut | null;
+  unit: PackedUnit | null;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/** What the store's thread posts: a batch's outcome, or whether it could load the config to build units. */
+export type ThreadMessage = BatchDone | { ready: true } | { ready: false; message: string };
+
+export interface ThreadedFileStoreOptions {
+  /** The app's resolved config: units are built with it here when the thread cannot build them. */
+  config?: ResolvedConfig;
+  /** How the thread loads the same config; null: units are built on the app's thread (said under PROBE_DEBUG). */
+  build?: BuildSource | null;
+  /** Bound on the bytes in flight to the thread (default MAX_BACKLOG_BYTES). */
+  maxBacklogBytes?: number;
 }
 
 /** A batch's outcome, from the thread: the puts written, and the faults of the ones that were not. */
@@ -32,12 +62,16 @@ export interface BatchDone {
 }
 
 /**
- * The file driver as an app's runtime uses it: captures are serialized on the app's thread and written by
- * a worker thread. Why: the file driver's writes are synchronous (through fs promises, every call pays the
- * app's async hooks), and on the app's thread they held its event loop for every file created, renamed and
- * trimmed: about a tenth of a busy server's main-thread time on this project's benchmark machine, and
- * unbounded on a slow or contended disk. Reads, clear and the exit path's putSync stay on the calling
- * thread. If the thread cannot start or dies, its pending puts and all later ones are written here.
+ * The file driver as an app's runtime uses it: ended units are built, serialized and written by a worker
+ * thread, the store's thread (putUnit). Why: building a capture from bodies of tens of KB (decoding,
+ * masking, serializing) cost the app's thread about 100 ns per body byte (issue 28), and the file driver's
+ * writes are synchronous (through fs promises, every call pays the app's async hooks): on the app's thread
+ * they held its event loop for every file created, renamed and trimmed. The app's thread copies each kept
+ * body once into a buffer that is transferred, not copied, to the thread; the bytes in flight are bounded
+ * (Backlog). Captures built here (put: a config whose parts were given in code) are serialized here and
+ * written there. Reads, clear and the exit path's putSync stay on the calling thread. If the thread cannot
+ * start or load the config, units are built here; if it dies, its pending puts and all later ones are
+ * written here (units already posted to it are lost, and rejected).
  */
 export class ThreadedFileStore implements Store {
   private worker: Worker | null = null;
@@ -47,6 +81,17 @@ export class ThreadedFileStore implements Store {
   private readonly pending = new Map<number, Pending>();
   /** Puts waiting for their batch to leave, as [seq, prepared] pairs. */
   private batch: Array<[number, PreparedPut]> = [];
+  /** Units waiting for their batch to leave (or for the thread to have loaded the config). */
+  private unitBatch: Array<[number, PackedUnit]> = [];
+  private unitBatchBytes = 0;
+  /** The thread loaded the config: null while it loads, false when it could not (units are built here). */
+  private buildsThere: boolean | null = null;
+  /** Units posted to the thread, and (shared with it) those it has finished: the exit path waits on these. */
+  private posted = 0;
+  private readonly finished = new Int32Array(new SharedArrayBuffer(4));
+  private readonly backlog: Backlog;
+  private readonly config: ResolvedConfig | null;
+  private readonly build: BuildSource | null;
   private batchTimer: NodeJS.Timeout | null = null;
   /** close() waiting for the pending puts to settle. */
   private readonly onIdle: Array<() => void> = [];
@@ -55,7 +100,60 @@ export class ThreadedFileStore implements Store {
     private readonly store: FileStore,
     private readonly logger?: Logger,
     private readonly script = THREAD_SCRIPT,
-  ) {}
+    options: ThreadedFileStoreOptions = {},
+  ) {
+    this.config = options.config ?? null;
+    this.build = options.config ? (options.build ?? null) : null;
+    this.backlog = new Backlog(logger, options.maxBacklogBytes);
+    if (this.config && !this.build) this.buildsThere = false;
+  }
+
+  /** True when putUnit() takes ended units (the app's config was given). */
+  get takesUnits(): boolean {
+    return this.config !== null;
+  }
+
+  /** Units dropped because the thread had fallen behind, and their bytes (since start). */
+  get dropped(): { units: number; bytes: number } {
+    return { units: this.backlog.droppedUnits, bytes: this.backlog.droppedBytes };
+  }
+
+  /**
+   * Stores an ended unit: built, serialized and written on the store's thread; here when the thread cannot
+   * build (see the class), or for the first few small units of a process. Resolves false, without waiting,
+   * when the unit was dropped because the thread is behind (counted and said by the Backlog).
+   */
+  putUnit(unit: UnitInput): Promise<boolean> {
+    const small = !this.worker && this.puts < PUTS_BEFORE_THREAD && keptBytes(unit) <= SMALL_UNIT_BYTES;
+    if (small || this.buildsThere === false || !this.available) return this.putBuiltHere(unit).then(() => true);
+    const worker = this.thread();
+    if (!worker) return this.putBuiltHere(unit).then(() => true);
+    this.puts++;
+    const packed = packUnit(unit);
+    if (!this.backlog.admit(packed.bytes)) return Promise.resolve(false);
+    const seq = ++this.seq;
+    return new Promise<boolean>((resolve, reject) => {
+      if (this.pending.size === 0) worker.ref();
+      this.pending.set(seq, { prepared: null, unit: packed, resolve: () => resolve(true), reject });
+      this.unitBatch.push([seq, packed]);
+      this.unitBatchBytes += packed.bytes;
+      if (this.unitBatch.length >= BATCH_MAX || this.unitBatchBytes >= BATCH_MAX_BYTES) this.send();
+      else this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
+    });
+  }
+
+  /** A unit built and serialized here (written on the thread when it runs); a build that throws rejects. */
+  private putBuiltHere(unit: UnitInput): Promise<void> {
+    try {
+      return this.put(this.buildHere(unit));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private buildHere(unit: UnitInput): Capture {
+    return buildCapture(unit, this.config!);
+  }
 
   async put(capture: Capture): Promise<void> {
     const prepared = preparePut(capture);
@@ -65,7 +163,7 @@ export class ThreadedFileStore implements Store {
     return new Promise<void>((resolve, reject) => {
       // Referenced while writes are pending, as a pending fs call would be: the process waits for them.
       if (this.pending.size === 0) worker.ref();
-      this.pending.set(seq, { prepared, resolve, reject });
+      this.pending.set(seq, { prepared, unit: null, resolve, reject });
       this.batch.push([seq, prepared]);
       if (this.batch.length >= BATCH_MAX) this.send();
       else this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
@@ -78,6 +176,58 @@ export class ThreadedFileStore implements Store {
     const batch = this.batch;
     this.batch = [];
     if (batch.length) this.worker?.postMessage(batch);
+    // Units wait while the thread loads the config; its answer sends them.
+    if (this.buildsThere !== true || !this.worker || !this.unitBatch.length) return;
+    const units = this.unitBatch;
+    this.unitBatch = [];
+    this.unitBatchBytes = 0;
+    const transfer = units.flatMap(([, packed]) => packed.transfer);
+    try {
+      this.worker.postMessage({ units: units.map(([seq, packed]) => [seq, packed.unit]) }, transfer);
+    } catch (error) {
+      // A value structured clone refuses (a unit's meta is the app's data): nothing was sent, nothing transferred.
+      this.logger?.debug('file store: a batch of units could not be posted to the thread; built here', error);
+      for (const [seq, packed] of units) {
+        const pending = this.take(seq)!;
+        this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+      }
+      if (this.pending.size === 0) this.idle();
+      return;
+    }
+    this.posted += units.length;
+    // Posted: the bodies now belong to the thread; the entry keeps only its byte count for the backlog.
+    for (const [seq, packed] of units) {
+      const pending = this.pending.get(seq);
+      if (pending) pending.unit = { unit: packed.unit, transfer: [], bytes: packed.bytes };
+    }
+  }
+
+  /**
+   * At exit, where nothing async runs any more: units the thread has not loaded the config for are built and
+   * written here; those posted to it are waited for (at most EXIT_WAIT_MS; the thread runs on while this one
+   * blocks). Returns the units lost (the thread did not finish them in time).
+   */
+  settleSync(): number {
+    if (this.buildsThere === true && this.worker) this.send();
+    for (const [seq, packed] of this.unitBatch.splice(0)) {
+      const pending = this.take(seq);
+      try {
+        this.store.putSync(this.buildHere(packed.unit));
+        pending?.resolve();
+      } catch (error) {
+        pending?.reject(error);
+      }
+    }
+    this.unitBatchBytes = 0;
+    // Nothing left for a thread still loading the config: it must not hold the process's end.
+    if (this.pending.size === 0) this.idle();
+    const end = Date.now() + EXIT_WAIT_MS;
+    for (;;) {
+      const done = Atomics.load(this.finished, 0);
+      const left = end - Date.now();
+      if (done >= this.posted || left <= 0 || !this.worker) return Math.max(0, this.posted - done);
+      Atomics.wait(this.finished, 0, done, left);
+    }
   }
 
   putSync(capture: Capture): void {
@@ -117,14 +267,23 @@ export class ThreadedFileStore implements Store {
       // Not there when running from TypeScript sources (tests load dist/ for the runtime).
       if (!existsSync(this.script)) throw new Error(`no ${this.script}`);
       const worker = new Worker(this.script, {
-        workerData: { [WRITE_THREAD_MARK]: true, path: this.store.path, limit: this.store.limit, within: this.store.within },
+        workerData: {
+          [WRITE_THREAD_MARK]: true,
+          path: this.store.path,
+          limit: this.store.limit,
+          within: this.store.within,
+          build: this.build,
+          finished: this.finished,
+        },
         execArgv: [],
-        env: {},
+        // The config file the thread loads reads the app's environment as the app did.
+        env: this.build?.env ?? {},
         stdout: true,
-        stderr: true,
+        // Probe's own warnings from the thread (a user's mask that throws) reach the app's stderr.
+        stderr: !this.build,
       });
       worker.unref();
-      worker.on('message', (message: BatchDone) => this.settle(message));
+      worker.on('message', (message: ThreadMessage) => this.answer(message));
       worker.on('error', (error) => this.lose(error));
       worker.on('exit', (code) => this.lose(new Error(`the write thread exited (${code})`)));
       this.worker = worker;
@@ -133,6 +292,20 @@ export class ThreadedFileStore implements Store {
       this.logger?.debug('file store: writing on the app thread', error);
     }
     return this.worker;
+  }
+
+  private answer(message: ThreadMessage): void {
+    if (!('ready' in message)) return this.settle(message);
+    this.buildsThere = message.ready;
+    if (message.ready) return this.send();
+    this.logger?.debug(`building captures on the app thread: the store's thread could not load the config (${message.message})`);
+    // Units held for it are built here.
+    for (const [seq, packed] of this.unitBatch.splice(0)) {
+      const pending = this.take(seq)!;
+      this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+    }
+    this.unitBatchBytes = 0;
+    if (this.pending.size === 0) this.idle();
   }
 
   private settle({ done, failed }: BatchDone): void {
@@ -144,10 +317,12 @@ export class ThreadedFileStore implements Store {
   private take(seq: number): Pending | undefined {
     const pending = this.pending.get(seq);
     this.pending.delete(seq);
+    if (pending?.unit) this.backlog.release(pending.unit.bytes);
     return pending;
   }
 
   private idle(): void {
+    if (this.pending.size) return;
     this.worker?.unref();
     for (const resolve of this.onIdle.splice(0)) resolve();
   }
@@ -161,9 +336,27 @@ export class ThreadedFileStore implements Store {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
     this.batch = [];
-    const pending = [...this.pending.values()];
+    const held = new Set(this.unitBatch.map(([seq]) => seq));
+    this.unitBatch = [];
+    this.unitBatchBytes = 0;
+    const pending = [...this.pending.entries()];
     this.pending.clear();
-    for (const p of pending) this.store.putPrepared(p.prepared).then(p.resolve, p.reject);
+    for (const [seq, p] of pending) {
+      if (p.unit) this.backlog.release(p.unit.bytes);
+      if (p.prepared) this.store.putPrepared(p.prepared).then(p.resolve, p.reject);
+      // Held here, its bodies are still here; posted, they went with the thread.
+      else if (held.has(seq)) this.putBuiltHere(p.unit!.unit).then(p.resolve, p.reject);
+      else p.reject(new StoreError('PROBE_STORE_WRITE', 'the store thread stopped before writing the capture'));
+    }
     this.idle();
   }
+}
+
+/** Body bytes a unit keeps (what building it costs is about linear in them). */
+function keptBytes(unit: UnitInput): number {
+  let bytes = 0;
+  for (const call of unit.calls) {
+    for (const body of [call.requestBody, call.responseBody]) if (body) for (const chunk of body.chunks) bytes += chunk.length;
+  }
+  return bytes;
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../util/logger';
 import type { Store } from '../capture/Store';
 import { loadConfig } from '../config/load';
 import { createStore, extendStore } from './registry';
+import { buildSourceOf } from './buildSource';
 
 export interface OpenStoreOptions {
   /** Where the app root is looked for (default: the process's cwd). */
@@ -35,6 +36,12 @@ export function openStore(options: OpenStoreOptions): OpenedStore<Store | null> 
   const config = loadConfig({ cwd: options.cwd, env: options.env, overrides: options.overrides });
   if (options.recording && !config.enabled) return { config, store: null };
   config.register?.({ extendStore });
-  const store = createStore({ root: config.root, config, logger: options.logger }, { writeThread: options.recording });
+  let build = null;
+  if (options.recording) {
+    const source = buildSourceOf(config, options.cwd ?? process.cwd(), options.env ?? process.env, options.overrides);
+    if (typeof source === 'string') options.logger.debug(`building captures on the app thread: ${source}`);
+    else build = source;
+  }
+  const store = createStore({ root: config.root, config, logger: options.logger }, { writeThread: options.recording, build });
   return { config, store };
 }

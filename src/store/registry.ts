@@ -7,6 +7,7 @@ import { unknownSetting } from '../config/suggest';
 import { FileStore } from './FileStore';
 import { ThreadedFileStore } from './ThreadedFileStore';
 import { readableCapture } from '../capture/readableCapture';
+import type { BuildSource } from './buildSource';
 
 const BUILTIN = new Set(['file', 'redis']);
 const registry = new Map<string, StoreFactory>();
@@ -23,7 +24,7 @@ export function extendStore(name: string, factory: StoreFactory): void {
 }
 
 /** Makes the configured store. Unknown drivers are a config error naming `storage.driver`. */
-export function createStore(app: StoreApp, options: { writeThread?: boolean } = {}): Store {
+export function createStore(app: StoreApp, options: { writeThread?: boolean; build?: BuildSource | null } = {}): Store {
   const { storage } = app.config;
   const driver = storage.driver;
   // Known only now (register() has run): any other key under storage must name a registered driver.
@@ -34,8 +35,8 @@ export function createStore(app: StoreApp, options: { writeThread?: boolean } = 
   }
   if (driver === 'file') {
     const store = new FileStore({ path: storage.file.path, limit: storage.limit, logger: app.logger, within: path.join(app.root, '.probe') });
-    // An app's runtime writes on a worker thread; the CLI, dashboard and MCP server read on their own.
-    return options.writeThread ? new ThreadedFileStore(store, app.logger) : store;
+    // An app's runtime builds and writes on a worker thread; the CLI, dashboard and MCP server read on their own.
+    return options.writeThread ? new ThreadedFileStore(store, app.logger, undefined, { config: app.config, build: options.build ?? null }) : store;
   }
   if (driver === 'redis') {
     // Loaded lazily so apps on the file store never load the Redis client.

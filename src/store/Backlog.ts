@@ -1,0 +1,59 @@
+import type { Logger } from '../util/logger';
+
+/** Bytes in flight to the store's thread past which ended units are dropped: the RSS target's margin (issue 28). */
+export const MAX_BACKLOG_BYTES = 64 * 1024 * 1024;
+
+const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
+/**
+ * The bytes handed to the store's thread and not yet answered for, bounded: nothing on the app's thread ever
+ * waits for the thread, so a unit that would pass the bound is dropped, counted (units and bytes), said once
+ * when dropping starts, and said again with the count once the backlog has drained (to half the bound).
+ */
+export class Backlog {
+  private bytes = 0;
+  /** Since the process started. */
+  droppedUnits = 0;
+  droppedBytes = 0;
+  /** Dropped since the backlog last drained (the next message's count). */
+  private unsaidUnits = 0;
+  private unsaidBytes = 0;
+
+  constructor(
+    private readonly logger: Logger | undefined,
+    readonly limit = MAX_BACKLOG_BYTES,
+  ) {}
+
+  get inFlight(): number {
+    return this.bytes;
+  }
+
+  /** True (and counted in) when `bytes` fit; false, dropped and counted, when they would pass the bound. */
+  admit(bytes: number): boolean {
+    // One unit alone larger than the bound still goes when nothing else is in flight.
+    if (this.bytes > 0 && this.bytes + bytes > this.limit) {
+      if (this.unsaidUnits === 0) {
+        this.logger?.warn(`the store's thread fell behind (${mb(this.bytes)} in flight); dropping captures until it catches up`);
+      }
+      this.droppedUnits++;
+      this.droppedBytes += bytes;
+      this.unsaidUnits++;
+      this.unsaidBytes += bytes;
+      return false;
+    }
+    this.bytes += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.bytes = Math.max(0, this.bytes - bytes);
+    // Drained: back under half the bound, where units are admitted again however the load goes on.
+    if (this.unsaidUnits && this.bytes <= this.limit / 2) {
+      this.logger?.warn(
+        `the store's thread caught up; ${this.unsaidUnits} capture(s) (${mb(this.unsaidBytes)}) were dropped while it was behind (${this.droppedUnits} since start)`,
+      );
+      this.unsaidUnits = 0;
+      this.unsaidBytes = 0;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// Issue 28: with the file store and a config from the config file, an app's thread builds, masks and serializes
+// no capture: it copies the kept bytes and hands the units over; the store's thread does the rest. Read from a
+// child app under the preload: the per-thread work counters of its own thread (util/threadWork), printed once its
+// captures are stored, and the captures themselves. With parts given to start() in code, which cannot cross
+// threads, the app's thread builds as before and says why under PROBE_DEBUG.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { REPO_ROOT, TestApp } from '../helpers/app';
+import { startUpstream, type Upstream } from '../helpers/upstream';
+
+let upstream: Upstream;
+before(async () => {
+  upstream = await startUpstream();
+});
+after(() => upstream.close());
+
+const WORK = path.join(REPO_ROOT, 'dist', 'util', 'threadWork.js');
+
+// The first job sends 100 KB of JSON (over the 64 KiB that starts the store's thread at once); then 11 small ones.
+const jobs = (startLine: string) => `${startLine}
+const { job, start } = require('probe');
+const { threadWork } = require(process.env.WORK);
+(async () => {
+  const big = JSON.stringify({ password: 'p', items: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: 'item ' + i, note: 'n' })) });
+  const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body: big };
+  await job('big', () => fetch(process.env.UP + '/echo', post).then((r) => r.text()));
+  for (let i = 0; i < 11; i++) await job('job ' + i, () => fetch(process.env.UP + '/json').then((r) => r.text()));
+  // Stores what is pending (the command capture included), then stops recording.
+  await start().shutdown();
+  console.log('WORK ' + JSON.stringify(threadWork));
+})();`;
+
+const workOf = (stdout: string) => JSON.parse(/^WORK (.*)$/m.exec(stdout)![1]!) as { builds: number; masked: number; serialised: number };
+
+test('with the file store, no capture is built, masked or serialized on the app thread; the captures are whole and masked', async () => {
+  const app = new TestApp({ 'run.js': jobs(''), 'probe.config.mjs': "export default { mask: { inputs: ['note'] } };\n" });
+  const run = await app.run('run.js', { env: { UP: upstream.url, WORK } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(workOf(run.stdout), { builds: 0, masked: 0, serialised: 0 }, run.stderr);
+  const captures = app.captures();
+  assert.deepEqual(captures.map((c) => c.name).sort(), ['big', ...Array.from({ length: 11 }, (_, i) => `job ${i}`), 'run.js'].sort());
+  const big = captures.find((c) => c.name === 'big')!.sections.http![0]!;
+  const payload = big.request_payload as { password: string; items: Array<{ note: string }> };
+  assert.equal(payload.password, '********');
+  assert.equal(payload.items.length, 2000);
+  assert.ok(
+    payload.items.every((item) => item.note === '********'),
+    'the config file’s mask.inputs applied on the thread',
+  );
+  const small = captures.find((c) => c.name === 'job 3')!.sections.http![0]!;
+  assert.equal(small.response_headers['set-cookie'], '********');
+  assert.equal((small.response_capture?.cards as { user: { password: string } }).user.password, '********');
+  assert.doesNotMatch(run.stderr, /\[probe\]/);
+});
+
+test('with parts given to start() in code, the app thread builds as before and says so under PROBE_DEBUG', async () => {
+  const startLine = "require('probe').start({ mask: { headers: { 'x-request-id': { mask: () => 'hidden' } } } });";
+  const app = new TestApp({ 'run.js': jobs(startLine) });
+  const run = await app.run('run.js', { preload: 'none', env: { UP: upstream.url, WORK, PROBE_DEBUG: '1' } });
+  assert.equal(run.code, 0, run.stderr);
+  const work = workOf(run.stdout);
+  assert.equal(work.builds, 13, run.stdout);
+  assert.equal(work.serialised, 13, run.stdout);
+  assert.equal(run.stderr.match(/building captures on the app thread: start\(\) was given parts in code/g)?.length, 1, run.stderr);
+  const small = app.captures().find((c) => c.name === 'job 3')!.sections.http![0]!;
+  assert.equal(small.response_headers['x-request-id'], 'hidden');
+});
+
+// A script whose one job keeps a big body starts the store's thread and ends at once: the exit path builds here
+// what the thread has not taken yet, or waits for what it has, and the thread never holds the end.
+const short = `const { job } = require('probe');
+const big = JSON.stringify({ token: 't', pad: 'x'.repeat(100000) });
+const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body: big };
+job('big', () => fetch(process.env.UP + '/echo', post).then((r) => r.text())).then(() => { END; });`;
+
+for (const [how, end, code] of [
+  ['ends by itself', '', 0],
+  ['calls process.exit() at once', 'process.exit(5)', 5],
+] as const) {
+  test(`a script whose one job keeps 100 KB and ${how} keeps its captures, masked`, async () => {
+    const app = new TestApp({ 'run.js': short.replace('END', end) });
+    const run = await app.run('run.js', { env: { UP: upstream.url } });
+    assert.equal(run.code, code, run.stderr);
+    const captures = app.captures();
+    assert.deepEqual(captures.map((c) => c.name).sort(), ['big', 'run.js'], run.stderr);
+    const row = captures.find((c) => c.name === 'big')!.sections.http![0]!;
+    assert.equal((row.request_payload as { token: string }).token, '********');
+    assert.doesNotMatch(run.stderr, /\[probe\]/);
+  });
+}
