@@ -13,7 +13,8 @@ import { startChild } from '../helpers/child';
  * Real Next.js apps under `--require probe/register` (NODE_OPTIONS, as the README says), in `next build && next
  * start` (with and without server source maps) and `next dev` (webpack): each page, route handler, server action
  * and pages-router page or API route is one request capture with the app's route template, holding its one fetch,
- * whose origin is the fixture's line (its `// call: <name>` marker); the app answers as without Probe.
+ * whose origin is the fixture's line (its `// call: <name>` marker); a fetch Next answers from its data cache is a
+ * row marked `cache: 'hit'`; the app answers as without Probe.
  */
 const VERSIONS: Array<NextVersion & { turbopack?: boolean }> = [
   { name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true },
@@ -37,6 +38,9 @@ const EXPECTED: Expected[] = [
   { method: 'GET', path: '/api/legacy/9', route: '/api/legacy/[id]', call: 'legacy' },
   { method: 'POST', path: '/actions', route: '/actions', call: 'action' },
 ];
+
+/** Asked twice after the others: Next's data cache answers the second (`next: { revalidate }`), which is a row all the same. */
+const CACHED = { path: '/cached', route: '/cached', call: 'cached' };
 
 /** `// call: <name>` markers of the fixture: name → `file:line` relative to the app root. */
 function markers(): Map<string, string> {
@@ -65,9 +69,18 @@ interface Answer {
   body: string;
 }
 
+interface StoredRow {
+  url: string;
+  status: number | null;
+  cache?: 'hit';
+  timing: object | null;
+  response_capture: object | null;
+  origin: { file: string; line: number } | null;
+}
+
 interface Stored {
   row: { type: string; name: string; route: string | null };
-  capture: { type: string; name: string; sections: { http?: Array<{ url: string; origin: { file: string; line: number } | null }> } };
+  capture: { type: string; name: string; started_at: number; sections: { http?: StoredRow[] } };
 }
 
 /** A loopback upstream that answers every call with JSON naming what was asked. */
@@ -172,6 +185,10 @@ async function requestAll(base: string): Promise<Answer[]> {
     } else response = await fetch(`${base}${expected.path}`);
     answers.push({ path: expected.path, status: response.status, body: visible(await response.text()) });
   }
+  for (let time = 0; time < 2; time++) {
+    const response = await fetch(`${base}${CACHED.path}`);
+    answers.push({ path: CACHED.path, status: response.status, body: visible(await response.text()) });
+  }
   return answers;
 }
 
@@ -196,8 +213,10 @@ async function storedAll(app: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   const names = EXPECTED.map((expected) => `${expected.method} ${expected.path}`);
   while (Date.now() < deadline) {
-    const stored = new Set(readCaptures(app).map((entry) => entry.row.name));
-    if (names.every((name) => stored.has(name))) return;
+    const captures = readCaptures(app);
+    const stored = new Set(captures.map((entry) => entry.row.name));
+    const cached = captures.filter((entry) => entry.row.name === `GET ${CACHED.path}`).length;
+    if (names.every((name) => stored.has(name)) && cached === 2) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -224,10 +243,37 @@ function checkCaptures(app: string, lines: Map<string, string>, label: string): 
     origins.set(expected.call, origin ? `${origin.file}:${origin.line}` : 'null');
     assert.ok(lines.has(expected.call));
   }
+  origins.set(CACHED.call, checkCached(stored, label));
   const missing = stored.find((entry) => entry.row.name === 'GET /nope');
   assert.ok(missing, `${label}: the 404 is a request capture too`);
   assert.equal(missing.row.route, null, `${label}: a 404 has no route`);
   return origins;
+}
+
+/**
+ * The route asked twice: the first call reaches the upstream (a row with its timing), the second is answered from
+ * Next's data cache, a row all the same, marked `cache: 'hit'`, without timing, with the response and the same
+ * origin. Returns that origin.
+ */
+function checkCached(stored: Stored[], label: string): string {
+  const name = `GET ${CACHED.path}`;
+  const captures = stored.filter((entry) => entry.row.name === name).sort((a, b) => a.capture.started_at - b.capture.started_at);
+  assert.equal(captures.length, 2, `${label}: two captures of ${name}`);
+  for (const entry of captures) {
+    assert.equal(entry.row.route, CACHED.route, `${label}: route of ${name}`);
+    assert.equal(entry.capture.sections.http?.length, 1, `${label}: ${name} holds its one fetch`);
+  }
+  const [miss, hit] = captures.map((entry) => entry.capture.sections.http![0]!);
+  assert.equal(miss!.cache, undefined, `${label}: the first call went out`);
+  assert.ok(miss!.timing, `${label}: the first call has its network timing`);
+  assert.equal(hit!.cache, 'hit', `${label}: the second call was answered from Next's data cache`);
+  assert.equal(hit!.timing, null, `${label}: a cache hit has no network timing`);
+  assert.equal(hit!.status, 200, `${label}: the cached status`);
+  assert.ok(hit!.response_capture, `${label}: the cached JSON body is captured`);
+  assert.ok(hit!.url.endsWith(CACHED.path), `${label}: the URL the app asked for (${hit!.url})`);
+  const origin = (row: StoredRow) => (row.origin ? `${row.origin.file}:${row.origin.line}` : 'null');
+  assert.equal(origin(hit!), origin(miss!), `${label}: the hit has the call's origin`);
+  return origin(hit!);
 }
 
 for (const version of VERSIONS) {
