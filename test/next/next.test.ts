@@ -16,11 +16,15 @@ import { startChild } from '../helpers/child';
  * whose origin is the fixture's line (its `// call: <name>` marker); a fetch Next answers from its data cache is a
  * row marked `cache: 'hit'`; the app answers as without Probe.
  */
-const VERSIONS: Array<NextVersion & { turbopack?: boolean }> = [
-  { name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true },
-];
+interface Tested extends NextVersion {
+  turbopack?: boolean;
+  /** Next 16 bundles with Turbopack by default: `next dev --webpack` for webpack, `next dev` for Turbopack. */
+  turbopackByDefault?: boolean;
+}
+const VERSIONS: Tested[] = [{ name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true }];
 if (process.env.PROBE_NEXT_VERSIONS !== '15') {
   VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' } });
+  VERSIONS.push({ name: '16.4', dependencies: { next: '16.4.6', react: '19.2.9', 'react-dom': '19.2.9' }, turbopack: true, turbopackByDefault: true });
 }
 
 /** What each request must show: its capture's name and route, and which marked call its row is. */
@@ -149,10 +153,19 @@ class NextServer {
   }
 }
 
-async function startNext(app: string, mode: Mode, dist: string, maps: boolean, upstream: string, withProbe: boolean): Promise<NextServer> {
+async function startNext(
+  version: Tested,
+  app: string,
+  mode: Mode,
+  dist: string,
+  maps: boolean | null,
+  upstream: string,
+  withProbe: boolean,
+): Promise<NextServer> {
   const port = await freePort();
   const env = { ...nextEnv(dist, maps), UPSTREAM: upstream, ...(withProbe ? { NODE_OPTIONS: '--require probe/register' } : {}) };
-  const args = mode === 'turbopack' ? ['dev', '--turbopack'] : [mode];
+  let args = mode === 'turbopack' ? ['dev', '--turbopack'] : [mode];
+  if (version.turbopackByDefault && mode !== 'start') args = mode === 'turbopack' ? ['dev'] : ['dev', '--webpack'];
   // Lives until the file's tests are done (started from tests and stopped by them; `after` stops the rest).
   const child = startChild(process.execPath, [nextBin(app), ...args, '-p', String(port), '-H', '127.0.0.1'], {
     cwd: app,
@@ -295,11 +308,14 @@ for (const version of VERSIONS) {
       await upstream?.close();
     });
 
-    async function run(mode: Mode, dist: string, maps: boolean, withProbe: boolean): Promise<Answer[]> {
+    /** `maps` null: the server source maps as Next makes them by default (none with webpack, Next 16's Turbopack writes them). */
+    async function run(mode: Mode, dist: string, maps: boolean | null, withProbe: boolean): Promise<Answer[]> {
       fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
       // `next dev` keeps fetches in its data cache between runs: a fresh one, so each run makes its calls.
       fs.rmSync(path.join(app, dist, 'cache', 'fetch-cache'), { recursive: true, force: true });
-      const server = await startNext(app, mode, dist, maps, upstream.url, withProbe);
+      // Next 16's dev server builds into `<dist>/dev`.
+      fs.rmSync(path.join(app, dist, 'dev', 'cache', 'fetch-cache'), { recursive: true, force: true });
+      const server = await startNext(version, app, mode, dist, maps, upstream.url, withProbe);
       try {
         const answers = await requestAll(server.base);
         // Stopped once its captures are stored: `next dev`'s parent may SIGKILL its server on SIGTERM.
@@ -318,8 +334,10 @@ for (const version of VERSIONS) {
       assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
       const origins = checkCaptures(app, lines, 'next start');
       for (const [call, origin] of origins) {
+        // Turbopack (Next 16's default) puts the app's code in shared chunks, skipped like Next's own: no origin.
+        if (version.turbopackByDefault) assert.equal(origin, 'null', `${call}: no app frame without maps (${origin})`);
         // Without a map nothing tells the line; Next's own chunks (its fetch wrapper) are skipped to the route's bundle.
-        assert.match(origin, /^\.next-build\/server\/(app|pages)\/.*\.js:\d+$/, `${call}: the route's bundle, not Next's chunks (${origin})`);
+        else assert.match(origin, /^\.next-build\/server\/(app|pages)\/.*\.js:\d+$/, `${call}: the route's bundle, not Next's chunks (${origin})`);
       }
     });
 
@@ -330,8 +348,8 @@ for (const version of VERSIONS) {
     });
 
     test('next dev (webpack): routes and the app source lines', async () => {
-      const alone = await run('dev', '.next-dev', false, false);
-      const withProbe = await run('dev', '.next-dev', false, true);
+      const alone = await run('dev', '.next-dev', null, false);
+      const withProbe = await run('dev', '.next-dev', null, true);
       assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
       const origins = checkCaptures(app, lines, 'next dev');
       for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
@@ -339,7 +357,7 @@ for (const version of VERSIONS) {
 
     if (version.turbopack) {
       test('next dev --turbopack: routes and the app source lines (Turbopack writes its maps beside its chunks)', async () => {
-        await run('turbopack', '.next-turbo', false, true);
+        await run('turbopack', '.next-turbo', null, true);
         const origins = checkCaptures(app, lines, 'next dev --turbopack');
         for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
       });
