@@ -20,10 +20,12 @@ interface Tested extends NextVersion {
   turbopack?: boolean;
   /** Next 16 bundles with Turbopack by default: `next dev --webpack` for webpack, `next dev` for Turbopack. */
   turbopackByDefault?: boolean;
+  /** Next 14's `next dev` patches fetch anew inside each request (see the dev test). */
+  devRepatchesFetch?: boolean;
 }
 const VERSIONS: Tested[] = [{ name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true }];
 if (process.env.PROBE_NEXT_VERSIONS !== '15') {
-  VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' } });
+  VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' }, devRepatchesFetch: true });
   VERSIONS.push({ name: '16.4', dependencies: { next: '16.4.6', react: '19.2.9', 'react-dom': '19.2.9' }, turbopack: true, turbopackByDefault: true });
 }
 
@@ -235,7 +237,7 @@ async function storedAll(app: string): Promise<void> {
 }
 
 /** The captures of one run under Probe, checked; returns the origins seen by call name. */
-function checkCaptures(app: string, lines: Map<string, string>, label: string): Map<string, string> {
+function checkCaptures(app: string, lines: Map<string, string>, label: string, cacheHits = true): Map<string, string> {
   const stored = readCaptures(app);
   const described = stored.map((entry) => `${entry.row.type} ${entry.row.name} (${entry.capture.sections.http?.length ?? 0} rows)`).join(', ');
   assert.deepEqual(
@@ -256,7 +258,7 @@ function checkCaptures(app: string, lines: Map<string, string>, label: string): 
     origins.set(expected.call, origin ? `${origin.file}:${origin.line}` : 'null');
     assert.ok(lines.has(expected.call));
   }
-  origins.set(CACHED.call, checkCached(stored, label));
+  if (cacheHits) origins.set(CACHED.call, checkCached(stored, label));
   const missing = stored.find((entry) => entry.row.name === 'GET /nope');
   assert.ok(missing, `${label}: the 404 is a request capture too`);
   assert.equal(missing.row.route, null, `${label}: a 404 has no route`);
@@ -351,7 +353,9 @@ for (const version of VERSIONS) {
       const alone = await run('dev', '.next-dev', null, false);
       const withProbe = await run('dev', '.next-dev', null, true);
       assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
-      const origins = checkCaptures(app, lines, 'next dev');
+      // Next 14's dev server puts the fetch it found back before each request and patches it again while serving
+      // it, after the request started and right before the handler runs: a cache hit there is no row (README).
+      const origins = checkCaptures(app, lines, 'next dev', !version.devRepatchesFetch);
       for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
     });
 
