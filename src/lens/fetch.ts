@@ -11,6 +11,7 @@ import { patchMethod } from '../runtime/patches';
 import { fetchHeaderOf, isTelemetryTraffic } from './telemetry';
 import { watchFetchFakes } from './fakes';
 import { holdStreamBody, mockAgentAnswers, readFakeResponse, readSettledBody, type HeldBody } from './fakeBody';
+import { noteForwarded } from './fetchLayer';
 
 const WRAPPED = Symbol.for('probe.fetch.original');
 
@@ -39,16 +40,18 @@ export function wrapFetch(recorder: Recorder, maxBodyBytes: number, logger: Logg
  * `fake` marks a fake's own fetch (msw, nock), which reads stream bodies itself.
  */
 export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBodyBytes: number, logger: Logger, fake = false): typeof fetch {
+  // Each promise handed back goes through noteForwarded: a caching layer above (Next.js's fetch) learns that
+  // its call went on to the network (see cacheLayerFetch).
   const probeFetch = function fetch(this: unknown, input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const outer = fetchScope.getStore();
-    if (outer && !outer.settled && !outer.spanId) return original.call(this, input, init);
+    if (outer && !outer.settled && !outer.spanId) return noteForwarded(original.call(this, input, init));
     let record: FetchCall | null = null;
     try {
       record = startRecord(recorder, input, init);
     } catch (error) {
       logger.warnOnce('fetch-start', 'could not record a fetch call', error);
     }
-    if (!record) return original.call(this, input, init);
+    if (!record) return noteForwarded(original.call(this, input, init));
     const call = record;
     let held: HeldBody | null = null;
     try {
@@ -63,7 +66,7 @@ export function recordingFetch(original: typeof fetch, recorder: Recorder, maxBo
       (response) => safely(logger, () => ((call.settled = true), resolved(call, response, input, init, held, logger))),
       (error: unknown) => safely(logger, () => ((call.settled = true), held?.release(), rejected(call, error))),
     );
-    return promise;
+    return noteForwarded(promise);
   } as typeof fetch & { [WRAPPED]?: typeof fetch };
   probeFetch[WRAPPED] = original;
   return probeFetch;
@@ -74,13 +77,20 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   // A unit left out by sampling records nothing: no record, no stack, no body held; asked first, so such a
   // call costs one lookup and nothing else.
   if (!unit.sampled) return null;
+  const target = fetchTarget(input, init);
+  if (!target) return null;
+  return recorder.beginCall(unit, { ...target, stackLimit: FETCH_STACK_LIMIT, clientDecodes: true }, (max) => new FetchCall(max));
+}
+
+/** The method and URL of an app's fetch call; null when it is no HTTP call of the app's (see startRecord). */
+export function fetchTarget(input: string | URL | Request, init: RequestInit | undefined): { method: string; url: string } | null {
   const isRequest = typeof input === 'object' && input !== null && 'url' in input && typeof (input as Request).method === 'string';
   const url = isRequest ? (input as Request).url : String(input);
   // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. canParse makes no URL object.
   if (!URL.canParse(url)) return null;
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
   const method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
-  return recorder.beginCall(unit, { method, url, stackLimit: FETCH_STACK_LIMIT, clientDecodes: true }, (max) => new FetchCall(max));
+  return { method, url };
 }
 
 function resolved(
@@ -95,9 +105,23 @@ function resolved(
     held?.release(); // undici reported the real exchange, body included
     return;
   }
-  // No undici request was made: a fake (undici MockAgent, msw, nock) answered. Its body is in memory, so a
-  // clone is safe.
+  // No undici request was made: a fake (undici MockAgent, msw, nock) answered.
   record.markFake();
+  answeredInMemory(record, response, input, init, held, logger);
+}
+
+/**
+ * A call answered without a request Probe saw (a fake's answer, a cache hit): its row from what the app passed
+ * and the response it got, whose body is in memory, so a clone is safe. Finished once both bodies are read.
+ */
+export function answeredInMemory(
+  record: FetchCall,
+  response: Response,
+  input: string | URL | Request,
+  init: RequestInit | undefined,
+  held: HeldBody | null,
+  logger: Logger,
+): void {
   if (init?.headers) record.setRequest(fetchHeaders(new Headers(init.headers)));
   else if (input instanceof Request) record.setRequest(fetchHeaders(input.headers));
   record.identify(randomBytes(8).toString('hex'));

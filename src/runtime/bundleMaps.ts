@@ -122,14 +122,14 @@ function indexEvalModules(file: string, module: NodeModule): void {
 
 /**
  * An original source as a map names it, as an absolute path: `webpack://app/./x.ts` and webpack-internal names
- * (webpack's context, the project, is the app root), Turbopack's `[project]/x.ts`, file URLs, and paths relative
- * to the map's script. Null for bundler runtime code (`webpack/runtime/…`, `[turbopack]/…`).
+ * (webpack's context, the project, is the app root), Turbopack's `[project]/x.ts`, file URLs, and relative URLs
+ * from the map's script (percent escapes decoded). Null for bundler runtime code (`webpack/runtime/…`, `[turbopack]/…`).
  */
 export function originalPath(source: string, script: string, root: string): string | null {
   let rest: string | undefined;
   if (source.startsWith('webpack://')) rest = source.slice('webpack://'.length).replace(/^[^/]*\//, '');
   else if (source.startsWith(WEBPACK_INTERNAL)) rest = source.slice(WEBPACK_INTERNAL.length).replace(/^\([^)]*\)\//, '');
-  else if (source.startsWith('turbopack:///')) rest = source.slice('turbopack:///'.length);
+  else if (source.startsWith('turbopack:///')) rest = decodeUrlPath(source.slice('turbopack:///'.length));
   else if (source.startsWith('[')) rest = source;
   if (rest !== undefined) {
     if (rest.startsWith('webpack/') || rest.startsWith('[turbopack]') || rest.startsWith('(webpack)')) return null;
@@ -139,7 +139,18 @@ export function originalPath(source: string, script: string, root: string): stri
   if (source.startsWith('file://')) return fileURLToPath(source);
   if (path.isAbsolute(source)) return source;
   if (script.startsWith(WEBPACK_INTERNAL)) return path.resolve(root, source);
-  return path.resolve(path.dirname(script), source);
+  // A relative URL: Turbopack's production maps write `../../../app/api/items/%5Bid%5D/route.ts`.
+  return path.resolve(path.dirname(script), decodeUrlPath(source));
+}
+
+/** A source map's `sources` are URLs: percent escapes decoded (a malformed one left as it is). */
+function decodeUrlPath(url: string): string {
+  if (!url.includes('%')) return url;
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
 }
 
 /** A webpack-internal script's own file, when no map is found: `webpack-internal:///(rsc)/./app/x.ts` → `<root>/app/x.ts`. */

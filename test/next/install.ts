@@ -50,9 +50,9 @@ function fixtureKey(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The environment the fixture's next.config.mjs reads: its build folder, and server source maps on or off. */
-export function nextEnv(dist: string, maps: boolean): NodeJS.ProcessEnv {
-  return { ...cleanEnv(), NEXT_DIST: dist, NEXT_SERVER_MAPS: maps ? '1' : '0', NEXT_TELEMETRY_DISABLED: '1' };
+/** The environment the fixture's next.config.mjs reads: its build folder, and server source maps on, off, or Next's default (null). */
+export function nextEnv(dist: string, maps: boolean | null): NodeJS.ProcessEnv {
+  return { ...cleanEnv(), NEXT_DIST: dist, ...(maps === null ? {} : { NEXT_SERVER_MAPS: maps ? '1' : '0' }), NEXT_TELEMETRY_DISABLED: '1' };
 }
 
 /**

@@ -13,13 +13,20 @@ import { startChild } from '../helpers/child';
  * Real Next.js apps under `--require probe/register` (NODE_OPTIONS, as the README says), in `next build && next
  * start` (with and without server source maps) and `next dev` (webpack): each page, route handler, server action
  * and pages-router page or API route is one request capture with the app's route template, holding its one fetch,
- * whose origin is the fixture's line (its `// call: <name>` marker); the app answers as without Probe.
+ * whose origin is the fixture's line (its `// call: <name>` marker); a fetch Next answers from its data cache is a
+ * row marked `cache: 'hit'`; the app answers as without Probe.
  */
-const VERSIONS: Array<NextVersion & { turbopack?: boolean }> = [
-  { name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true },
-];
+interface Tested extends NextVersion {
+  turbopack?: boolean;
+  /** Next 16 bundles with Turbopack by default: `next dev --webpack` for webpack, `next dev` for Turbopack. */
+  turbopackByDefault?: boolean;
+  /** Next 14's `next dev` patches fetch anew inside each request (see the dev test). */
+  devRepatchesFetch?: boolean;
+}
+const VERSIONS: Tested[] = [{ name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true }];
 if (process.env.PROBE_NEXT_VERSIONS !== '15') {
-  VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' } });
+  VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' }, devRepatchesFetch: true });
+  VERSIONS.push({ name: '16.4', dependencies: { next: '16.4.6', react: '19.2.9', 'react-dom': '19.2.9' }, turbopack: true, turbopackByDefault: true });
 }
 
 /** What each request must show: its capture's name and route, and which marked call its row is. */
@@ -37,6 +44,9 @@ const EXPECTED: Expected[] = [
   { method: 'GET', path: '/api/legacy/9', route: '/api/legacy/[id]', call: 'legacy' },
   { method: 'POST', path: '/actions', route: '/actions', call: 'action' },
 ];
+
+/** Asked twice after the others: Next's data cache answers the second (`next: { revalidate }`), which is a row all the same. */
+const CACHED = { path: '/cached', route: '/cached', call: 'cached' };
 
 /** `// call: <name>` markers of the fixture: name → `file:line` relative to the app root. */
 function markers(): Map<string, string> {
@@ -65,9 +75,18 @@ interface Answer {
   body: string;
 }
 
+interface StoredRow {
+  url: string;
+  status: number | null;
+  cache?: 'hit';
+  timing: object | null;
+  response_capture: object | null;
+  origin: { file: string; line: number } | null;
+}
+
 interface Stored {
   row: { type: string; name: string; route: string | null };
-  capture: { type: string; name: string; sections: { http?: Array<{ url: string; origin: { file: string; line: number } | null }> } };
+  capture: { type: string; name: string; started_at: number; sections: { http?: StoredRow[] } };
 }
 
 /** A loopback upstream that answers every call with JSON naming what was asked. */
@@ -136,10 +155,19 @@ class NextServer {
   }
 }
 
-async function startNext(app: string, mode: Mode, dist: string, maps: boolean, upstream: string, withProbe: boolean): Promise<NextServer> {
+async function startNext(
+  version: Tested,
+  app: string,
+  mode: Mode,
+  dist: string,
+  maps: boolean | null,
+  upstream: string,
+  withProbe: boolean,
+): Promise<NextServer> {
   const port = await freePort();
   const env = { ...nextEnv(dist, maps), UPSTREAM: upstream, ...(withProbe ? { NODE_OPTIONS: '--require probe/register' } : {}) };
-  const args = mode === 'turbopack' ? ['dev', '--turbopack'] : [mode];
+  let args = mode === 'turbopack' ? ['dev', '--turbopack'] : [mode];
+  if (version.turbopackByDefault && mode !== 'start') args = mode === 'turbopack' ? ['dev'] : ['dev', '--webpack'];
   // Lives until the file's tests are done (started from tests and stopped by them; `after` stops the rest).
   const child = startChild(process.execPath, [nextBin(app), ...args, '-p', String(port), '-H', '127.0.0.1'], {
     cwd: app,
@@ -172,6 +200,10 @@ async function requestAll(base: string): Promise<Answer[]> {
     } else response = await fetch(`${base}${expected.path}`);
     answers.push({ path: expected.path, status: response.status, body: visible(await response.text()) });
   }
+  for (let time = 0; time < 2; time++) {
+    const response = await fetch(`${base}${CACHED.path}`);
+    answers.push({ path: CACHED.path, status: response.status, body: visible(await response.text()) });
+  }
   return answers;
 }
 
@@ -196,14 +228,16 @@ async function storedAll(app: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   const names = EXPECTED.map((expected) => `${expected.method} ${expected.path}`);
   while (Date.now() < deadline) {
-    const stored = new Set(readCaptures(app).map((entry) => entry.row.name));
-    if (names.every((name) => stored.has(name))) return;
+    const captures = readCaptures(app);
+    const stored = new Set(captures.map((entry) => entry.row.name));
+    const cached = captures.filter((entry) => entry.row.name === `GET ${CACHED.path}`).length;
+    if (names.every((name) => stored.has(name)) && cached === 2) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
 /** The captures of one run under Probe, checked; returns the origins seen by call name. */
-function checkCaptures(app: string, lines: Map<string, string>, label: string): Map<string, string> {
+function checkCaptures(app: string, lines: Map<string, string>, label: string, cacheHits = true): Map<string, string> {
   const stored = readCaptures(app);
   const described = stored.map((entry) => `${entry.row.type} ${entry.row.name} (${entry.capture.sections.http?.length ?? 0} rows)`).join(', ');
   assert.deepEqual(
@@ -224,10 +258,37 @@ function checkCaptures(app: string, lines: Map<string, string>, label: string): 
     origins.set(expected.call, origin ? `${origin.file}:${origin.line}` : 'null');
     assert.ok(lines.has(expected.call));
   }
+  if (cacheHits) origins.set(CACHED.call, checkCached(stored, label));
   const missing = stored.find((entry) => entry.row.name === 'GET /nope');
   assert.ok(missing, `${label}: the 404 is a request capture too`);
   assert.equal(missing.row.route, null, `${label}: a 404 has no route`);
   return origins;
+}
+
+/**
+ * The route asked twice: the first call reaches the upstream (a row with its timing), the second is answered from
+ * Next's data cache, a row all the same, marked `cache: 'hit'`, without timing, with the response and the same
+ * origin. Returns that origin.
+ */
+function checkCached(stored: Stored[], label: string): string {
+  const name = `GET ${CACHED.path}`;
+  const captures = stored.filter((entry) => entry.row.name === name).sort((a, b) => a.capture.started_at - b.capture.started_at);
+  assert.equal(captures.length, 2, `${label}: two captures of ${name}`);
+  for (const entry of captures) {
+    assert.equal(entry.row.route, CACHED.route, `${label}: route of ${name}`);
+    assert.equal(entry.capture.sections.http?.length, 1, `${label}: ${name} holds its one fetch`);
+  }
+  const [miss, hit] = captures.map((entry) => entry.capture.sections.http![0]!);
+  assert.equal(miss!.cache, undefined, `${label}: the first call went out`);
+  assert.ok(miss!.timing, `${label}: the first call has its network timing`);
+  assert.equal(hit!.cache, 'hit', `${label}: the second call was answered from Next's data cache`);
+  assert.equal(hit!.timing, null, `${label}: a cache hit has no network timing`);
+  assert.equal(hit!.status, 200, `${label}: the cached status`);
+  assert.ok(hit!.response_capture, `${label}: the cached JSON body is captured`);
+  assert.ok(hit!.url.endsWith(CACHED.path), `${label}: the URL the app asked for (${hit!.url})`);
+  const origin = (row: StoredRow) => (row.origin ? `${row.origin.file}:${row.origin.line}` : 'null');
+  assert.equal(origin(hit!), origin(miss!), `${label}: the hit has the call's origin`);
+  return origin(hit!);
 }
 
 for (const version of VERSIONS) {
@@ -249,11 +310,14 @@ for (const version of VERSIONS) {
       await upstream?.close();
     });
 
-    async function run(mode: Mode, dist: string, maps: boolean, withProbe: boolean): Promise<Answer[]> {
+    /** `maps` null: the server source maps as Next makes them by default (none with webpack, Next 16's Turbopack writes them). */
+    async function run(mode: Mode, dist: string, maps: boolean | null, withProbe: boolean): Promise<Answer[]> {
       fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
       // `next dev` keeps fetches in its data cache between runs: a fresh one, so each run makes its calls.
       fs.rmSync(path.join(app, dist, 'cache', 'fetch-cache'), { recursive: true, force: true });
-      const server = await startNext(app, mode, dist, maps, upstream.url, withProbe);
+      // Next 16's dev server builds into `<dist>/dev`.
+      fs.rmSync(path.join(app, dist, 'dev', 'cache', 'fetch-cache'), { recursive: true, force: true });
+      const server = await startNext(version, app, mode, dist, maps, upstream.url, withProbe);
       try {
         const answers = await requestAll(server.base);
         // Stopped once its captures are stored: `next dev`'s parent may SIGKILL its server on SIGTERM.
@@ -272,8 +336,10 @@ for (const version of VERSIONS) {
       assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
       const origins = checkCaptures(app, lines, 'next start');
       for (const [call, origin] of origins) {
+        // Turbopack (Next 16's default) puts the app's code in shared chunks, skipped like Next's own: no origin.
+        if (version.turbopackByDefault) assert.equal(origin, 'null', `${call}: no app frame without maps (${origin})`);
         // Without a map nothing tells the line; Next's own chunks (its fetch wrapper) are skipped to the route's bundle.
-        assert.match(origin, /^\.next-build\/server\/(app|pages)\/.*\.js:\d+$/, `${call}: the route's bundle, not Next's chunks (${origin})`);
+        else assert.match(origin, /^\.next-build\/server\/(app|pages)\/.*\.js:\d+$/, `${call}: the route's bundle, not Next's chunks (${origin})`);
       }
     });
 
@@ -284,16 +350,18 @@ for (const version of VERSIONS) {
     });
 
     test('next dev (webpack): routes and the app source lines', async () => {
-      const alone = await run('dev', '.next-dev', false, false);
-      const withProbe = await run('dev', '.next-dev', false, true);
+      const alone = await run('dev', '.next-dev', null, false);
+      const withProbe = await run('dev', '.next-dev', null, true);
       assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
-      const origins = checkCaptures(app, lines, 'next dev');
+      // Next 14's dev server puts the fetch it found back before each request and patches it again while serving
+      // it, after the request started and right before the handler runs: a cache hit there is no row (README).
+      const origins = checkCaptures(app, lines, 'next dev', !version.devRepatchesFetch);
       for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
     });
 
     if (version.turbopack) {
       test('next dev --turbopack: routes and the app source lines (Turbopack writes its maps beside its chunks)', async () => {
-        await run('turbopack', '.next-turbo', false, true);
+        await run('turbopack', '.next-turbo', null, true);
         const origins = checkCaptures(app, lines, 'next dev --turbopack');
         for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
       });

@@ -78,6 +78,13 @@ test('webpack and Turbopack source names become app paths, never a path mixing t
   assert.equal(originalPath('[project]/lib/db.ts', '/srv/app/.next/server/chunks/ssr/x.js', root), '/srv/app/lib/db.ts');
   assert.equal(originalPath('webpack://next-app/webpack/runtime/make namespace object', '/srv/app/.next/server/webpack-runtime.js', root), null);
   assert.equal(originalPath('../src/a.ts', '/srv/app/dist/a.js', root), '/srv/app/src/a.ts');
+  // Sources are URLs: Turbopack's production maps (Next.js 16) escape the brackets of dynamic segments.
+  assert.equal(originalPath('../../../app/api/items/%5Bid%5D/route.ts', '/srv/app/.next/server/chunks/x.js', root), '/srv/app/app/api/items/[id]/route.ts');
+  assert.equal(
+    originalPath('turbopack:///[project]/app/%28shop%29/cart/page.tsx', '/srv/app/.next/server/chunks/ssr/x.js', root),
+    '/srv/app/app/(shop)/cart/page.tsx',
+  );
+  assert.equal(originalPath('../src/100%.ts', '/srv/app/dist/a.js', root), '/srv/app/src/100%.ts');
 });
 
 test("Next.js route templates as the app names them, none for Next's own pages", () => {
