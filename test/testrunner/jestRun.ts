@@ -74,12 +74,15 @@ export async function runJest(project: string, args: string[], env: NodeJS.Proce
 const EXIT_TIMING =
   /^(A worker process has failed to exit gracefully|Jest did not exit one second after|'?This usually means that there are asynchronous operations)/;
 
-/** Jest's report without its timings, line by line in order of text (workers finish files in any order). */
+/**
+ * Jest's report without its timings and process ids (Node's warnings name theirs), line by line in order of text
+ * (workers finish files in any order).
+ */
 export function report(output: string): string[] {
   return output
     .split('\n')
     .filter((line) => !/^Time:/.test(line.trim()) && !EXIT_TIMING.test(line.trim()))
-    .map((line) => line.replace(/\s*\(\d+(\.\d+)? m?s\)/g, '').trimEnd())
+    .map((line) => line.replace(/\s*\(\d+(\.\d+)? m?s\)/g, '').replace(/^\(node:\d+\)/, '(node)').trimEnd())
     .filter(Boolean)
     .sort();
 }
