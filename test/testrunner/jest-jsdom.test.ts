@@ -74,4 +74,15 @@ describe('Jest DOM suites under the preload with the probe/jest-jsdom environmen
       }
     });
   }
+
+  it(`jest ${VERSIONS[1]}: an environment of the app's own made with probeEnvironment from probe/jest`, async () => {
+    const version = VERSIONS[1]!;
+    const dir = await installRunnerApp(`jest-jsdom-${version}`, dependencies(version));
+    const project = copyProject(dir, [FIXTURE]);
+    const env = jestEnv(cleanEnv(), upstream.url);
+    const run = await runJest(project, ['--runInBand', '--testEnvironment=./custom-environment.js'], { ...env, NODE_OPTIONS: '--require probe/register' });
+    assert.equal(run.code, 1, run.output);
+    assert.match(run.output, /Tests:\s+2 failed, 1 skipped, 2 passed, 5 total/, run.output);
+    checkTestCaptures(readCaptures(project), run.output);
+  });
 });
