@@ -8,7 +8,9 @@ import { loadJestEnvironment, probeEnvironment } from './testrunner/jestEnvironm
 
 const JsdomEnvironment = loadJestEnvironment('jest-environment-jsdom');
 if (!JsdomEnvironment) {
-  throw new Error('probe/jest-jsdom: cannot load jest-environment-jsdom; install the one of your Jest version (npm install --save-dev jest-environment-jsdom@<jest major>)');
+  throw new Error(
+    'probe/jest-jsdom: cannot load jest-environment-jsdom; install the one of your Jest version (npm install --save-dev jest-environment-jsdom@<jest major>)',
+  );
 }
 
 export const TestEnvironment = probeEnvironment(JsdomEnvironment);

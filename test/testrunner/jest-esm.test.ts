@@ -86,7 +86,12 @@ describe('Jest running test files as native ES modules under the probe/jest envi
     const dir = await installRunnerApp(`jest-esm-${VERSIONS[1]}`, dependencies(VERSIONS[1]!));
     const project = copyProject(dir, FIXTURES, (name) => SUITE.test(name));
     const env = jestEnv(cleanEnv(), upstream.url);
-    const run = await runJest(project, ['--runInBand', '--testEnvironment=probe/jest-jsdom', 'suite.test.js'], { ...env, NODE_OPTIONS: '--require probe/register' }, VM_MODULES);
+    const run = await runJest(
+      project,
+      ['--runInBand', '--testEnvironment=probe/jest-jsdom', 'suite.test.js'],
+      { ...env, NODE_OPTIONS: '--require probe/register' },
+      VM_MODULES,
+    );
     assert.equal(run.code, 1, run.output);
     assert.match(run.output, /probe\/jest-jsdom: cannot load jest-environment-jsdom; install the one of your Jest version/, run.output);
   });

@@ -18,7 +18,10 @@ const rowsOf = (capture: Capture) => capture.sections.http ?? [];
 const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
 
 /** The line of `request.send()` in the suite's XMLHttpRequest helper: where jsdom's request starts. */
-const sendLine = (project: string) => readFileSync(path.join(project, FILE), 'utf8').split('\n').findIndex((line) => line.includes('request.send()')) + 1;
+const sendLine = (project: string) =>
+  readFileSync(path.join(project, FILE), 'utf8')
+    .split('\n')
+    .findIndex((line) => line.includes('request.send()')) + 1;
 
 /**
  * A real Jest run of a DOM suite (jsdom's document, window and XMLHttpRequest, node:http in a hook) with

@@ -82,7 +82,12 @@ export function report(output: string): string[] {
   return output
     .split('\n')
     .filter((line) => !/^Time:/.test(line.trim()) && !EXIT_TIMING.test(line.trim()))
-    .map((line) => line.replace(/\s*\(\d+(\.\d+)? m?s\)/g, '').replace(/^\(node:\d+\)/, '(node)').trimEnd())
+    .map((line) =>
+      line
+        .replace(/\s*\(\d+(\.\d+)? m?s\)/g, '')
+        .replace(/^\(node:\d+\)/, '(node)')
+        .trimEnd(),
+    )
     .filter(Boolean)
     .sort();
 }
