@@ -87,6 +87,15 @@ async function checkApp(app: string, label: string): Promise<void> {
   const probe = path.join(app, 'node_modules', '.bin', process.platform === 'win32' ? 'probe.cmd' : 'probe');
   assert.ok(fs.existsSync(path.join(app, 'node_modules', 'probe', 'dist', 'register.js')), `${label}: dist/ was built and installed`);
   assert.ok(fs.existsSync(path.join(app, 'node_modules', 'probe', 'LICENSE')), `${label}: LICENSE shipped`);
+  // Every entry of `exports` (probe/register, probe/vitest, probe/jest, probe/jest-jsdom…) names a file shipped.
+  const manifest = JSON.parse(fs.readFileSync(path.join(app, 'node_modules', 'probe', 'package.json'), 'utf8')) as {
+    exports: Record<string, string | Record<string, string>>;
+  };
+  for (const [entry, target] of Object.entries(manifest.exports)) {
+    for (const file of typeof target === 'string' ? [target] : Object.values(target)) {
+      assert.ok(fs.existsSync(path.join(app, 'node_modules', 'probe', file)), `${label}: exports ${entry} → ${file} is shipped`);
+    }
+  }
 
   for (const [script, preload, said] of [
     ['app.cjs', '--require probe/register', 'cjs ok'],

@@ -1,15 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Capture } from '../../src/capture/types';
-import { collect } from '../helpers/app';
 import { cleanEnv, installRunnerApp } from './install';
 import { checkTestCaptures, readCaptures } from './suite';
-import { startChild } from '../helpers/child';
+import { copyProject as copyFixtures, expectedLine, jestEnv, report, runJest, startUpstream } from './jestRun';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'jest');
 /** The two test files: the same suite through babel-jest and through ts-jest (stored as .txt: the repo's tsc and ESLint skip it). */
@@ -26,77 +22,8 @@ const dependencies = (version: string) => ({
   typescript: '5.9.3',
 });
 
-/**
- * The loopback server the suite calls (`/fail` answers 500, every other path 200), closing each connection: a
- * keep-alive socket left open would hold a worker past Jest's grace period now and then, and Jest says so in its
- * report (with or without Probe), which would make the two reports differ by chance.
- */
-async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    res.statusCode = req.url?.startsWith('/fail') ? 500 : 200;
-    res.setHeader('connection', 'close');
-    res.end('ok');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
 /** The fixture project, fresh: its own package.json (CommonJS), so its folder is the app root Probe reports origins from. */
-function copyProject(dir: string): string {
-  const project = path.join(dir, 'project');
-  rmSync(project, { recursive: true, force: true });
-  mkdirSync(project);
-  for (const name of readdirSync(FIXTURE)) copyFileSync(path.join(FIXTURE, name), path.join(project, name.replace(/\.txt$/, '')));
-  return project;
-}
-
-interface Run {
-  code: number | null;
-  pid: number;
-  output: string;
-}
-
-/** One `jest` run in the project, with a fresh cache (no recorded timings: two files go to two workers). */
-async function runJest(project: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const cache = mkdtempSync(path.join(os.tmpdir(), 'probe-jest-cache-'));
-  try {
-    const bin = path.join(project, '..', 'node_modules', 'jest', 'bin', 'jest.js');
-    const child = startChild(process.execPath, [bin, '--ci', `--cacheDirectory=${cache}`, ...args], { cwd: project, env });
-    const pid = child.pid ?? -1;
-    const run = await collect(child, 180_000);
-    return { code: run.code, pid, output: `${run.stdout}\n${run.stderr}` };
-  } finally {
-    rmSync(cache, { recursive: true, force: true });
-  }
-}
-
-/**
- * What Jest prints when a process outlives a deadline after the run: a worker past its grace period, the `jest`
- * process a second after its results. On a loaded machine either comes and goes with or without Probe.
- */
-const EXIT_TIMING =
-  /^(A worker process has failed to exit gracefully|Jest did not exit one second after|'?This usually means that there are asynchronous operations)/;
-
-/** Jest's report without its timings, line by line in order of text (workers finish files in any order). */
-function report(output: string): string[] {
-  return output
-    .split('\n')
-    .filter((line) => !/^Time:/.test(line.trim()) && !EXIT_TIMING.test(line.trim()))
-    .map((line) => line.replace(/\s*\(\d+(\.\d+)? m?s\)/g, '').trimEnd())
-    .filter(Boolean)
-    .sort();
-}
-
-/** The line of each call in a test file: the line that names its path (`${base}/ok?test=top`). */
-function expectedLine(project: string, file: string, pathAndQuery: string): number {
-  const lines = readFileSync(path.join(project, file), 'utf8').split('\n');
-  const at = lines.findIndex((line) => line.includes(`\${base}${pathAndQuery}`));
-  assert.ok(at >= 0, `${pathAndQuery} in ${file}`);
-  return at + 1;
-}
+const copyProject = (dir: string) => copyFixtures(dir, [FIXTURE]);
 
 const rowsOf = (capture: Capture) => capture.sections.http ?? [];
 const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
@@ -124,8 +51,7 @@ describe('Jest under the preload with the probe/jest environment: a capture per 
     it(`jest ${version}, ${mode}, --${preload} probe/register`, async () => {
       const dir = await installRunnerApp(`jest-${version}`, dependencies(version));
       const project = copyProject(dir);
-      const env: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: upstream.url, CI: '1', NO_COLOR: '1' };
-      delete env.NODE_TEST_CONTEXT;
+      const env = jestEnv(cleanEnv(), upstream.url);
       const args = mode === 'runInBand' ? ['--runInBand'] : ['--maxWorkers=2'];
 
       // Without Probe: no preload, Jest's own node environment.

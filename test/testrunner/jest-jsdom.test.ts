@@ -1,0 +1,91 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { Capture } from '../../src/capture/types';
+import { cleanEnv, installRunnerApp } from './install';
+import { checkTestCaptures, readCaptures } from './suite';
+import { copyProject, expectedLine, jestEnv, report, runJest, startUpstream } from './jestRun';
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'jest-jsdom');
+const FILE = 'dom.test.js';
+
+/** Pinned: Jest 29 and 30, each with its jest-environment-jsdom (jsdom 20 and 26). */
+const VERSIONS = ['29.7.0', '30.5.2'];
+const dependencies = (version: string) => ({ jest: version, 'jest-environment-jsdom': version });
+
+const rowsOf = (capture: Capture) => capture.sections.http ?? [];
+const pathOf = (url: string) => new URL(url).pathname + new URL(url).search;
+
+/** The line of `request.send()` in the suite's XMLHttpRequest helper: where jsdom's request starts. */
+const sendLine = (project: string) =>
+  readFileSync(path.join(project, FILE), 'utf8')
+    .split('\n')
+    .findIndex((line) => line.includes('request.send()')) + 1;
+
+/**
+ * A real Jest run of a DOM suite (jsdom's document, window and XMLHttpRequest, node:http in a hook) with
+ * `testEnvironment: 'probe/jest-jsdom'` under the preload, against the same suite in Jest's own `jsdom`
+ * environment without Probe. Jest, jest-environment-jsdom and the npm-packed Probe are installed at test time into
+ * a cache outside the repository.
+ */
+describe('Jest DOM suites under the preload with the probe/jest-jsdom environment: a capture per test', () => {
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  before(async () => {
+    upstream = await startUpstream();
+  });
+  after(() => upstream.close());
+
+  for (const version of VERSIONS) {
+    it(`jest ${version} with jest-environment-jsdom ${version}`, async () => {
+      const dir = await installRunnerApp(`jest-jsdom-${version}`, dependencies(version));
+      const project = copyProject(dir, [FIXTURE]);
+      const env = jestEnv(cleanEnv(), upstream.url);
+
+      const plain = await runJest(project, ['--runInBand', '--testEnvironment=jsdom'], env);
+      rmSync(path.join(project, '.probe'), { recursive: true, force: true });
+      const run = await runJest(project, ['--runInBand'], { ...env, NODE_OPTIONS: '--require probe/register' });
+      const output = run.output;
+
+      assert.equal(run.code, 1, `the suite has failing tests\n${output}`);
+      assert.match(output, /Tests:\s+2 failed, 1 skipped, 2 passed, 5 total/, output);
+      assert.equal(plain.code, run.code, 'same exit code as without Probe');
+      assert.deepEqual(report(output), report(plain.output), "Jest's report is the same as in its own jsdom environment without Probe");
+      assert.doesNotMatch(output, /\[probe\]/i, 'Probe adds nothing to the test output');
+
+      const captures = readCaptures(project);
+      checkTestCaptures(captures, output);
+      assert.ok(!captures.some((capture) => rowsOf(capture).some((row) => row.url.includes('/skipped'))));
+
+      // node:http's calls at the line naming the path; XMLHttpRequest's at its send(), called from that line.
+      const send = sendLine(project);
+      for (const capture of captures) {
+        for (const row of rowsOf(capture)) {
+          const where = `${pathOf(row.url)} in ${capture.name}: ${JSON.stringify(row.origin)}`;
+          assert.equal(row.origin?.file, FILE, where);
+          const caller = expectedLine(project, FILE, pathOf(row.url));
+          if (pathOf(row.url) === '/after-each') {
+            assert.equal(row.origin.line, caller, where);
+          } else {
+            assert.equal(row.origin.line, send, where);
+            assert.ok(
+              row.origin.chain.some((frame) => frame.startsWith(`${FILE}:${caller} `) || frame === `${FILE}:${caller}`),
+              where,
+            );
+          }
+        }
+      }
+    });
+  }
+
+  it(`jest ${VERSIONS[1]}: an environment of the app's own made with probeEnvironment from probe/jest`, async () => {
+    const version = VERSIONS[1]!;
+    const dir = await installRunnerApp(`jest-jsdom-${version}`, dependencies(version));
+    const project = copyProject(dir, [FIXTURE]);
+    const env = jestEnv(cleanEnv(), upstream.url);
+    const run = await runJest(project, ['--runInBand', '--testEnvironment=./custom-environment.js'], { ...env, NODE_OPTIONS: '--require probe/register' });
+    assert.equal(run.code, 1, run.output);
+    assert.match(run.output, /Tests:\s+2 failed, 1 skipped, 2 passed, 5 total/, run.output);
+    checkTestCaptures(readCaptures(project), run.output);
+  });
+});
