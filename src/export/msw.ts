@@ -21,7 +21,11 @@ export function mswModule({ calls, left_out }: MockCalls, source: string): strin
   lines.push(`import { http, HttpResponse } from 'msw';`, '');
   // atob, not Buffer: the same module serves msw/node and msw/browser.
   if (usable.some((call) => call.base64 !== undefined))
-    lines.push('/** A binary body recorded as base64, as the bytes the app got. */', 'const bytes = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));', '');
+    lines.push(
+      '/** A binary body recorded as base64, as the bytes the app got. */',
+      'const bytes = (base64) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));',
+      '',
+    );
   lines.push('export const handlers = [');
   const pathOf = (url: string) => {
     const parsed = new URL(url);

@@ -16,9 +16,19 @@ const response = (bytes: Buffer, type: string | null, cutAt?: number) =>
 
 test('binary by media type, or by bytes that are not UTF-8; JSON, forms and event streams stay text', () => {
   const ascii = Buffer.from('GIF89a');
-  for (const type of ['image/png', 'image/gif; x=1', 'application/octet-stream', 'application/pdf', 'application/x-protobuf', 'application/grpc+proto', 'audio/ogg', 'font/woff2'])
+  for (const type of [
+    'image/png',
+    'image/gif; x=1',
+    'application/octet-stream',
+    'application/pdf',
+    'application/x-protobuf',
+    'application/grpc+proto',
+    'audio/ogg',
+    'font/woff2',
+  ])
     assert.equal(isBinaryBody(type, ascii), true, type);
-  for (const type of ['image/svg+xml', 'text/plain', 'text/html; charset=utf-8', 'application/xml', null]) assert.equal(isBinaryBody(type, ascii), false, String(type));
+  for (const type of ['image/svg+xml', 'text/plain', 'text/html; charset=utf-8', 'application/xml', null])
+    assert.equal(isBinaryBody(type, ascii), false, String(type));
   const latin1 = Buffer.from('caf\xe9 au lait', 'latin1');
   assert.equal(isBinaryBody('text/plain', latin1), true);
   assert.equal(isBinaryBody(null, latin1), true);
@@ -57,6 +67,8 @@ test('a cut binary body keeps its start as base64 with truncated; secrets in the
 
 test('agents get a size marker for the base64 in rows, the text when they ask for the field', () => {
   const base64 = Buffer.alloc(3000, 1).toString('base64');
-  assert.deepEqual(clip({ response_body_base64: base64 }, ROW_LIMITS), { response_body_base64: '[binary body: 3000 bytes as base64; `probe export` writes it whole]' });
+  assert.deepEqual(clip({ response_body_base64: base64 }, ROW_LIMITS), {
+    response_body_base64: '[binary body: 3000 bytes as base64; `probe export` writes it whole]',
+  });
   assert.equal(clip(base64, FIELD_LIMITS, 'response_body_base64'), base64);
 });

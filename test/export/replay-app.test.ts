@@ -133,7 +133,9 @@ describe('a recorded app run replayed offline from each export gives the same ou
     const exported = await app.cli(['export', '--har']);
     assert.equal(exported.code, 0, exported.stderr);
     assert.deepEqual(harErrors(JSON.parse(exported.stdout)), []);
-    const har = JSON.parse(exported.stdout) as { log: { entries: Array<{ request: { url: string }; response: { content: { text?: string; encoding?: string } } }> } };
+    const har = JSON.parse(exported.stdout) as {
+      log: { entries: Array<{ request: { url: string }; response: { content: { text?: string; encoding?: string } } }> };
+    };
     const content = (end: string) => har.log.entries.find((entry) => entry.request.url.endsWith(end))!.response.content;
     assert.deepEqual([content('/logo.png').text, content('/logo.png').encoding], [PNG.toString('base64'), 'base64']);
     assert.equal(content('/readme.txt').encoding, undefined);
