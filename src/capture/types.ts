@@ -71,9 +71,10 @@ export interface HttpRow {
   response_capture: ResponseCaptureResult | null;
   response_body: string | null;
   /**
-   * Present instead of `response_body` (then null) when the kept body is binary (image/*, octet-stream, PDF,
-   * protobuf, or bytes that are not UTF-8): its bytes as base64, secrets found in them masked. Captures stored
-   * before Probe kept binary bodies have the bytes as text in `response_body` (invalid UTF-8 as U+FFFD).
+   * Present when the kept body is binary (image/*, octet-stream, PDF, protobuf, or bytes that are not UTF-8):
+   * its bytes as base64, secrets found in them masked. As stored, `response_body` is then null; readers
+   * (capture/readableCapture.ts) get it as before, the bytes as UTF-8 text. Captures stored before Probe kept
+   * binary bodies have only that text.
    */
   response_body_base64?: string;
   duration: number | null;

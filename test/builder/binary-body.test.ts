@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/config/resolve';
 import { isBinaryBody } from '../../src/builder/body';
 import { clip, FIELD_LIMITS, ROW_LIMITS } from '../../src/query/clip';
-import { callInput, rowOf } from '../helpers/call-input';
+import { callInput, rowOf, storedRowOf } from '../helpers/call-input';
 
 const BODIES = resolveConfig({ root: '/app', configFile: null, file: { lenses: { HttpClientLens: { bodies: true } } }, env: {} });
 const DEFAULTS = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
@@ -40,10 +40,14 @@ test('binary by media type, or by bytes that are not UTF-8; JSON, forms and even
 
 test('a binary body is base64 with bodies on, its size and type only with bodies off', () => {
   const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255, 1]);
+  const stored = storedRowOf(response(bytes, 'image/png'), BODIES);
+  assert.equal(stored.response_body, null, 'stored once, as base64');
+  assert.equal(stored.response_body_base64, bytes.toString('base64'));
+  assert.equal(stored.response_bytes, 7);
+  // Readers get the text as before (bytes as UTF-8), beside the base64.
   const row = rowOf(response(bytes, 'image/png'), BODIES);
-  assert.equal(row.response_body, null);
+  assert.equal(row.response_body, bytes.toString('utf8'));
   assert.equal(row.response_body_base64, bytes.toString('base64'));
-  assert.equal(row.response_bytes, 7);
   const off = rowOf(response(bytes, 'image/png'), DEFAULTS);
   assert.equal(off.response_body, null);
   assert.equal('response_body_base64' in off, false);

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { TestApp } from '../helpers/app';
@@ -105,8 +105,19 @@ describe('a recorded app run replayed offline from each export gives the same ou
   test('the capture keeps the PNG and the octet-stream body as base64, the text as text', () => {
     const rows = app.captures().flatMap((capture) => capture.sections.http ?? []);
     const png = rows.find((row) => row.url.endsWith('/logo.png'))!;
-    assert.equal(png.response_body, null);
     assert.equal(png.response_body_base64, PNG.toString('base64'));
+    // As stored, the bytes once: readers get `response_body` as text beside them, as before.
+    const stored = readFileSync(
+      path.join(
+        app.dir,
+        '.probe',
+        'captures',
+        readdirSync(path.join(app.dir, '.probe', 'captures')).find((name) => name.endsWith('.json'))!,
+      ),
+      'utf8',
+    );
+    assert.equal(stored.split(PNG.toString('base64')).length, 2);
+    assert.match(stored, /"response_body":null,"response_body_base64":/);
     const text = rows.find((row) => row.url.endsWith('/readme.txt'))!;
     assert.equal(text.response_body, 'plain words, ünïcode ✓\n');
     assert.equal(text.response_body_base64, undefined);
