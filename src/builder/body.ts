@@ -13,6 +13,40 @@ export function bytesToText(bytes: Buffer): string {
   return decoder.decode(bytes);
 }
 
+/**
+ * Media types whose bodies are bytes, not text (SVG and other `+xml` types are text). Any other type, or none,
+ * counts as binary when its bytes are not UTF-8, so a replay gives back the bytes that came; JSON, forms and
+ * event streams are read as text whatever they hold (they are masked as text).
+ */
+const BINARY_TYPE =
+  /^(?:image\/(?!svg\+xml$)|audio\/|video\/|font\/|application\/(?:octet-stream|pdf|zip|gzip|x-gzip|x-tar|x-bzip2|x-7z-compressed|x-xz|zstd|wasm|msgpack|x-msgpack|vnd\.msgpack|cbor|x-protobuf|protobuf|x-google-protobuf|vnd\.google\.protobuf|grpc(?:\+proto)?|vnd\.apache\.avro\+binary|vnd\.apache\.parquet|x-parquet|vnd\.ms-excel|vnd\.openxmlformats-officedocument\.[a-z.]+)$)/;
+const TEXT_ALWAYS = /^(?:application\/(?:json|x-www-form-urlencoded)|text\/event-stream)$|\+json$/;
+
+/** True when a body is kept as bytes (base64) rather than text: by its media type, or bytes that are not UTF-8. */
+export function isBinaryBody(contentType: string | null, bytes: Buffer): boolean {
+  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (BINARY_TYPE.test(media)) return true;
+  if (TEXT_ALWAYS.test(media) || bytes.length === 0) return false;
+  try {
+    // `stream` leaves a sequence cut at the cap undecided instead of failing it.
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * A binary body as stored: base64 of its bytes, with the secrets text masking finds in them masked. The bytes
+ * are read as latin1 (one character per byte, so the round trip is exact), masked like a text body (credential
+ * formats, secret-named pairs in a protobuf's strings), and written back; a body with no secret is unchanged.
+ */
+export function binaryBodyBase64(bytes: Buffer, maskText: (text: string) => string): string {
+  const text = bytes.toString('latin1');
+  const masked = maskText(text);
+  return (masked === text ? bytes : Buffer.from(masked, 'latin1')).toString('base64');
+}
+
 /** A body after `content-encoding` is undone, at most `maxBytes` of it. */
 export interface DecodedBody {
   bytes: Buffer;

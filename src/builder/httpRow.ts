@@ -6,7 +6,7 @@ import { urlFacts } from './urlFacts';
 import { JsonCapture } from '../response/JsonCapture';
 import { EventStreamCapture } from '../response/EventStreamCapture';
 import { bodyKind } from '../mask/Masker';
-import { bodyBytes, bytesToText, decodeContent, gzipStatedSize, headerValue } from './body';
+import { binaryBodyBase64, bodyBytes, bytesToText, decodeContent, gzipStatedSize, headerValue, isBinaryBody } from './body';
 import { payloadOf } from './payload';
 import { jsonBodyCapture, storedOnce } from './jsonBody';
 
@@ -78,6 +78,12 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     }
   }
 
+  // The raw body (`bodies` on, no capture showed it): decoded as the app read it, else the wire bytes. A binary
+  // one is kept as base64 beside a null `response_body`, so every reader of text sees no byte soup.
+  const rawBody = lens.bodies && hasResponse && !responseCapture && call.responseBody ? (decoded?.bytes ?? wireBytes ?? Buffer.alloc(0)) : null;
+  // Bytes that did not decode (an unknown coding) stay text as before: as base64 they would replay still encoded.
+  const binaryBody = rawBody && decoded && isBinaryBody(responseType, rawBody) ? binaryBodyBase64(rawBody, (text) => masker.text(text)) : null;
+
   const end = call.end ?? unitEnd;
   const timing: Timing | null = call.fake || call.cache || !hasResponse || !call.timing ? null : roundTiming(call.timing);
   const row: HttpRow = {
@@ -94,10 +100,8 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     response_headers: responseHeaders,
     response_bytes: responseBytes,
     response_capture: responseCapture,
-    response_body:
-      lens.bodies && hasResponse && !responseCapture && call.responseBody
-        ? masker.body(bytesToText(decoded?.bytes ?? wireBytes ?? Buffer.alloc(0)), responseType)
-        : null,
+    response_body: rawBody && binaryBody === null ? masker.body(bytesToText(rawBody), responseType) : null,
+    ...(binaryBody !== null ? { response_body_base64: binaryBody } : {}),
     duration: round(Math.max(0, end - call.start)),
     timing,
     failed: !hasResponse || (call.status ?? 0) >= 400,

@@ -24,14 +24,27 @@ export function readableResponseCapture(stored: ResponseCaptureResult): Response
  */
 export function readableCapture(capture: Capture): Capture {
   const rows = capture?.sections?.http;
-  if (!Array.isArray(rows) || !rows.some(storedOnce)) return capture;
-  const http = rows.map((row) => (storedOnce(row) ? { ...row, response_capture: readableResponseCapture(row.response_capture!) } : row));
+  if (!Array.isArray(rows) || !rows.some((row) => storedOnce(row) || binaryStoredOnce(row))) return capture;
+  const http = rows.map((row) => {
+    if (binaryStoredOnce(row)) return { ...row, response_body: decoder.decode(Buffer.from(row.response_body_base64!, 'base64')) };
+    return storedOnce(row) ? { ...row, response_capture: readableResponseCapture(row.response_capture!) } : row;
+  });
   return { ...capture, sections: { ...capture.sections, http } };
 }
 
 function storedOnce(row: HttpRow | null | undefined): boolean {
   return row?.response_capture?.cards_from_raw === true;
 }
+
+/**
+ * A binary body is stored once, as base64 (`response_body_base64`, `response_body` null): readers get
+ * `response_body` as before, the bytes read as UTF-8 (invalid sequences as U+FFFD), beside the base64.
+ */
+function binaryStoredOnce(row: HttpRow | null | undefined): boolean {
+  return typeof row?.response_body_base64 === 'string' && row.response_body === null;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
 
 function noNegativeZero(_key: string, value: unknown): unknown {
   return value === 0 ? 0 : value;

@@ -70,6 +70,13 @@ export interface HttpRow {
   response_bytes: number | null;
   response_capture: ResponseCaptureResult | null;
   response_body: string | null;
+  /**
+   * Present when the kept body is binary (image/*, octet-stream, PDF, protobuf, or bytes that are not UTF-8):
+   * its bytes as base64, secrets found in them masked. As stored, `response_body` is then null; readers
+   * (capture/readableCapture.ts) get it as before, the bytes as UTF-8 text. Captures stored before Probe kept
+   * binary bodies have only that text.
+   */
+  response_body_base64?: string;
   duration: number | null;
   timing: Timing | null;
   failed: boolean;

@@ -32,7 +32,9 @@ export function harOf(captures: readonly Capture[], creatorVersion: string): Har
 function entryOf(row: HttpRow, pageref: string, captureStartMs: number): HarEntry {
   const timings = harTimings(row);
   const contentType = row.response_headers['content-type'];
-  const text = row.response_capture?.raw ?? row.response_body ?? undefined;
+  // A binary body is base64 with `encoding: "base64"` (HAR 1.2 content); text bodies are the text.
+  const base64 = row.response_body_base64;
+  const text = base64 ?? row.response_capture?.raw ?? row.response_body ?? undefined;
   const entry: HarEntry = {
     pageref,
     startedDateTime: isoTime(captureStartMs + row.time),
@@ -57,6 +59,7 @@ function entryOf(row: HttpRow, pageref: string, captureStartMs: number): HarEntr
         size: row.response_bytes ?? 0,
         mimeType: contentType ?? 'x-unknown',
         ...(text !== undefined ? { text } : {}),
+        ...(base64 !== undefined ? { encoding: 'base64' } : {}),
         ...(row.truncated && text !== undefined ? { comment: 'body cut at max_body_bytes' } : {}),
       },
       redirectURL: row.response_headers.location ?? '',

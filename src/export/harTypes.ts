@@ -36,7 +36,7 @@ export interface HarEntry {
     httpVersion: string;
     cookies: HarNameValue[];
     headers: HarNameValue[];
-    content: { size: number; mimeType: string; text?: string; comment?: string };
+    content: { size: number; mimeType: string; text?: string; encoding?: 'base64'; comment?: string };
     redirectURL: string;
     headersSize: number;
     bodySize: number;

@@ -15,9 +15,11 @@ export interface MockCall {
   status: number;
   /** Response headers a mock can send again (sizes and encodings dropped: the body is replayed decoded). */
   headers: Array<[string, string]>;
-  /** The response body as text ('' when it was empty), and its JSON value when it is JSON. */
+  /** The response body as text ('' when it was empty or is binary), and its JSON value when it is JSON. */
   body: string;
   json?: unknown;
+  /** A binary body's bytes as base64 (`body` is then ''): each format writes them in its own binary form. */
+  base64?: string;
   /** The request's content type, for mocks that match on it (undici's snapshots). */
   request_type: string | null;
 }
@@ -49,17 +51,19 @@ export function mockCallsOf(rows: readonly RowOf[]): MockCalls {
   const out: MockCalls = { calls: [], left_out: [] };
   for (const { capture, row, index } of rows) {
     const where = { capture_id: capture.id, row: index, method: row.method, url: row.url };
-    const body = replayableBody(row);
-    if (typeof body === 'object') {
-      out.left_out.push({ ...where, reason: body.reason });
+    const kept = replayableBody(row);
+    if ('reason' in kept) {
+      out.left_out.push({ ...where, reason: kept.reason });
       continue;
     }
+    const body = 'text' in kept ? kept.text : '';
     const headers: Array<[string, string]> = [];
     for (const [name, value] of Object.entries(row.response_headers ?? {})) {
       if (DROPPED_HEADERS.has(name.toLowerCase())) continue;
       for (const one of Array.isArray(value) ? value : [value]) headers.push([name.toLowerCase(), String(one)]);
     }
     const call: MockCall = { ...where, status: row.status!, headers, body, request_type: headerOf(row.request_headers, 'content-type') };
+    if ('base64' in kept) call.base64 = kept.base64;
     if (body !== '' && /[/+]json\b/i.test(headerOf(row.response_headers, 'content-type') ?? '')) {
       try {
         call.json = JSON.parse(body);
@@ -72,17 +76,18 @@ export function mockCallsOf(rows: readonly RowOf[]): MockCalls {
   return out;
 }
 
-/** The body to replay, or why there is none. */
-function replayableBody(row: HttpRow): string | { reason: string } {
+/** The body to replay (text, or a binary body's base64), or why there is none. */
+function replayableBody(row: HttpRow): { text: string } | { base64: string } | { reason: string } {
   if (row.status === null) return { reason: `no response (${row.exception?.message ?? 'the call failed'})` };
   if (row.truncated) return { reason: 'body cut at max_body_bytes' };
+  if (typeof row.response_body_base64 === 'string') return { base64: row.response_body_base64 };
   const text = row.response_capture?.raw ?? row.response_body;
   if (typeof text === 'string') {
-    // Bodies are kept as UTF-8 text: bytes that were not UTF-8 are gone, so the body cannot be replayed.
-    if (text.includes('\uFFFD')) return { reason: 'binary body (kept as text only)' };
-    return text;
+    // Stored as text by a Probe that kept no binary bodies: bytes that were not UTF-8 are gone.
+    if (text.includes('\uFFFD')) return { reason: 'binary body kept as text only (recorded by an older Probe)' };
+    return { text };
   }
-  if (row.response_bytes === 0 || row.method === 'HEAD' || row.status === 204 || row.status === 304) return '';
+  if (row.response_bytes === 0 || row.method === 'HEAD' || row.status === 204 || row.status === 304) return { text: '' };
   return { reason: 'body not kept (the bodies option keeps bodies no response capture shows)' };
 }
 

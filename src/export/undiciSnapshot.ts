@@ -33,7 +33,7 @@ export function undiciSnapshots({ calls }: MockCalls, now = new Date()): Snapsho
     const hash = requestHash(request);
     const headers: Record<string, string> = {};
     for (const [name, value] of call.headers) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-    const response = { statusCode: call.status, headers, body: Buffer.from(call.body, 'utf8').toString('base64'), trailers: {} };
+    const response = { statusCode: call.status, headers, body: call.base64 ?? Buffer.from(call.body, 'utf8').toString('base64'), trailers: {} };
     const entry = entries.get(hash);
     if (entry) entry.snapshot.responses.push(response);
     else entries.set(hash, { hash, snapshot: { request, responses: [response], callCount: 0, timestamp: now.toISOString() } });

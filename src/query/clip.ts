@@ -8,6 +8,8 @@ export interface ClipLimits {
   string: number;
   /** Characters kept of a body (`request_body`, `response_body`, `response_capture.raw`). */
   body: number;
+  /** Characters kept of a binary body's base64 (`response_body_base64`); 0 leaves only a marker with its size. */
+  base64: number;
   /** Items kept of an array. */
   items: number;
   /** Keys kept of an object. */
@@ -17,13 +19,21 @@ export interface ClipLimits {
 }
 
 /** For rows returned with every field. */
-export const ROW_LIMITS: ClipLimits = { string: 300, body: 1000, items: 20, keys: 40, depth: 6 };
+export const ROW_LIMITS: ClipLimits = { string: 300, body: 1000, base64: 0, items: 20, keys: 40, depth: 6 };
 /** For fields an agent asked for by name: it wants them, so more is kept. */
-export const FIELD_LIMITS: ClipLimits = { string: 4000, body: 8000, items: 100, keys: 200, depth: 8 };
+export const FIELD_LIMITS: ClipLimits = { string: 4000, body: 8000, base64: 8000, items: 100, keys: 200, depth: 8 };
 /** For the first rows shown next to a capture header. */
-export const SHOW_LIMITS: ClipLimits = { string: 200, body: 500, items: 10, keys: 30, depth: 5 };
+export const SHOW_LIMITS: ClipLimits = { string: 200, body: 500, base64: 0, items: 10, keys: 30, depth: 5 };
 
 const BODY_KEYS = new Set(['request_body', 'response_body', 'raw', 'body']);
+
+/** A binary body's bytes: noise to an agent reading rows, so a marker stands in unless the field is asked for. */
+const BASE64_KEY = 'response_body_base64';
+
+function base64Marker(base64: string): string {
+  const size = Math.floor((base64.length * 3) / 4) - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
+  return `[binary body: ${size} bytes as base64; \`probe export\` writes it whole]`;
+}
 
 export function clipString(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -31,6 +41,7 @@ export function clipString(text: string, max: number): string {
 }
 
 export function clip(value: unknown, limits: ClipLimits, key = '', depth = 0): unknown {
+  if (typeof value === 'string' && key === BASE64_KEY) return limits.base64 > 0 ? clipString(value, limits.base64) : base64Marker(value);
   if (typeof value === 'string') return clipString(value, BODY_KEYS.has(key) ? limits.body : limits.string);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= limits.depth) return `[clipped: nested ${Array.isArray(value) ? 'array' : 'object'}]`;

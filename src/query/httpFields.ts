@@ -17,6 +17,7 @@ const HTTP_FIELDS: readonly string[] = [
   'response_bytes',
   'response_capture',
   'response_body',
+  'response_body_base64',
   'duration',
   'timing',
   'timing.dns',

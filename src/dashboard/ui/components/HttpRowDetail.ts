@@ -65,10 +65,13 @@ function Response({ row }: { row: HttpRow }) {
       ${capture.raw !== null ? html`<details class="raw" data-testid="raw-body"><summary>Raw body</summary><${JsonText} text=${prettyBody(capture.raw)} /></details>` : null}
     </div>`;
   }
+  const type = row.response_headers['content-type'];
+  // A binary body is shown by its size and type, not as text; its bytes go out with the HAR and mock downloads.
+  if (typeof row.response_body_base64 === 'string')
+    return html`<p class="muted small" data-testid="binary-body">${bytes(row.response_bytes)} received${type ? ` (${type})` : ''}; binary body kept for the HAR and mock downloads.</p>`;
   if (row.response_body !== null) {
     return html`<details class="raw" open data-testid="raw-body"><summary>Raw body</summary><${JsonText} text=${prettyBody(row.response_body)} /></details>`;
   }
-  const type = row.response_headers['content-type'];
   return html`<p class="muted small">${bytes(row.response_bytes)} received${type ? ` (${type})` : ''}; body not kept.</p>`;
 }
 
