@@ -5,6 +5,7 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync
 import os from 'node:os';
 import path from 'node:path';
 import { collect, startChild } from '../helpers/child';
+import type { Capture, HttpRow } from '../../src/capture/types';
 
 /**
  * The loopback server the Jest suites call (`/fail` answers 500, every other path 200), closing each connection: a
@@ -66,6 +67,38 @@ export async function runJest(project: string, args: string[], env: NodeJS.Proce
     rmSync(cache, { recursive: true, force: true });
   }
 }
+
+/**
+ * The same Jest run twice: without Probe (no preload, `plainArgs` name Jest's own environment) and with it
+ * (`preload` in NODE_OPTIONS, the project's config naming Probe's environment), the project's `.probe` cleared
+ * between. Holds what every Jest test asks of the pair: the run with Probe exits as the plain one, prints the same
+ * report (timings and process ids aside) and nothing of Probe's. Answers the run with Probe.
+ */
+export async function runBothWays(
+  project: string,
+  args: { plain: string[]; probe: string[] },
+  env: NodeJS.ProcessEnv,
+  options: { preload?: string; node?: string[] } = {},
+): Promise<JestRun> {
+  const plain = await runJest(project, args.plain, env, options.node);
+  rmSync(path.join(project, '.probe'), { recursive: true, force: true });
+  const run = await runJest(project, args.probe, { ...env, NODE_OPTIONS: options.preload ?? '--require probe/register' }, options.node);
+  assert.equal(
+    plain.code,
+    run.code,
+    `same exit code as without Probe
+${run.output}`,
+  );
+  assert.deepEqual(report(run.output), report(plain.output), "Jest's report is the same as without Probe");
+  assert.doesNotMatch(run.output, /\[probe\]/i, 'Probe adds nothing to the test output');
+  return run;
+}
+
+/** A capture's HTTP rows. */
+export const rowsOf = (capture: Capture): HttpRow[] => capture.sections.http ?? [];
+
+/** A row URL's path and query (what the fixture suites name their calls by). */
+export const pathOf = (url: string): string => new URL(url).pathname + new URL(url).search;
 
 /**
  * What Jest prints when a process outlives a deadline after the run: a worker past its grace period, the `jest`
