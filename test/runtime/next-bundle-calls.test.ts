@@ -124,40 +124,55 @@ describe('a Next.js build on disk: the bundle names its sources; imports and tsc
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-next-bundle-'));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  /** A project as `next build` leaves it, built elsewhere (`/build/app`) and copied here: a container image. */
+  /**
+   * A project as Next 15.5's `next build` left it (the bundle's modules cut from its real output: lib/api.ts
+   * concatenated into the route's bundle, mangled exports `d.Y`, `(0,v.w)`), built elsewhere (`/build/app`) and
+   * copied here: a container image.
+   */
   function project(): { root: string; bundle: string } {
     const root = path.join(dir, 'project');
     const write = (file: string, text: string) => {
       fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
       fs.writeFileSync(path.join(root, file), text);
     };
-    write('tsconfig.json', '{\n  // as create-next-app writes it\n  "compilerOptions": { "paths": { "@/*": ["./src/*"] }, },\n}\n');
-    write('src/app/api/users/route.ts', "import { users } from '@/lib/users';\n\nexport async function GET() {\n  return Response.json(await users(1));\n}\n");
+    write('tsconfig.json', '{\n  // as create-next-app writes it\n  "compilerOptions": { "paths": { "@/*": ["./*"] }, },\n}\n');
+    write('lib/upstream.ts', "export const UPSTREAM = process.env.UPSTREAM ?? 'http://127.0.0.1:9';\n");
     write(
-      'src/lib/users.ts',
-      "export async function users(page: number) {\n  const response = await fetch(`${process.env.API}/users?page=${page}`, {\n    headers: { accept: 'application/json' },\n  });\n  return response.json();\n}\n",
+      'app/api/users/[id]/route.ts',
+      "import { getUser, listOrders } from '@/lib/api';\n\nexport async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {\n  const { id } = await params;\n  return Response.json({ user: await getUser(id), orders: await listOrders(1) });\n}\n",
+    );
+    write(
+      'lib/api.ts',
+      "import { UPSTREAM } from './upstream';\n\nexport async function getUser(id: string) {\n  const response = await fetch(`${UPSTREAM}/users/${id}`, { headers: { accept: 'application/json' } });\n  return response.json();\n}\n\nexport async function listOrders(page: number) {\n  const response = await fetch(`${UPSTREAM}/orders?page=${page}`, { cache: 'no-store' });\n  return response.json();\n}\n",
     );
     write('.next/BUILD_ID', 'x');
     write(
       '.next/required-server-files.json',
-      JSON.stringify({ version: 1, appDir: '/build/app', config: { distDir: '.next', pageExtensions: ['tsx', 'ts'] } }),
+      JSON.stringify({ version: 1, appDir: '/build/app', config: { distDir: '.next', pageExtensions: ['tsx', 'ts', 'jsx', 'js'] } }),
     );
     const bundle =
-      '"use strict";(()=>{var e={};e.id=1,e.modules={417:(e,t,r)=>{r.d(t,{GET:()=>o});async function n(e){let t=await fetch(`${process.env.API}/users?page=${e}`,{headers:{accept:"application/json"}});return t.json()}async function o(){return Response.json(await n(1))}let a=new s.AppRouteRouteModule({resolvedPagePath:"/build/app/src/app/api/users/route.ts",userland:i})}}})();';
-    write('.next/server/app/api/users/route.js', bundle);
+      '"use strict";(()=>{var a={};a.id=1,a.ids=[1],a.modules={228:(a,b,c)=>{"use strict";c.d(b,{Y:()=>d});let d=process.env.UPSTREAM??"http://127.0.0.1:9"},5905:(a,b,c)=>{"use strict";c.d(b,{M:()=>f,w:()=>e});var d=c(228);async function e(a){return(await fetch(`${d.Y}/users/${a}`,{headers:{accept:"application/json"}})).json()}async function f(a){return(await fetch(`${d.Y}/orders?page=${a}`,{cache:"no-store"})).json()}},' +
+      '7001:(a,b,c)=>{"use strict";var v=c(5905);async function w(a,{params:b}){let{id:c}=await b;return Response.json({user:await (0,v.w)(c),orders:await (0,v.M)(1)})}let x=new e.AppRouteRouteModule({definition:{kind:f.RouteKind.APP_ROUTE,page:"/api/users/[id]/route",pathname:"/api/users/[id]",filename:"route",bundlePath:"app/api/users/[id]/route"},distDir:".next",relativeProjectDir:"",resolvedPagePath:"/build/app/app/api/users/[id]/route.ts",nextConfigOutput:"",userland:d})}}})();';
+    write('.next/server/app/api/users/[id]/route.js', bundle);
     return { root, bundle };
   }
 
-  test('a call in lib/ (imported through @/…) from the route bundle of a moved build: its file and line', () => {
+  test('calls in lib/ (imported through @/…) from the route bundle of a moved build: their file and line', () => {
     const { root, bundle } = project();
-    assert.deepEqual(namedSources(bundle, '/build/app'), ['src/app/api/users/route.ts']);
-    const file = path.join(root, '.next', 'server', 'app', 'api', 'users', 'route.js');
-    assert.deepEqual(nextBundleCall(file, 1, bundle.indexOf('fetch(') + 1), { file: path.join(root, 'src', 'lib', 'users.ts'), line: 2 });
-    // `Response.json(await n(1))`: nothing of its arguments survives, and what follows it in the bundle (Next's
-    // route module) is not what follows it in route.ts: no line rather than a guess.
-    assert.equal(nextBundleCall(file, 1, bundle.indexOf('json(await') + 1), null);
+    assert.deepEqual(namedSources(bundle, '/build/app'), ['app/api/users/[id]/route.ts']);
+    const file = path.join(root, '.next', 'server', 'app', 'api', 'users', '[id]', 'route.js');
+    const api = path.join(root, 'lib', 'api.ts');
+    assert.deepEqual(nextBundleCall(file, 1, offsetOf(bundle, 'fetch(') + 1), { file: api, line: 4 });
+    assert.deepEqual(nextBundleCall(file, 1, offsetOf(bundle, 'fetch(', 2) + 1), { file: api, line: 9 });
+    // `Response.json({user:…,orders:…})` in route.ts: its keys survive.
+    assert.deepEqual(nextBundleCall(file, 1, offsetOf(bundle, 'json({user') + 1), {
+      file: path.join(root, 'app', 'api', 'users', '[id]', 'route.ts'),
+      line: 5,
+    });
+    // `(0,v.w)(c)`: the call of getUser through its mangled export name; nothing tells it: no line.
+    assert.equal(nextBundleCall(file, 1, offsetOf(bundle, 'v.w)') + 3), null);
     assert.equal(nextBundleCall(file, 2, 1), null, 'no such line');
-    assert.equal(nextBundleCall(path.join(root, 'src', 'lib', 'users.ts'), 2, 26), null, 'not a bundle');
+    assert.equal(nextBundleCall(api, 4, 26), null, 'not a bundle');
   });
 
   test("tsconfig's comments and trailing commas", () => {
