@@ -17,6 +17,12 @@ import { matchCall, sourceShapes, type SourceShapes } from './callShapes';
 const MAX_BYTES = 16 * 1024 * 1024;
 /** Source files searched per bundle: the route's own files and what they import from the app, transitively. */
 const MAX_SOURCES = 200;
+/**
+ * Bundle texts kept for the next new frame position, in all: a route bundle with its dependencies bundled can
+ * weigh megabytes, and an app hundreds of routes; beyond this a bundle is read again for each new call site.
+ */
+const MAX_KEPT_BYTES = 32 * 1024 * 1024;
+let keptBytes = 0;
 /** Frame positions remembered per bundle. */
 const MAX_POSITIONS = 1000;
 const EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
@@ -33,7 +39,8 @@ interface Build {
 }
 
 interface Bundle {
-  text: string;
+  /** The bundle's text while the kept texts stay under MAX_KEPT_BYTES; read again for a new position otherwise. */
+  text: string | null;
   build: Build;
   /** Offsets of line starts (a bundle has one or a few lines). */
   lines: number[];
@@ -58,8 +65,9 @@ export function nextBundleCall(file: string, line: number, column: number): { fi
     const offset = bundle.lines[line - 1]! + column - 1;
     let found = bundle.found.get(offset);
     if (found !== undefined) return found;
-    bundle.sources ??= sourcesOf(file, bundle);
-    found = matchCall(bundle.text, offset, bundle.sources);
+    const text = bundle.text ?? fs.readFileSync(file, 'utf8');
+    bundle.sources ??= sourcesOf(file, text, bundle.build);
+    found = matchCall(text, offset, bundle.sources);
     if (bundle.found.size < MAX_POSITIONS) bundle.found.set(offset, found);
     return found;
   } catch {
@@ -81,7 +89,9 @@ function bundleOf(file: string): Bundle | null {
       const text = fs.readFileSync(file, 'utf8');
       const lines = [0];
       for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines.push(at + 1);
-      bundle = { text, build, lines, found: new Map() };
+      const keep = keptBytes + text.length <= MAX_KEPT_BYTES;
+      if (keep) keptBytes += text.length;
+      bundle = { text: keep ? text : null, build, lines, found: new Map() };
     }
   }
   bundles.set(file, bundle);
@@ -115,8 +125,7 @@ function buildOf(dist: string): Build | null {
 }
 
 /** The source files a bundle was built from, then the app files they import (breadth first, bounded). */
-function sourcesOf(file: string, bundle: Bundle): { file: string; calls: SourceShapes['calls'] }[] {
-  const { build } = bundle;
+function sourcesOf(file: string, text: string, build: Build): { file: string; calls: SourceShapes['calls'] }[] {
   const queue: string[] = [];
   const seen = new Set<string>();
   const add = (source: string | null) => {
@@ -124,7 +133,7 @@ function sourcesOf(file: string, bundle: Bundle): { file: string; calls: SourceS
     seen.add(source);
     queue.push(source);
   };
-  for (const named of namedSources(bundle.text, build.builtAt)) add(existing(path.join(build.project, named)));
+  for (const named of namedSources(text, build.builtAt)) add(existing(path.join(build.project, named)));
   const parts = file.split(path.sep);
   const server = parts.lastIndexOf('server');
   if (parts[server + 1] === 'pages') {
