@@ -75,7 +75,12 @@ export function nextBundleCall(file: string, line: number, column: number): { fi
   }
 }
 
+const SERVER = `${path.sep}server${path.sep}`;
+/** Bound on the script names remembered (an app's own files are asked here too, and told at once). */
+const MAX_BUNDLES = 5000;
+
 function bundleOf(file: string): Bundle | null {
+  if (!file.includes(SERVER)) return null;
   let bundle = bundles.get(file);
   if (bundle !== undefined) return bundle;
   bundle = null;
@@ -94,7 +99,7 @@ function bundleOf(file: string): Bundle | null {
       bundle = { text: keep ? text : null, build, lines, found: new Map() };
     }
   }
-  bundles.set(file, bundle);
+  if (bundles.size < MAX_BUNDLES) bundles.set(file, bundle);
   return bundle;
 }
 
