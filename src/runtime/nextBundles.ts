@@ -169,7 +169,8 @@ function sourcesOf(file: string, text: string, build: Build): { file: string; ca
  */
 export function namedSources(text: string, builtAt: string): string[] {
   const found = new Set<string>();
-  const prefix = `"${builtAt}${path.sep}`;
+  // As a JS string writes it: a Windows path's backslashes are doubled.
+  const prefix = JSON.stringify(builtAt + path.sep).slice(0, -1);
   for (let at = text.indexOf(prefix); at >= 0; at = text.indexOf(prefix, at + prefix.length)) {
     const end = text.indexOf('"', at + prefix.length);
     if (end < 0) break;
