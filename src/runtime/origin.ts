@@ -5,6 +5,7 @@ import { agentLoaded, isAgentInternal } from './agentInternals';
 import { isProbeCode } from '../util/ownCode';
 import { isBundledRuntime, isWebpackInternal, originalPath, scriptSourceMap, webpackInternalPath } from './bundleMaps';
 import { noteScriptSourceMap, scriptSourceMap as evaluatedScriptMap } from './scriptMaps';
+import { nextBundleCall } from './nextBundles';
 
 /**
  * Frames captured. Each one costs about a microsecond and a half, whether or not it is the app's, so a
@@ -170,6 +171,13 @@ function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | 
   } else if (isBundledRuntime(file)) {
     // A framework's bundled runtime (Next's server chunks) with no map to say which module: skipped like node_modules.
     return null;
+  } else if (!map) {
+    // A Next.js route bundle built without maps: the app's line when its call is found in the route's sources.
+    const found = nextBundleCall(file, line, site.getColumnNumber() ?? 0);
+    if (found) {
+      file = found.file;
+      line = found.line;
+    }
   }
   const fn = site.getFunctionName() ?? (site.isAsync() ? 'async' : '');
   if (mapped || file !== info.file) return { file: shownPath(root, file), line, fn };
