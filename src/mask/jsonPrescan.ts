@@ -30,11 +30,27 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
   const names = new NameMemo(isSecret, counter);
   let stringStart = -1; // the opening quote of the string being read, or -1 outside strings
   let escapes = false; // the string being read holds a backslash escape
-  for (let i = 0; i < text.length; i++) {
-    counter.steps++;
+  // The last string read to its end: a member name, when a colon follows it.
+  let lastOpen = -1;
+  let lastClose = -1;
+  let lastEscapes = false;
+  const length = text.length;
+  counter.steps += length;
+  for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
-    if (c === COLON && (quotedNameBefore(text, i, names, counter) || bareNameBefore(text, i, names, counter))) return true;
-    if (c === EQUALS && formNameBefore(text, i, names, counter)) return true;
+    if (c === COLON) {
+      // `"name":` outside strings, the name being the string just read (what quotedNameBefore would find, as
+      // it ends at an unescaped quote and holds no unescaped one): its answer without reading it again, and no
+      // bare name can end at its quote. Anything else is read the long way.
+      const known = stringStart < 0 && lastClose >= 0 && !lastEscapes && lastBefore(text, i) === lastClose && text.charCodeAt(lastOpen - 1) !== BACKSLASH;
+      if (known ? names.secretAt(text, lastOpen + 1, lastClose) : quotedNameBefore(text, i, names, counter) || bareNameBefore(text, i, names, counter))
+        return true;
+      continue;
+    }
+    if (c === EQUALS) {
+      if (formNameBefore(text, i, names, counter)) return true;
+      continue;
+    }
     if (stringStart < 0) {
       if (c === QUOTE) {
         stringStart = i;
@@ -52,10 +68,20 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
       }
     } else if (c === QUOTE) {
       if (escapes && escapedStringMayNeedMasking(text, stringStart, i, isSecret, counter)) return true;
+      lastOpen = stringStart;
+      lastClose = i;
+      lastEscapes = escapes;
       stringStart = -1;
     }
   }
   return false;
+}
+
+/** The last character before `at` that is not white space (-1 if none): read back over the spaces before a colon only. */
+function lastBefore(text: string, at: number): number {
+  let k = at - 1;
+  while (k >= 0 && isSpace(text.charCodeAt(k))) k--;
+  return k;
 }
 
 /** A string with escapes, decoded and read as Masker.text reads a string value; true when it cannot be decoded. */
