@@ -36,6 +36,10 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
   let lastEscapes = false;
   const length = text.length;
   counter.steps += length;
+  // The next backslash, colon and equals sign past the last string opened (the text's length when none).
+  let nextBackslash = -1;
+  let nextColon = -1;
+  let nextEquals = -1;
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === COLON) {
@@ -55,6 +59,20 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
       if (c === QUOTE) {
         stringStart = i;
         escapes = false;
+        // A string holding no backslash, colon or equals sign has nothing for this scan but its end: jump there
+        // (found by indexOf, as is the next of each of those characters, each searched again only once passed).
+        const close = text.indexOf('"', i + 1);
+        if (close < 0) continue;
+        if (nextBackslash <= i) nextBackslash = nextOf(text, '\\', i + 1);
+        if (nextColon <= i) nextColon = nextOf(text, ':', i + 1);
+        if (nextEquals <= i) nextEquals = nextOf(text, '=', i + 1);
+        if (nextBackslash > close && nextColon > close && nextEquals > close) {
+          lastOpen = i;
+          lastClose = close;
+          lastEscapes = false;
+          stringStart = -1;
+          i = close;
+        }
       }
     } else if (c === BACKSLASH) {
       escapes = true;
@@ -67,7 +85,7 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
         if (next === EQUALS && formNameBefore(text, i, names, counter)) return true;
       }
     } else if (c === QUOTE) {
-      if (escapes && escapedStringMayNeedMasking(text, stringStart, i, isSecret, counter)) return true;
+      if (escapes && escapedStringMayNeedMasking(text, stringStart, i, names, counter)) return true;
       lastOpen = stringStart;
       lastClose = i;
       lastEscapes = escapes;
@@ -77,6 +95,12 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
   return false;
 }
 
+/** Where `char` next occurs from `from` on, or the text's length. */
+function nextOf(text: string, char: string, from: number): number {
+  const at = text.indexOf(char, from);
+  return at < 0 ? text.length : at;
+}
+
 /** The last character before `at` that is not white space (-1 if none): read back over the spaces before a colon only. */
 function lastBefore(text: string, at: number): number {
   let k = at - 1;
@@ -84,17 +108,26 @@ function lastBefore(text: string, at: number): number {
   return k;
 }
 
-/** A string with escapes, decoded and read as Masker.text reads a string value; true when it cannot be decoded. */
-function escapedStringMayNeedMasking(text: string, open: number, close: number, isSecret: (name: string) => boolean, counter: ScanStats): boolean {
+/**
+ * A string with escapes, decoded and read as Masker.text reads a string value; true when it cannot be decoded.
+ * The last one found clean is remembered as written: a page of records repeats such strings, and the same
+ * text gives the same answer without a decode.
+ */
+function escapedStringMayNeedMasking(text: string, open: number, close: number, names: NameMemo, counter: ScanStats): boolean {
   counter.steps += close - open;
+  const known = names.cleanEscaped;
+  if (known !== null && known.length === close + 1 - open && text.startsWith(known, open)) return false;
+  const raw = text.slice(open, close + 1);
   let value: unknown;
   try {
-    value = JSON.parse(text.slice(open, close + 1));
+    value = JSON.parse(raw);
   } catch {
     return true;
   }
   if (typeof value !== 'string') return true;
-  return maskTextPairs(value, isSecret) !== value || holdsCredential(value, counter);
+  if (maskTextPairs(value, names.isSecret) !== value || holdsCredential(value, counter)) return true;
+  names.cleanEscaped = raw;
+  return false;
 }
 
 /** `"name"` + white space before the colon at `colon`, of any length, decoded: secret, or `__proto__`. */
@@ -158,23 +191,29 @@ function formNameBefore(text: string, equals: number, names: NameMemo, counter: 
 }
 
 /**
- * The secret-name answer for names read in the text, without a new string for a name read just before in
- * its slot: a page of records repeats its member names, and a `slice` per member was the pre-scan's largest
+ * The secret-name answer for names read in the text, without a new string for a name read before in
+ * its slot (by length and three of its characters): a page of records repeats its member names, and a `slice` per member was the pre-scan's largest
  * allocation (docs/performance.md). A name counts as secret here when it is `__proto__` too.
  */
+/** Slots of the name memo: a page's member names (tens) and the names read in its strings seldom share one. */
+const SLOTS = 256;
+
 class NameMemo {
-  private readonly names: Array<string | undefined> = new Array<string | undefined>(64);
-  private readonly answers: boolean[] = new Array<boolean>(64);
+  private readonly names: Array<string | undefined> = new Array<string | undefined>(SLOTS);
+  private readonly answers: boolean[] = new Array<boolean>(SLOTS);
+
+  /** The last string with an escape found to need no masking, as written (quotes included). */
+  cleanEscaped: string | null = null;
 
   constructor(
-    private readonly isSecret: (name: string) => boolean,
+    readonly isSecret: (name: string) => boolean,
     private readonly counter: ScanStats,
   ) {}
 
   /** The answer for the name `text[start, end)`. */
   secretAt(text: string, start: number, end: number): boolean {
     const length = end - start;
-    const slot = (length * 7 + text.charCodeAt(start) + text.charCodeAt(end - 1) * 3) & 63;
+    const slot = (length * 61 + text.charCodeAt(start) * 7 + text.charCodeAt(start + (length >> 1)) * 31 + text.charCodeAt(end - 1) * 3) & (SLOTS - 1);
     const known = this.names[slot];
     this.counter.steps += length;
     if (known !== undefined && known.length === length && text.startsWith(known, start)) return this.answers[slot]!;
