@@ -46,7 +46,12 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
       // `"name":` outside strings, the name being the string just read (what quotedNameBefore would find, as
       // it ends at an unescaped quote and holds no unescaped one): its answer without reading it again, and no
       // bare name can end at its quote. Anything else is read the long way.
-      const known = stringStart < 0 && lastClose >= 0 && !lastEscapes && lastBefore(text, i) === lastClose && text.charCodeAt(lastOpen - 1) !== BACKSLASH;
+      const known =
+        stringStart < 0 &&
+        lastClose >= 0 &&
+        !lastEscapes &&
+        (lastClose === i - 1 || lastBefore(text, i) === lastClose) &&
+        text.charCodeAt(lastOpen - 1) !== BACKSLASH;
       if (known ? names.secretAt(text, lastOpen + 1, lastClose) : quotedNameBefore(text, i, names, counter) || bareNameBefore(text, i, names, counter))
         return true;
       continue;
@@ -195,6 +200,12 @@ function formNameBefore(text: string, equals: number, names: NameMemo, counter: 
  * its slot (by length and three of its characters): a page of records repeats its member names, and a `slice` per member was the pre-scan's largest
  * allocation (docs/performance.md). A name counts as secret here when it is `__proto__` too.
  */
+/** `text` holds `name` at `start` (compared here: names are short, and startsWith's call cost more than the loop). */
+function sameAt(text: string, start: number, name: string): boolean {
+  for (let k = 0; k < name.length; k++) if (text.charCodeAt(start + k) !== name.charCodeAt(k)) return false;
+  return true;
+}
+
 /** Slots of the name memo: a page's member names (tens) and the names read in its strings seldom share one. */
 const SLOTS = 256;
 
@@ -216,7 +227,7 @@ class NameMemo {
     const slot = (length * 61 + text.charCodeAt(start) * 7 + text.charCodeAt(start + (length >> 1)) * 31 + text.charCodeAt(end - 1) * 3) & (SLOTS - 1);
     const known = this.names[slot];
     this.counter.steps += length;
-    if (known !== undefined && known.length === length && text.startsWith(known, start)) return this.answers[slot]!;
+    if (known !== undefined && known.length === length && sameAt(text, start, known)) return this.answers[slot]!;
     const name = text.slice(start, end);
     const answer = this.secret(name);
     this.names[slot] = name;
