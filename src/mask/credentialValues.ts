@@ -24,30 +24,23 @@ export interface ScanStats {
  * escape, or a `\n`-style escape in JSON text), so `task-…` is no `sk-…`. The literal prefix stays
  * (`ghp_********`): it says what kind of credential was sent and is no part of the secret.
  *
- * One pass, left to right, no regular expression over the text (but the prefilter, a set of literals). A
- * candidate reads only its own characters; past a run of token characters no candidate can start inside it
- * (no boundary there), and a JWT's parts are read by at most five candidates: linear in the text.
+ * One pass, left to right: a regular expression of literals (one of which every format starts with, or for a
+ * Telegram token ends its digits with) finds where a token may start, and only there are the characters read.
+ * A candidate reads only its own characters; past a run of token characters no candidate can start inside it
+ * (no boundary there), and a JWT's parts are read by at most five candidates: linear in the text. The
+ * candidates are those the character-by-character scan this replaced tried and could match (tested side by
+ * side in test/mask/credential-scan.test.ts), in the same order, so the masked text is the same.
  */
 export function maskCredentials(text: string, stats?: ScanStats): string {
-  if (!MAY_HOLD.test(text)) return text;
-  const scan = new Scan(text);
+  const hits = scanCredentials(text, stats, false);
+  if (hits === null) return text;
   let out = '';
   let copied = 0;
-  let i = 0;
-  while (i < text.length) {
-    scan.steps++;
-    const c = text.charCodeAt(i);
-    const hit = TRIGGER[c] === 1 && scan.boundaryAt(i) ? scan.matchAt(i, c) : null;
-    if (!hit) {
-      i++;
-      continue;
-    }
+  for (const hit of hits) {
     out += text.slice(copied, hit.from) + MASKED;
     copied = hit.to;
-    i = Math.max(hit.next, i + 1);
   }
-  if (stats) stats.steps += scan.steps;
-  return copied === 0 ? text : out + text.slice(copied);
+  return out + text.slice(copied);
 }
 
 /**
@@ -55,24 +48,63 @@ export function maskCredentials(text: string, stats?: ScanStats): string {
  * (the fast path of bodies with nothing to mask asks this, and keeps the text when the answer is no).
  */
 export function holdsCredential(text: string, stats?: ScanStats): boolean {
-  if (!MAY_HOLD.test(text)) return false;
-  const scan = new Scan(text);
-  let found = false;
-  for (let i = 0; i < text.length && !found; i++) {
-    scan.steps++;
-    const c = text.charCodeAt(i);
-    found = TRIGGER[c] === 1 && scan.boundaryAt(i) && scan.matchAt(i, c) !== null;
-  }
-  if (stats) stats.steps += scan.steps;
-  return found;
+  return scanCredentials(text, stats, true) !== null;
 }
 
-/** Literals one of which every format holds: texts without any are returned untouched, unread by the scan. */
-const MAY_HOLD = /eyJ|gh[pousr]_|github_pat_|xox[abposr]-|xapp-|hooks\.slack\.com|[sr]k[-_]|whsec_|AKIA|ASIA|AIza|-----BEGIN|[0-9](?::|%3[Aa])/;
+/**
+ * The credentials in `text`, left to right (only the first when `firstOnly`), or null when there is none. A
+ * candidate at `i` is tried when `i` is a boundary and at or past the end of the last hit: the literal's start
+ * for every format but Telegram's, whose token starts 6 to 12 digits before the `:` (each digit there that is
+ * a boundary is a candidate, in order, as the character scan tried them).
+ */
+function scanCredentials(text: string, stats: ScanStats | undefined, firstOnly: boolean): Hit[] | null {
+  const literals = CANDIDATES;
+  literals.lastIndex = 0;
+  let found = literals.exec(text);
+  if (stats) stats.steps += text.length;
+  // Most texts (header values, a body's strings) hold no literal: nothing more is allocated for them.
+  if (found === null) return null;
+  const scan = new Scan(text);
+  let hits: Hit[] | null = null;
+  let from = 0; // candidates before this lie inside the last hit
+  for (; found !== null; found = literals.exec(text)) {
+    const at = found.index;
+    const c = text.charCodeAt(at);
+    let hit: Hit | null = null;
+    let candidate = at;
+    if (isDigit(c)) {
+      // The digit before the colon: the token's digits start 6 to 12 before the colon, in one run of digits.
+      let start = at;
+      while (start > 0 && at - start < 11 && isDigit(text.charCodeAt(start - 1))) start--;
+      scan.steps += at - start;
+      for (let i = Math.max(start, from); i <= at - 5 && !hit; i++) {
+        hit = scan.boundaryAt(i) ? scan.matchAt(i, text.charCodeAt(i)) : null;
+        candidate = i;
+      }
+    } else if (at >= from && scan.boundaryAt(at)) {
+      hit = scan.matchAt(at, c);
+    }
+    if (hit) {
+      (hits ??= []).push(hit);
+      if (firstOnly) break;
+      // As the character scan went on: at the hit's end, or one past the candidate.
+      from = Math.max(hit.next, candidate + 1);
+      literals.lastIndex = Math.max(from, at + 1);
+    } else {
+      // Literals may overlap (`sk-----BEGIN`): the next search starts one character on.
+      literals.lastIndex = at + 1;
+    }
+  }
+  if (stats) stats.steps += scan.steps;
+  return hits;
+}
 
-/** Characters a credential can start with. */
-const TRIGGER = new Uint8Array(128);
-for (const ch of 'eghxsrwA-0123456789') TRIGGER[ch.charCodeAt(0)] = 1;
+/**
+ * Literals one of which every format starts with (the digit before a Telegram token's colon for that format):
+ * the text between two of them holds no candidate. Literals only, each at most 15 characters long: no
+ * backtracking beyond that at any position.
+ */
+const CANDIDATES = /eyJ|gh[pousr]_|github_pat_|xox[abposr]-|xapp-|hooks\.slack\.com|[sr]k[-_]|whsec_|AKIA|ASIA|AIza|-----BEGIN|[0-9](?::|%3[Aa])/g;
 
 /** What to replace: [from, to) becomes MASKED; the scan goes on at `next`. */
 interface Hit {

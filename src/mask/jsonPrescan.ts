@@ -30,15 +30,54 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
   const names = new NameMemo(isSecret, counter);
   let stringStart = -1; // the opening quote of the string being read, or -1 outside strings
   let escapes = false; // the string being read holds a backslash escape
-  for (let i = 0; i < text.length; i++) {
-    counter.steps++;
+  // The last string read to its end: a member name, when a colon follows it.
+  let lastOpen = -1;
+  let lastClose = -1;
+  let lastEscapes = false;
+  const length = text.length;
+  counter.steps += length;
+  // The next backslash, colon and equals sign past the last string opened (the text's length when none).
+  let nextBackslash = -1;
+  let nextColon = -1;
+  let nextEquals = -1;
+  for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
-    if (c === COLON && (quotedNameBefore(text, i, names, counter) || bareNameBefore(text, i, names, counter))) return true;
-    if (c === EQUALS && formNameBefore(text, i, names, counter)) return true;
+    if (c === COLON) {
+      // `"name":` outside strings, the name being the string just read (what quotedNameBefore would find, as
+      // it ends at an unescaped quote and holds no unescaped one): its answer without reading it again, and no
+      // bare name can end at its quote. Anything else is read the long way.
+      const known =
+        stringStart < 0 &&
+        lastClose >= 0 &&
+        !lastEscapes &&
+        (lastClose === i - 1 || lastBefore(text, i) === lastClose) &&
+        text.charCodeAt(lastOpen - 1) !== BACKSLASH;
+      if (known ? names.secretAt(text, lastOpen + 1, lastClose) : quotedNameBefore(text, i, names, counter) || bareNameBefore(text, i, names, counter))
+        return true;
+      continue;
+    }
+    if (c === EQUALS) {
+      if (formNameBefore(text, i, names, counter)) return true;
+      continue;
+    }
     if (stringStart < 0) {
       if (c === QUOTE) {
         stringStart = i;
         escapes = false;
+        // A string holding no backslash, colon or equals sign has nothing for this scan but its end: jump there
+        // (found by indexOf, as is the next of each of those characters, each searched again only once passed).
+        const close = text.indexOf('"', i + 1);
+        if (close < 0) continue;
+        if (nextBackslash <= i) nextBackslash = nextOf(text, '\\', i + 1);
+        if (nextColon <= i) nextColon = nextOf(text, ':', i + 1);
+        if (nextEquals <= i) nextEquals = nextOf(text, '=', i + 1);
+        if (nextBackslash > close && nextColon > close && nextEquals > close) {
+          lastOpen = i;
+          lastClose = close;
+          lastEscapes = false;
+          stringStart = -1;
+          i = close;
+        }
       }
     } else if (c === BACKSLASH) {
       escapes = true;
@@ -51,24 +90,49 @@ export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boo
         if (next === EQUALS && formNameBefore(text, i, names, counter)) return true;
       }
     } else if (c === QUOTE) {
-      if (escapes && escapedStringMayNeedMasking(text, stringStart, i, isSecret, counter)) return true;
+      if (escapes && escapedStringMayNeedMasking(text, stringStart, i, names, counter)) return true;
+      lastOpen = stringStart;
+      lastClose = i;
+      lastEscapes = escapes;
       stringStart = -1;
     }
   }
   return false;
 }
 
-/** A string with escapes, decoded and read as Masker.text reads a string value; true when it cannot be decoded. */
-function escapedStringMayNeedMasking(text: string, open: number, close: number, isSecret: (name: string) => boolean, counter: ScanStats): boolean {
+/** Where `char` next occurs from `from` on, or the text's length. */
+function nextOf(text: string, char: string, from: number): number {
+  const at = text.indexOf(char, from);
+  return at < 0 ? text.length : at;
+}
+
+/** The last character before `at` that is not white space (-1 if none): read back over the spaces before a colon only. */
+function lastBefore(text: string, at: number): number {
+  let k = at - 1;
+  while (k >= 0 && isSpace(text.charCodeAt(k))) k--;
+  return k;
+}
+
+/**
+ * A string with escapes, decoded and read as Masker.text reads a string value; true when it cannot be decoded.
+ * The last one found clean is remembered as written: a page of records repeats such strings, and the same
+ * text gives the same answer without a decode.
+ */
+function escapedStringMayNeedMasking(text: string, open: number, close: number, names: NameMemo, counter: ScanStats): boolean {
   counter.steps += close - open;
+  const known = names.cleanEscaped;
+  if (known !== null && known.length === close + 1 - open && text.startsWith(known, open)) return false;
+  const raw = text.slice(open, close + 1);
   let value: unknown;
   try {
-    value = JSON.parse(text.slice(open, close + 1));
+    value = JSON.parse(raw);
   } catch {
     return true;
   }
   if (typeof value !== 'string') return true;
-  return maskTextPairs(value, isSecret) !== value || holdsCredential(value, counter);
+  if (maskTextPairs(value, names.isSecret) !== value || holdsCredential(value, counter)) return true;
+  names.cleanEscaped = raw;
+  return false;
 }
 
 /** `"name"` + white space before the colon at `colon`, of any length, decoded: secret, or `__proto__`. */
@@ -132,26 +196,38 @@ function formNameBefore(text: string, equals: number, names: NameMemo, counter: 
 }
 
 /**
- * The secret-name answer for names read in the text, without a new string for a name read just before in
- * its slot: a page of records repeats its member names, and a `slice` per member was the pre-scan's largest
+ * The secret-name answer for names read in the text, without a new string for a name read before in
+ * its slot (by length and three of its characters): a page of records repeats its member names, and a `slice` per member was the pre-scan's largest
  * allocation (docs/performance.md). A name counts as secret here when it is `__proto__` too.
  */
+/** `text` holds `name` at `start` (compared here: names are short, and startsWith's call cost more than the loop). */
+function sameAt(text: string, start: number, name: string): boolean {
+  for (let k = 0; k < name.length; k++) if (text.charCodeAt(start + k) !== name.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Slots of the name memo: a page's member names (tens) and the names read in its strings seldom share one. */
+const SLOTS = 256;
+
 class NameMemo {
-  private readonly names: Array<string | undefined> = new Array<string | undefined>(64);
-  private readonly answers: boolean[] = new Array<boolean>(64);
+  private readonly names: Array<string | undefined> = new Array<string | undefined>(SLOTS);
+  private readonly answers: boolean[] = new Array<boolean>(SLOTS);
+
+  /** The last string with an escape found to need no masking, as written (quotes included). */
+  cleanEscaped: string | null = null;
 
   constructor(
-    private readonly isSecret: (name: string) => boolean,
+    readonly isSecret: (name: string) => boolean,
     private readonly counter: ScanStats,
   ) {}
 
   /** The answer for the name `text[start, end)`. */
   secretAt(text: string, start: number, end: number): boolean {
     const length = end - start;
-    const slot = (length * 7 + text.charCodeAt(start) + text.charCodeAt(end - 1) * 3) & 63;
+    const slot = (length * 61 + text.charCodeAt(start) * 7 + text.charCodeAt(start + (length >> 1)) * 31 + text.charCodeAt(end - 1) * 3) & (SLOTS - 1);
     const known = this.names[slot];
     this.counter.steps += length;
-    if (known !== undefined && known.length === length && text.startsWith(known, start)) return this.answers[slot]!;
+    if (known !== undefined && known.length === length && sameAt(text, start, known)) return this.answers[slot]!;
     const name = text.slice(start, end);
     const answer = this.secret(name);
     this.names[slot] = name;

@@ -1,0 +1,306 @@
+// The credential scan as it was before issue 28 cut its cost (one character at a time, a candidate at every
+// trigger character on a boundary): kept as the reference the faster scan must agree with, hit for hit
+// (test/mask/scan-equivalence.test.ts). Not used by Probe.
+import { MASKED } from '../../src/mask/FullMask';
+
+/** Counts what a scan read, for the test that proves it linear (steps, not the clock). */
+export interface ScanStats {
+  steps: number;
+}
+
+/**
+ * Masks values in well-known credential formats wherever they sit in a text, whatever name they are under:
+ *
+ * | format | what is masked |
+ * |---|---|
+ * | JWT / JWE | `eyJ` + 10 or more base64url characters, then 2 to 4 more dot-separated parts |
+ * | GitHub | `ghp_` `gho_` `ghu_` `ghs_` `ghr_` + 30 or more letters and digits; `github_pat_` + 40 or more |
+ * | Slack | `xoxa-` `xoxb-` `xoxp-` `xoxo-` `xoxs-` `xoxr-` `xapp-` + 10 or more with a digit; `hooks.slack.com/services/…` |
+ * | Stripe | `sk_live_` `sk_test_` `rk_live_` `rk_test_` + 16 or more; `whsec_` + 16 or more |
+ * | AWS access key id | `AKIA` / `ASIA` + exactly 16 upper-case letters and digits |
+ * | Google API key | `AIza` + exactly 35 base64url characters |
+ * | OpenAI, Anthropic | `sk-` (`sk-proj-`, `sk-ant-`…) + 20 or more base64url characters with a digit |
+ * | Telegram bot token | 6 to 12 digits, `:`, exactly 35 base64url characters (`/bot<token>/` in paths too) |
+ * | PEM private key | what lies between `-----BEGIN … PRIVATE KEY-----` and `-----END` (or the text's end) |
+ *
+ * A token must start the text or follow a character that is not a letter, digit, `_` or `-` (or a `%XX`
+ * escape, or a `\n`-style escape in JSON text), so `task-…` is no `sk-…`. The literal prefix stays
+ * (`ghp_********`): it says what kind of credential was sent and is no part of the secret.
+ *
+ * One pass, left to right, no regular expression over the text (but the prefilter, a set of literals). A
+ * candidate reads only its own characters; past a run of token characters no candidate can start inside it
+ * (no boundary there), and a JWT's parts are read by at most five candidates: linear in the text.
+ */
+export function maskCredentials(text: string, stats?: ScanStats): string {
+  if (!MAY_HOLD.test(text)) return text;
+  const scan = new Scan(text);
+  let out = '';
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    scan.steps++;
+    const c = text.charCodeAt(i);
+    const hit = TRIGGER[c] === 1 && scan.boundaryAt(i) ? scan.matchAt(i, c) : null;
+    if (!hit) {
+      i++;
+      continue;
+    }
+    out += text.slice(copied, hit.from) + MASKED;
+    copied = hit.to;
+    i = Math.max(hit.next, i + 1);
+  }
+  if (stats) stats.steps += scan.steps;
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * True when maskCredentials would mask something in `text`: the same scan, stopped at the first credential
+ * (the fast path of bodies with nothing to mask asks this, and keeps the text when the answer is no).
+ */
+export function holdsCredential(text: string, stats?: ScanStats): boolean {
+  if (!MAY_HOLD.test(text)) return false;
+  const scan = new Scan(text);
+  let found = false;
+  for (let i = 0; i < text.length && !found; i++) {
+    scan.steps++;
+    const c = text.charCodeAt(i);
+    found = TRIGGER[c] === 1 && scan.boundaryAt(i) && scan.matchAt(i, c) !== null;
+  }
+  if (stats) stats.steps += scan.steps;
+  return found;
+}
+
+/** Literals one of which every format holds: texts without any are returned untouched, unread by the scan. */
+const MAY_HOLD = /eyJ|gh[pousr]_|github_pat_|xox[abposr]-|xapp-|hooks\.slack\.com|[sr]k[-_]|whsec_|AKIA|ASIA|AIza|-----BEGIN|[0-9](?::|%3[Aa])/;
+
+/** Characters a credential can start with. */
+const TRIGGER = new Uint8Array(128);
+for (const ch of 'eghxsrwA-0123456789') TRIGGER[ch.charCodeAt(0)] = 1;
+
+/** What to replace: [from, to) becomes MASKED; the scan goes on at `next`. */
+interface Hit {
+  from: number;
+  to: number;
+  next: number;
+}
+
+/** Character classes, one bit each, of the ASCII characters. */
+const ALNUM = 1;
+const UPPER_DIGIT = 2;
+const B64URL = 4; // letters, digits, _ and -
+const B64 = 8; // letters, digits, + / =
+const ALNUM_DASH = 16;
+const DIGIT = 32;
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const digit = c >= 48 && c <= 57;
+  const upper = c >= 65 && c <= 90;
+  const lower = c >= 97 && c <= 122;
+  if (digit || upper || lower) CLASS[c]! |= ALNUM | B64URL | B64 | ALNUM_DASH;
+  if (digit || upper) CLASS[c]! |= UPPER_DIGIT;
+  if (digit) CLASS[c]! |= DIGIT;
+  if (c === 0x5f || c === 0x2d) CLASS[c]! |= B64URL;
+  if (c === 0x2d) CLASS[c]! |= ALNUM_DASH;
+  if (c === 0x2b || c === 0x2f || c === 0x3d) CLASS[c]! |= B64;
+}
+
+function inClass(c: number, cls: number): boolean {
+  return c < 128 && (CLASS[c]! & cls) !== 0;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isHex(c: number): boolean {
+  return isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
+
+class Scan {
+  steps = 0;
+  constructor(private readonly text: string) {}
+
+  /**
+   * The start of the text, or after a character that cannot be part of a token, a `%XX` escape or a `\n`
+   * escape; a Telegram token may also follow `bot` there (`/bot123456:AA…`).
+   */
+  boundaryAt(i: number): boolean {
+    const t = this.text;
+    if (isDigit(t.charCodeAt(i)) && i >= 3 && t.startsWith('bot', i - 3) && this.startsToken(i - 3)) return true;
+    return this.startsToken(i);
+  }
+
+  private startsToken(i: number): boolean {
+    if (i === 0) return true;
+    const t = this.text;
+    const prev = t.charCodeAt(i - 1);
+    if (!inClass(prev, B64URL)) return true;
+    if (i >= 3 && t.charCodeAt(i - 3) === 0x25 && isHex(t.charCodeAt(i - 2)) && isHex(prev)) return true;
+    return i >= 2 && t.charCodeAt(i - 2) === 0x5c && (prev === 0x6e || prev === 0x72 || prev === 0x74);
+  }
+
+  /** The end of the run of `cls` characters from `from`, read at most `max` characters far. */
+  private run(from: number, cls: number, max = Infinity): number {
+    const t = this.text;
+    let k = from;
+    const stop = Math.min(t.length, from + max);
+    while (k < stop && inClass(t.charCodeAt(k), cls)) k++;
+    this.steps += k - from;
+    return k;
+  }
+
+  private has(at: number, literal: string): boolean {
+    this.steps += literal.length;
+    return this.text.startsWith(literal, at);
+  }
+
+  /** A run of `cls` of at least `min` characters after the literal prefix at `i`; the prefix is kept. */
+  private prefixed(i: number, prefix: string, cls: number, min: number, needsDigit = false): Hit | null {
+    if (!this.has(i, prefix)) return null;
+    const from = i + prefix.length;
+    const end = this.run(from, cls);
+    if (end - from < min) return null;
+    if (needsDigit && !this.hasDigit(from, end)) return null;
+    return { from, to: end, next: end };
+  }
+
+  private hasDigit(from: number, to: number): boolean {
+    for (let k = from; k < to; k++) if (isDigit(this.text.charCodeAt(k))) return true;
+    return false;
+  }
+
+  matchAt(i: number, c: number): Hit | null {
+    switch (c) {
+      case 0x65: // e
+        return this.jwt(i);
+      case 0x67: // g
+        return this.text.charCodeAt(i + 1) === 0x68 && this.text.charCodeAt(i + 3) === 0x5f && 'pousr'.includes(this.text[i + 2] ?? '.')
+          ? this.prefixed(i, this.text.slice(i, i + 4), ALNUM, 30)
+          : this.prefixed(i, 'github_pat_', B64URL, 40);
+      case 0x78: // x
+        return (
+          ('abposr'.includes(this.text[i + 3] ?? '.') ? this.prefixed(i, `xox${this.text[i + 3]}-`, ALNUM_DASH, 10, true) : null) ??
+          this.prefixed(i, 'xapp-', ALNUM_DASH, 10, true)
+        );
+      case 0x68: // h
+        return this.slackHook(i);
+      case 0x73: // s
+        return this.prefixed(i, 'sk_live_', ALNUM, 16) ?? this.prefixed(i, 'sk_test_', ALNUM, 16) ?? this.openAi(i);
+      case 0x72: // r
+        return this.prefixed(i, 'rk_live_', ALNUM, 16) ?? this.prefixed(i, 'rk_test_', ALNUM, 16);
+      case 0x77: // w
+        return this.prefixed(i, 'whsec_', B64, 16);
+      case 0x41: // A
+        return this.fixed(i, 'AKIA', UPPER_DIGIT, 16, ALNUM) ?? this.fixed(i, 'ASIA', UPPER_DIGIT, 16, ALNUM) ?? this.fixed(i, 'AIza', B64URL, 35, B64URL);
+      case 0x2d: // -
+        return this.pem(i);
+      default:
+        return this.telegram(i);
+    }
+  }
+
+  /** The prefix and exactly `length` characters of `cls`, not followed by another character of `after`. */
+  private fixed(i: number, prefix: string, cls: number, length: number, after: number): Hit | null {
+    if (!this.has(i, prefix)) return null;
+    const from = i + prefix.length;
+    const end = this.run(from, cls, length);
+    if (end - from !== length || inClass(this.text.charCodeAt(end), after)) return null;
+    return { from, to: end, next: end };
+  }
+
+  /** `eyJ` + 10 or more, then 2 to 4 more parts after dots (JWS has three parts, JWE five; some may be empty). */
+  private jwt(i: number): Hit | null {
+    if (!this.has(i, 'eyJ')) return null;
+    const t = this.text;
+    let end = this.run(i + 3, B64URL);
+    if (end - i < 13) return null;
+    let parts = 1;
+    let rest = 0;
+    while (parts < 5 && t.charCodeAt(end) === 0x2e) {
+      const next = this.run(end + 1, B64URL);
+      rest += next - end - 1;
+      end = next;
+      parts++;
+    }
+    if (parts < 3 || rest < 3) return null;
+    return { from: i + 3, to: end, next: end };
+  }
+
+  /** `sk-` keys (OpenAI's `sk-proj-…`, Anthropic's `sk-ant-…`): a lower-case kind word stays readable. */
+  private openAi(i: number): Hit | null {
+    const hit = this.prefixed(i, 'sk-', B64URL, 20, true);
+    if (!hit) return null;
+    const t = this.text;
+    let k = hit.from;
+    while (k < hit.from + 8 && t.charCodeAt(k) >= 97 && t.charCodeAt(k) <= 122) k++;
+    if (k > hit.from && t.charCodeAt(k) === 0x2d && hit.to - k > 20) hit.from = k + 1;
+    return hit;
+  }
+
+  /** `hooks.slack.com/services/T…/B…/…` (also `/workflows/`, `/triggers/`, and `%2F` for slashes). */
+  private slackHook(i: number): Hit | null {
+    if (!this.has(i, 'hooks.slack.com')) return null;
+    let k = i + 15;
+    const slash = this.slash(k);
+    if (!slash) return null;
+    k += slash;
+    const kind = ['services', 'workflows', 'triggers'].find((word) => this.has(k, word));
+    if (!kind) return null;
+    k += kind.length;
+    const second = this.slash(k);
+    if (!second) return null;
+    const from = k + second;
+    let end = from;
+    for (;;) {
+      end = this.run(end, ALNUM);
+      const next = this.slash(end);
+      if (!next || !inClass(this.text.charCodeAt(end + next), ALNUM)) break;
+      end += next;
+    }
+    return end - from >= 20 ? { from, to: end, next: end } : null;
+  }
+
+  private slash(at: number): number {
+    const t = this.text;
+    if (t.charCodeAt(at) === 0x2f) return 1;
+    return t.charCodeAt(at) === 0x25 && t.charCodeAt(at + 1) === 0x32 && (t.charCodeAt(at + 2) | 0x20) === 0x66 ? 3 : 0;
+  }
+
+  /** `-----BEGIN … PRIVATE KEY-----` (RSA, EC, OPENSSH, ENCRYPTED, PGP … BLOCK): its body up to `-----END`. */
+  private pem(i: number): Hit | null {
+    if (!this.has(i, '-----BEGIN')) return null;
+    const t = this.text;
+    const labelStart = i + 10;
+    let k = labelStart;
+    // Labels are short: read at most 64 characters for one (spaces may be written `+` or `%20` in a URL).
+    while (k < t.length && k - labelStart < 64 && t.charCodeAt(k) !== 0x2d) k++;
+    this.steps += k - labelStart;
+    const label = t.slice(labelStart, k).replace(/%20|\+/g, ' ');
+    if (!this.has(k, '-----') || !/^ [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?$/.test(label)) return null;
+    const from = k + 5;
+    const endMark = t.indexOf('-----END', from);
+    const to = endMark < 0 ? t.length : endMark;
+    this.steps += to - from;
+    return { from, to, next: to };
+  }
+
+  /** A Telegram bot token: `123456789:` + 35 characters; in paths it follows `bot` (`/bot123…:AA…/sendMessage`). */
+  private telegram(i: number): Hit | null {
+    const t = this.text;
+    if (!isDigit(t.charCodeAt(i))) return null;
+    const digits = this.run(i, DIGIT, 13);
+    if (digits - i < 6 || digits - i > 12) return null;
+    // The colon, or `%3A` in a query value.
+    const colon =
+      t.charCodeAt(digits) === 0x3a
+        ? 1
+        : t.charCodeAt(digits) === 0x25 && t.charCodeAt(digits + 1) === 0x33 && (t.charCodeAt(digits + 2) | 0x20) === 0x61
+          ? 3
+          : 0;
+    if (!colon) return null;
+    const from = digits + colon;
+    const end = this.run(from, B64URL, 36);
+    if (end - from !== 35) return null;
+    return { from, to: end, next: end };
+  }
+}
