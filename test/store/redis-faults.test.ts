@@ -6,6 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RedisStore } from '../../src/store/RedisStore';
+import { resolveConfig } from '../../src/config/resolve';
+import { CaptureWriter } from '../../src/runtime/CaptureWriter';
+import { Unit } from '../../src/runtime/Unit';
 import { createLogger } from '../../src/util/logger';
 import { REPO_ROOT, TestApp, eventually } from '../helpers/app';
 import { collect, runChild, startChild, waitForLine } from '../helpers/child';
@@ -204,6 +207,53 @@ describe('redis store faults', () => {
       assert.equal((await store.index()).length, 50);
     } finally {
       await store.close();
+    }
+  });
+
+  test("Redis stops answering: the capture writer's drop count is exactly the captures not in Redis", async () => {
+    const frozen = await RedisServer.start();
+    const config = resolveConfig({ root: '/app', configFile: null, file: { storage: { driver: 'redis' } }, env: {} });
+    const lines: string[] = [];
+    const keys = prefix();
+    const store = new RedisStore({ url: frozen.url, prefix: keys, ttl: 60, limit: 500, logger: createLogger(() => {}) });
+    const writer = new CaptureWriter(
+      config,
+      store,
+      createLogger((line) => lines.push(line)),
+    );
+    const meta = { pid: 1, hostname: 'h', node: process.version, service: 'app' };
+    const enqueue = (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const unit = new Unit('job', `job ${i}`, Date.now(), randomBytes(16).toString('hex'), null, null);
+        unit.endedAt = Date.now();
+        writer.enqueue(unit.toInput(meta));
+      }
+    };
+    try {
+      enqueue(5);
+      await writer.flush();
+      assert.equal(writer.dropped, 0);
+      frozen.freeze();
+      enqueue(20);
+      await writer.flush();
+      // Redis resumes and runs the writes it had read while paused: each is past its deadline, so it writes nothing
+      // (else a capture counted lost would be in Redis).
+      frozen.thaw();
+      enqueue(5);
+      await eventually(async () => {
+        enqueue(1);
+        await writer.flush();
+        return /is back/.test(lines.join('\n'));
+      }, 60_000);
+      const stored = Number((await frozen.cli('ZCARD', `${keys}index`)).trim());
+      const made = writer.stored + writer.dropped;
+      assert.ok(writer.dropped >= 20, `dropped ${writer.dropped}`);
+      // Every capture is in Redis or counted lost, never both.
+      assert.equal(stored, made - writer.dropped, lines.join('\n'));
+      assert.equal(writer.stored, stored);
+    } finally {
+      await store.close();
+      await frozen.kill();
     }
   });
 });
