@@ -89,3 +89,33 @@ for (const [how, end, code] of [
     assert.doesNotMatch(run.stderr, /\[probe\]/);
   });
 }
+
+// The rule in store/ThreadedFileStore.ts: the first 8 units are built on the app's thread while each keeps at most
+// 64 KiB of body (a short script never pays for a thread); the 9th, or the first bigger one, starts the thread.
+const smallThenBig = (before: number, bigAt: number | null) => `const { job, start } = require('probe');
+const { threadWork } = require(process.env.WORK);
+(async () => {
+  const big = JSON.stringify({ pad: 'x'.repeat(70 * 1024) });
+  for (let i = 0; i < ${before}; i++) {
+    if (i === ${bigAt ?? -1}) await job('big', () => fetch(process.env.UP + '/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }).then((r) => r.text()));
+    else await job('job ' + i, () => fetch(process.env.UP + '/json').then((r) => r.text()));
+  }
+  await start().shutdown();
+  console.log('WORK ' + JSON.stringify(threadWork));
+})();`;
+
+for (const [what, count, bigAt, builtHere] of [
+  ['12 small units: the first 8 are built on the app thread, the rest on the store thread', 12, null, 8],
+  ['a unit over 64 KiB as the 4th: the 3 before it are built on the app thread, it and the rest on the store thread', 10, 3, 3],
+] as const) {
+  test(what, async () => {
+    const app = new TestApp({ 'run.js': smallThenBig(count, bigAt) });
+    const run = await app.run('run.js', { env: { UP: upstream.url, WORK } });
+    assert.equal(run.code, 0, run.stderr);
+    const work = workOf(run.stdout);
+    assert.equal(work.builds, builtHere, run.stdout);
+    assert.equal(work.serialised, builtHere, run.stdout);
+    // The command capture too: every unit is stored, wherever it was built.
+    assert.equal(app.captures().length, count + 1, run.stderr);
+  });
+}
