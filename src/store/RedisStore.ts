@@ -9,6 +9,7 @@ import { CLEAR_SCRIPT, INDEX_SCRIPT, PUT_SCRIPT, type RedisScript } from './redi
 import { StoreError } from './StoreError';
 import { readableCapture } from '../capture/readableCapture';
 import { withDeadline } from '../util/deadline';
+import { threadWork } from '../util/threadWork';
 
 export interface RedisStoreOptions {
   /** `redis://` or `rediss://` URL of the server. */
@@ -116,6 +117,7 @@ export class RedisStore implements Store {
     if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
     const row = indexRowOf(capture);
     const score = Number.isFinite(row.started_at) ? String(row.started_at) : '0';
+    threadWork.serialised++;
     const args = [capture.id, score, JSON.stringify(row), JSON.stringify(capture), String(this.ttl), String(this.limit), this.rowPrefix, this.capturePrefix];
     const keys = [this.indexKey, this.rowPrefix + capture.id, this.capturePrefix + capture.id];
     let client: Client;

@@ -8,12 +8,13 @@ import { FileStore } from './FileStore';
 import { ThreadedFileStore } from './ThreadedFileStore';
 import { readableCapture } from '../capture/readableCapture';
 import type { BuildSource } from './buildSource';
+import type { RedisStore } from './RedisStore';
 
 /**
  * The built-in drivers, the one list of them: `extendStore` refuses their names, `createStore` opens them, the
  * unknown-driver error lists them. `cache` is an alias of `redis` (config/schema.ts maps it before this runs).
  */
-const BUILTIN_DRIVERS: Record<string, (app: StoreApp) => FileStore | Store> = {
+const BUILTIN_DRIVERS: Record<string, (app: StoreApp) => FileStore | RedisStore> = {
   file: (app) =>
     new FileStore({ path: app.config.storage.file.path, limit: app.config.storage.limit, logger: app.logger, within: path.join(app.root, '.probe') }),
   redis: (app) => {
@@ -50,10 +51,10 @@ export function createStore(app: StoreApp, options: { writeThread?: boolean; bui
   const builtin = Object.hasOwn(BUILTIN_DRIVERS, driver) ? BUILTIN_DRIVERS[driver]! : null;
   if (builtin) {
     const store = builtin(app);
-    // An app's runtime builds and writes the file store's captures on a worker thread; the CLI, dashboard and MCP server read on their own.
-    if (options.writeThread && store instanceof FileStore) {
-      return new ThreadedFileStore(store, app.logger, undefined, { config: app.config, build: options.build ?? null });
-    }
+    // An app's runtime builds and writes on the store's thread, which opens the same driver; the CLI, dashboard
+    // and MCP server read on their own. Custom drivers (below) stay on the app's thread: their code and state
+    // live there.
+    if (options.writeThread) return new ThreadedFileStore(store, app.logger, undefined, { config: app.config, build: options.build ?? null });
     return store;
   }
   const factory = registry.get(driver);

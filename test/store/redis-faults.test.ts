@@ -155,14 +155,16 @@ describe('redis store faults', () => {
     };
     const indexKey = `${prefixOf(app)}index`;
     const stored = async () => Number((await server.cli('ZCARD', indexKey)).trim());
-    for (let i = 0; i < 5; i++) await ask();
-    await eventually(async () => (await stored()) === 5, 60_000);
+    // 10 before the stop: past the first 8 units (built and written on the app's thread), so that the store's
+    // thread runs and is connected; units it got just before a restart could be written once Redis is back.
+    for (let i = 0; i < 10; i++) await ask();
+    await eventually(async () => (await stored()) === 10, 60_000);
 
     await server.stop();
     let sent = 0;
     for (; sent < 6; sent++) await ask();
     await eventually(() => /could not store a capture/.test(stderr), 60_000);
-    await server.start(); // no persistence: the 5 captures written before are gone with the old server
+    await server.start(); // no persistence: the 10 captures written before are gone with the old server
     // The app notices at its first put past the reconnect backoff (at most 10 s): ask until it says so.
     await eventually(async () => {
       if (/is back/.test(stderr)) return true;
