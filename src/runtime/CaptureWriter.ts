@@ -9,7 +9,7 @@ import { buildCapture } from '../builder/buildCapture';
 import { withDeadline } from '../util/deadline';
 
 /**
- * A store that builds ended units itself, off the app's thread (the file store as apps get it:
+ * A store that builds ended units itself, off the app's thread (the file and Redis stores as apps get them:
  * store/ThreadedFileStore.ts). putUnit resolves false when the unit was dropped because that thread is behind
  * (the store counts and says it); settleSync, at exit, finishes what it was handed and returns the units lost.
  */
@@ -43,7 +43,7 @@ export const PUT_TIMEOUT_MS = 10_000;
  * than queue it themselves, so this count is the whole of it.
  *
  * Where the capture is built: a store that builds units itself (the file store, on its thread) is handed the
- * unit as recorded; for any other store (Redis, a custom driver) it is built here, on the app's thread.
+ * unit as recorded (the built-in drivers); for a custom driver it is built here, on the app's thread.
  */
 export class CaptureWriter {
   private queue: UnitInput[] = [];

@@ -8,6 +8,8 @@ import { ProbeConfigError } from '../config/ProbeConfigError';
 import { CLEAR_SCRIPT, INDEX_SCRIPT, PUT_SCRIPT, type RedisScript } from './redisScripts';
 import { StoreError } from './StoreError';
 import { readableCapture } from '../capture/readableCapture';
+import { withDeadline } from '../util/deadline';
+import { threadWork } from '../util/threadWork';
 
 export interface RedisStoreOptions {
   /** `redis://` or `rediss://` URL of the server. */
@@ -33,6 +35,12 @@ const EXIT_GRACE_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 3_000;
 const READ_TIMEOUT_MS = 10_000;
 const WRITE_TIMEOUT_MS = 5_000;
+/**
+ * A write the server runs later than this before its timeout is refused by the server (PUT_SCRIPT): its answer
+ * could not reach this process before the timeout counted it lost. The margin covers the answer's transit
+ * and an event loop busy for up to a second.
+ */
+const WRITE_MARGIN_MS = 1_000;
 const MAX_BACKOFF_MS = 10_000;
 
 /** The part of the `redis` client this driver uses. */
@@ -78,6 +86,8 @@ export class RedisStore implements Store {
   private lastError: unknown = null;
   private failures = 0;
   private retryAt = 0;
+  /** The server's clock minus this process's, in ms, measured at connect (TIME): puts carry deadlines in its clock. */
+  private clockOffset = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly counters = { written: 0, failed: 0 };
 
@@ -107,6 +117,7 @@ export class RedisStore implements Store {
     if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
     const row = indexRowOf(capture);
     const score = Number.isFinite(row.started_at) ? String(row.started_at) : '0';
+    threadWork.serialised++;
     const args = [capture.id, score, JSON.stringify(row), JSON.stringify(capture), String(this.ttl), String(this.limit), this.rowPrefix, this.capturePrefix];
     const keys = [this.indexKey, this.rowPrefix + capture.id, this.capturePrefix + capture.id];
     let client: Client;
@@ -116,14 +127,15 @@ export class RedisStore implements Store {
       this.counters.failed++;
       throw error;
     }
-    const write = withDeadline(
-      this.script(client, PUT_SCRIPT, keys, args),
-      WRITE_TIMEOUT_MS,
-      () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${WRITE_TIMEOUT_MS} ms`),
-    );
+    args.push(String(Math.round(Date.now() + this.clockOffset + WRITE_TIMEOUT_MS - WRITE_MARGIN_MS)));
+    const write = withDeadline(this.script(client, PUT_SCRIPT, keys, args), WRITE_TIMEOUT_MS, 'a Redis write', {
+      ref: true,
+      error: () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${WRITE_TIMEOUT_MS} ms`),
+    });
     this.inFlight.add(write);
     try {
-      await write;
+      if ((await write) === -1)
+        throw new StoreError('PROBE_STORE_TIMEOUT', `Redis ran the write after its deadline (${WRITE_TIMEOUT_MS - WRITE_MARGIN_MS} ms) and refused it`);
       this.counters.written++;
     } catch (error) {
       this.counters.failed++;
@@ -171,12 +183,13 @@ export class RedisStore implements Store {
   /** Waits (briefly) for the writes in flight, then closes the connection. */
   async close(): Promise<void> {
     if (this.status === 'closed') return;
-    if (this.inFlight.size > 0) await withDeadline(Promise.allSettled([...this.inFlight]), EXIT_GRACE_MS).catch(() => undefined);
+    if (this.inFlight.size > 0)
+      await withDeadline(Promise.allSettled([...this.inFlight]), EXIT_GRACE_MS, 'the writes in flight', { ref: true }).catch(() => undefined);
     this.status = 'closed';
     const client = this.client;
     this.client = null;
     if (client?.isOpen) {
-      await withDeadline(client.close(), EXIT_GRACE_MS).catch(() => undefined);
+      await withDeadline(client.close(), EXIT_GRACE_MS, 'closing the connection', { ref: true }).catch(() => undefined);
       if (client.isOpen) client.destroy();
     }
   }
@@ -204,11 +217,10 @@ export class RedisStore implements Store {
     if (this.status !== 'ready') await this.connect().catch(() => undefined);
     const client = this.client;
     if (this.status !== 'ready' || !client) throw this.unreachable();
-    return withDeadline(
-      run(client),
-      READ_TIMEOUT_MS,
-      () => new StoreError('PROBE_STORE_TIMEOUT', `Redis at ${redactUrl(this.url)} did not answer in ${READ_TIMEOUT_MS / 1000} s`),
-    );
+    return withDeadline(run(client), READ_TIMEOUT_MS, 'a Redis read', {
+      ref: true,
+      error: () => new StoreError('PROBE_STORE_TIMEOUT', `Redis at ${redactUrl(this.url)} did not answer in ${READ_TIMEOUT_MS / 1000} s`),
+    });
   }
 
   // --- connection -----------------------------------------------------------------------------------
@@ -244,8 +256,13 @@ export class RedisStore implements Store {
       await withDeadline(
         suppressed(() => client.connect()),
         CONNECT_TIMEOUT_MS,
-        () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${CONNECT_TIMEOUT_MS} ms`),
+        'a Redis connect',
+        { ref: true, error: () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${CONNECT_TIMEOUT_MS} ms`) },
       );
+      this.clockOffset = await withDeadline(serverClockOffset(client), CONNECT_TIMEOUT_MS, 'a Redis TIME', {
+        ref: true,
+        error: () => new StoreError('PROBE_STORE_TIMEOUT', `no answer in ${CONNECT_TIMEOUT_MS} ms`),
+      });
     } catch (error) {
       this.lastError = error;
       client.destroy();
@@ -304,13 +321,14 @@ function suppressed<T>(run: () => Promise<T>): Promise<T> {
   return context.with(suppressTracing(context.active()), run);
 }
 
-function withDeadline<T>(promise: Promise<T>, ms: number, error?: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    // Ref'd on purpose: the socket is not, so this is what keeps a process alive while it waits on Redis.
-    timer = setTimeout(() => reject(error ? error() : new Error(`timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+/** The server's clock minus this process's (ms), to within half a round trip. */
+async function serverClockOffset(client: Client): Promise<number> {
+  const before = Date.now();
+  const time = (await suppressed(() => client.sendCommand(['TIME']))) as unknown;
+  const after = Date.now();
+  if (!Array.isArray(time)) return 0;
+  const server = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+  return Number.isFinite(server) ? server - (before + after) / 2 : 0;
 }
 
 /** The URL without its password, for messages. */

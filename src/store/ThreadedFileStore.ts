@@ -8,7 +8,8 @@ import type { UnitInput } from '../builder/input';
 import type { Logger } from '../util/logger';
 import type { BuildSource } from './buildSource';
 import { buildCapture } from '../builder/buildCapture';
-import { type FileStore, preparePut, type PreparedPut } from './FileStore';
+import { FileStore, preparePut, type PreparedPut } from './FileStore';
+import type { RedisStore } from './RedisStore';
 import { StoreError } from './StoreError';
 import { WRITE_THREAD_MARK } from './threadMark';
 import { Backlog } from './Backlog';
@@ -43,6 +44,10 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** How the store's thread opens the same built-in driver: plain data, as workerData carries it. */
+export type ThreadDriver =
+  { driver: 'file'; path: string; limit: number; within: string | undefined } | { driver: 'redis'; url: string; prefix: string; ttl: number; limit: number };
+
 /** What the store's thread posts: a batch's outcome, or whether it could load the config to build units. */
 export type ThreadMessage = BatchDone | { ready: true } | { ready: false; message: string };
 
@@ -62,14 +67,14 @@ export interface BatchDone {
 }
 
 /**
- * The file driver as an app's runtime uses it: ended units are built, serialized and written by a worker
- * thread, the store's thread (putUnit). Why: building a capture from bodies of tens of KB (decoding,
+ * A built-in driver (file or Redis) as an app's runtime uses it: ended units are built, serialized and written
+ * by a worker thread, the store's thread (putUnit), which opens the same driver with the same settings. Why: building a capture from bodies of tens of KB (decoding,
  * masking, serializing) cost the app's thread about 100 ns per body byte (issue 28), and the file driver's
  * writes are synchronous (through fs promises, every call pays the app's async hooks): on the app's thread
  * they held its event loop for every file created, renamed and trimmed. The app's thread copies each kept
  * body once into a buffer that is transferred, not copied, to the thread; the bytes in flight are bounded
  * (Backlog). Captures built here (put: a config whose parts were given in code) are serialized here and
- * written there. Reads, clear and the exit path's putSync stay on the calling thread. If the thread cannot
+ * written there (file), or written here by the app thread's own connection (Redis: its I/O does not block). Reads, clear and the exit path's putSync stay on the calling thread. If the thread cannot
  * start or load the config, units are built here; if it dies, its pending puts and all later ones are
  * written here (units already posted to it are lost, and rejected).
  */
@@ -96,8 +101,11 @@ export class ThreadedFileStore implements Store {
   /** close() waiting for the pending puts to settle. */
   private readonly onIdle: Array<() => void> = [];
 
+  /** The exit path's synchronous write: only a driver that has one (file). */
+  readonly putSync?: (capture: Capture) => void;
+
   constructor(
-    private readonly store: FileStore,
+    private readonly store: FileStore | RedisStore,
     private readonly logger?: Logger,
     private readonly script = THREAD_SCRIPT,
     options: ThreadedFileStoreOptions = {},
@@ -106,6 +114,7 @@ export class ThreadedFileStore implements Store {
     this.build = options.config ? (options.build ?? null) : null;
     this.backlog = new Backlog(logger, options.maxBacklogBytes);
     if (this.config && !this.build) this.buildsThere = false;
+    if (store instanceof FileStore) this.putSync = (capture) => store.putSync(capture);
   }
 
   /** True when putUnit() takes ended units (the app's config was given). */
@@ -156,8 +165,11 @@ export class ThreadedFileStore implements Store {
   }
 
   async put(capture: Capture): Promise<void> {
+    // The Redis driver's writes do not block: built here, the capture is written by this thread's connection.
+    const late = ++this.puts > PUTS_BEFORE_THREAD;
+    if (!(this.store instanceof FileStore)) return this.store.put(capture);
     const prepared = preparePut(capture);
-    const worker = ++this.puts > PUTS_BEFORE_THREAD ? this.thread() : null;
+    const worker = late ? this.thread() : null;
     if (!worker) return this.store.putPrepared(prepared);
     const seq = ++this.seq;
     return new Promise<void>((resolve, reject) => {
@@ -208,11 +220,19 @@ export class ThreadedFileStore implements Store {
    * blocks). Returns the units lost (the thread did not finish them in time).
    */
   settleSync(): number {
+    // A driver without a synchronous write (Redis) gives them to the thread even while it loads the config: it
+    // takes messages only once it has, and counts a unit it could not build as finished (failed).
+    if (this.buildsThere === null && !this.putSync && this.worker) this.buildsThere = true;
     if (this.buildsThere === true && this.worker) this.send();
     for (const [seq, packed] of this.unitBatch.splice(0)) {
       const pending = this.take(seq);
+      if (!this.putSync) {
+        // No thread and no synchronous write: written asynchronously (at beforeExit it still runs).
+        if (pending) this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+        continue;
+      }
       try {
-        this.store.putSync(this.buildHere(packed.unit));
+        this.putSync(this.buildHere(packed.unit));
         pending?.resolve();
       } catch (error) {
         pending?.reject(error);
@@ -228,10 +248,6 @@ export class ThreadedFileStore implements Store {
       if (done >= this.posted || left <= 0 || !this.worker) return Math.max(0, this.posted - done);
       Atomics.wait(this.finished, 0, done, left);
     }
-  }
-
-  putSync(capture: Capture): void {
-    this.store.putSync(capture);
   }
 
   find(id: string): Promise<Capture | null> {
@@ -254,6 +270,7 @@ export class ThreadedFileStore implements Store {
     if (this.pending.size) await new Promise<void>((resolve) => this.onIdle.push(resolve));
     this.worker = null;
     await worker.terminate();
+    await this.store.close();
   }
 
   /** True once puts go to the write thread (for tests and diagnostics). */
@@ -269,9 +286,7 @@ export class ThreadedFileStore implements Store {
       const worker = new Worker(this.script, {
         workerData: {
           [WRITE_THREAD_MARK]: true,
-          path: this.store.path,
-          limit: this.store.limit,
-          within: this.store.within,
+          store: this.driver(),
           build: this.build,
           finished: this.finished,
         },
@@ -292,6 +307,12 @@ export class ThreadedFileStore implements Store {
       this.logger?.debug('file store: writing on the app thread', error);
     }
     return this.worker;
+  }
+
+  private driver(): ThreadDriver {
+    const store = this.store;
+    if (store instanceof FileStore) return { driver: 'file', path: store.path, limit: store.limit, within: store.within };
+    return { driver: 'redis', url: store.url, prefix: store.prefix, ttl: store.ttl, limit: store.limit };
   }
 
   private answer(message: ThreadMessage): void {
@@ -343,7 +364,7 @@ export class ThreadedFileStore implements Store {
     this.pending.clear();
     for (const [seq, p] of pending) {
       if (p.unit) this.backlog.release(p.unit.bytes);
-      if (p.prepared) this.store.putPrepared(p.prepared).then(p.resolve, p.reject);
+      if (p.prepared) (this.store as FileStore).putPrepared(p.prepared).then(p.resolve, p.reject);
       // Held here, its bodies are still here; posted, they went with the thread.
       else if (held.has(seq)) this.putBuiltHere(p.unit!.unit).then(p.resolve, p.reject);
       else p.reject(new StoreError('PROBE_STORE_WRITE', 'the store thread stopped before writing the capture'));

@@ -1,24 +1,28 @@
 /**
- * The store's thread (started by ThreadedFileStore): builds the captures of the units the app's thread hands
- * over (decoding, masking, buildCapture, serializing), writes them and the captures the app's thread
- * serialized itself, and runs the trims, so neither the build nor a slow or busy disk holds the app's event
- * loop. It loads the app's config itself (a resolved config holds classes, which cannot cross threads), from
- * the same root, file, environment and overrides. Nothing here touches the app; a fault is sent back with its put.
+ * The store's thread (started by ThreadedFileStore): opens the app's built-in driver (file or Redis) with the
+ * app's settings, builds the captures of the units the app's thread hands over (decoding, masking,
+ * buildCapture, serializing), writes them and the captures the app's thread serialized itself (file), and runs
+ * the trims, so neither the build nor a slow or busy disk holds the app's event loop. It loads the app's config
+ * itself (a resolved config holds classes, which cannot cross threads), from the same root, file, environment
+ * and overrides. Nothing here touches the app; a fault is sent back with its put.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ResolvedConfig } from '../config/types';
 import type { UnitInput } from '../builder/input';
-import type { BatchDone, ThreadMessage } from './ThreadedFileStore';
+import type { Capture } from '../capture/types';
+import type { BatchDone, ThreadDriver, ThreadMessage } from './ThreadedFileStore';
 import type { BuildSource } from './buildSource';
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import { buildCapture } from '../builder/buildCapture';
 import { loadConfig } from '../config/load';
 import { unpackUnit } from './unitMessage';
 
-const { path, limit, within, build, finished } = workerData as {
-  path: string;
-  limit: number;
-  within: string | undefined;
+const {
+  store: driver,
+  build,
+  finished,
+} = workerData as {
+  store: ThreadDriver;
   build: BuildSource | null;
   /** Units finished (written or failed), shared with the app's thread: its exit path waits on it. */
   finished: Int32Array;
@@ -31,9 +35,35 @@ const { path, limit, within, build, finished } = workerData as {
  * awaiting each put).
  */
 const TRIM_EVERY_MS = 500;
-const store = new FileStore({ path, limit, within, trimEveryMs: TRIM_EVERY_MS });
 const port = parentPort!;
 const post = (message: ThreadMessage) => port.postMessage(message);
+
+/**
+ * The driver's two writes: a capture the app's thread serialized (file only: with Redis that thread writes those
+ * itself), and a built capture. `syncWrites`: the file driver's writes are done when the call returns (only the
+ * shared trim is left), a Redis write when its promise settles: the exit path counts a unit finished then.
+ */
+interface Writer {
+  putPrepared(prepared: PreparedPut): Promise<void>;
+  putBuilt(capture: Capture): Promise<void>;
+  syncWrites: boolean;
+}
+
+function open(): Writer {
+  if (driver.driver === 'file') {
+    const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, trimEveryMs: TRIM_EVERY_MS });
+    return { putPrepared: (prepared) => store.putPrepared(prepared), putBuilt: (capture) => store.putPrepared(preparePut(capture)), syncWrites: true };
+  }
+  // Loaded only here: the thread of an app on the file store never loads the Redis driver.
+  const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');
+  const store = new RedisStore({ url: driver.url, prefix: driver.prefix, ttl: driver.ttl, limit: driver.limit });
+  return {
+    putPrepared: () => Promise.reject(new Error('the Redis store takes built captures')),
+    putBuilt: (capture) => store.put(capture),
+    syncWrites: false,
+  };
+}
+const writer = open();
 
 let config: ResolvedConfig | null = null;
 if (build) {
@@ -45,25 +75,58 @@ if (build) {
   }
 }
 
-type Put = [number, PreparedPut | (() => PreparedPut)];
+type Put = [number, PreparedPut | UnitInput];
+
+/**
+ * Units built at once for a driver whose writes are async (Redis): each built capture and its serialized text
+ * live until Redis answers. Building a whole batch (up to 64 units) before the first answer held them all on
+ * this thread's heap at once: with 50 KB bodies, hundreds of MB of process RSS. A unit is built when a put
+ * settles, so at most this many are held; the file driver writes each synchronously as it is built.
+ */
+const MAX_ASYNC_PUTS = 4;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function inSlot(work: () => Promise<void>): Promise<void> {
+  if (running >= MAX_ASYNC_PUTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+const unitFinished = () => {
+  Atomics.add(finished, 0, 1);
+  Atomics.notify(finished, 0);
+};
 
 port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[number, UnitInput]> }) => {
-  const batch: Put[] = Array.isArray(message)
-    ? message
-    : message.units.map(([seq, unit]): Put => [seq, () => preparePut(buildCapture(unpackUnit(unit), config!))]);
+  const units = !Array.isArray(message);
+  const batch: Put[] = units ? message.units : message;
   const outcome: BatchDone = { done: [], failed: [] };
-  // The writes are synchronous and the trim is shared: one answer per batch, once its trim has run.
-  const puts = batch.map(([seq, put]) => {
+  // One answer per batch, once its writes (and, for files, the shared trim) have settled.
+  const puts = batch.map((entry) => {
+    const [seq, put] = entry;
     let written: Promise<void>;
     try {
-      written = store.putPrepared(typeof put === 'function' ? put() : put);
+      if (units && !writer.syncWrites) {
+        written = inSlot(() => {
+          // Built now; the batch no longer holds the unit's bodies once its capture is written.
+          entry[1] = null as never;
+          return writer.putBuilt(buildCapture(unpackUnit(put as UnitInput), config!));
+        });
+      } else {
+        written = units ? writer.putBuilt(buildCapture(unpackUnit(put as UnitInput), config!)) : writer.putPrepared(put as PreparedPut);
+      }
     } catch (error) {
       written = Promise.reject(error);
     }
-    // Written (or failed) by now: putPrepared writes synchronously, only the trim is left.
-    if (typeof put === 'function') {
-      Atomics.add(finished, 0, 1);
-      Atomics.notify(finished, 0);
+    if (units) {
+      if (writer.syncWrites) unitFinished();
+      else written = written.finally(unitFinished);
     }
     return written.then(
       () => void outcome.done.push(seq),

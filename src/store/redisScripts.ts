@@ -19,8 +19,19 @@ function script(source: string): RedisScript {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-/** KEYS: index, row key, capture key. ARGV: id, score, row JSON, capture JSON, ttl, limit, row prefix, capture prefix. */
+/**
+ * KEYS: index, row key, capture key. ARGV: id, score, row JSON, capture JSON, ttl, limit, row prefix, capture
+ * prefix, and the put's deadline in the server's clock (ms; 0: none). Past its deadline the put writes nothing
+ * and returns -1: a Redis that stopped answering (paused, swapping) runs the writes it had read when it resumes,
+ * after the writer counted them lost; refused, they stay lost, so the count is true.
+ */
 export const PUT_SCRIPT = script(`
+local deadline = tonumber(ARGV[9] or '0')
+if deadline > 0 then
+  if redis.replicate_commands then redis.replicate_commands() end
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > deadline then return -1 end
+end
 local ttl = tonumber(ARGV[5])
 redis.call('SET', KEYS[3], ARGV[4], 'EX', ttl)
 redis.call('SET', KEYS[2], ARGV[3], 'EX', ttl)

@@ -8,15 +8,30 @@ import { FileStore } from './FileStore';
 import { ThreadedFileStore } from './ThreadedFileStore';
 import { readableCapture } from '../capture/readableCapture';
 import type { BuildSource } from './buildSource';
+import type { RedisStore } from './RedisStore';
 
-const BUILTIN = new Set(['file', 'redis']);
+/**
+ * The built-in drivers, the one list of them: `extendStore` refuses their names, `createStore` opens them, the
+ * unknown-driver error lists them. `cache` is an alias of `redis` (config/schema.ts maps it before this runs).
+ */
+const BUILTIN_DRIVERS: Record<string, (app: StoreApp) => FileStore | RedisStore> = {
+  file: (app) =>
+    new FileStore({ path: app.config.storage.file.path, limit: app.config.storage.limit, logger: app.logger, within: path.join(app.root, '.probe') }),
+  redis: (app) => {
+    // Loaded lazily so apps on the file store never load the Redis client.
+    const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');
+    return new RedisStore({ ...app.config.storage.redis, limit: app.config.storage.limit, logger: app.logger });
+  },
+};
+const ALIASES = ['cache'];
+const isBuiltin = (name: string) => Object.hasOwn(BUILTIN_DRIVERS, name) || ALIASES.includes(name);
 const registry = new Map<string, StoreFactory>();
 /** In-process stores: captures must be shared across processes, so these names are refused (unless registered). */
 const IN_PROCESS = new Set(['memory', 'array', 'in-memory']);
 
 /** Registers a custom storage driver, selected with `storage.driver = name`. */
 export function extendStore(name: string, factory: StoreFactory): void {
-  if (typeof name !== 'string' || !name || BUILTIN.has(name) || name === 'cache') {
+  if (typeof name !== 'string' || !name || isBuiltin(name)) {
     throw new ProbeConfigError('extendStore', `driver name must be a new non-empty string, got ${JSON.stringify(name)}`);
   }
   if (typeof factory !== 'function') throw new ProbeConfigError(`extendStore('${name}')`, 'expected a factory function (app, config) => store');
@@ -33,15 +48,14 @@ export function createStore(app: StoreApp, options: { writeThread?: boolean; bui
       throw unknownSetting(['storage', key], [...STORAGE_KEYS, ...registry.keys()], 'or the settings of a driver registered with extendStore');
     }
   }
-  if (driver === 'file') {
-    const store = new FileStore({ path: storage.file.path, limit: storage.limit, logger: app.logger, within: path.join(app.root, '.probe') });
-    // An app's runtime builds and writes on a worker thread; the CLI, dashboard and MCP server read on their own.
-    return options.writeThread ? new ThreadedFileStore(store, app.logger, undefined, { config: app.config, build: options.build ?? null }) : store;
-  }
-  if (driver === 'redis') {
-    // Loaded lazily so apps on the file store never load the Redis client.
-    const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');
-    return new RedisStore({ ...storage.redis, limit: storage.limit, logger: app.logger });
+  const builtin = Object.hasOwn(BUILTIN_DRIVERS, driver) ? BUILTIN_DRIVERS[driver]! : null;
+  if (builtin) {
+    const store = builtin(app);
+    // An app's runtime builds and writes on the store's thread, which opens the same driver; the CLI, dashboard
+    // and MCP server read on their own. Custom drivers (below) stay on the app's thread: their code and state
+    // live there.
+    if (options.writeThread) return new ThreadedFileStore(store, app.logger, undefined, { config: app.config, build: options.build ?? null });
+    return store;
   }
   const factory = registry.get(driver);
   if (!factory && IN_PROCESS.has(driver)) {
@@ -51,7 +65,7 @@ export function createStore(app: StoreApp, options: { writeThread?: boolean; bui
     );
   }
   if (!factory) {
-    const known = ['file', 'redis', 'cache', ...registry.keys()].join(', ');
+    const known = [...Object.keys(BUILTIN_DRIVERS), ...ALIASES, ...registry.keys()].join(', ');
     throw new ProbeConfigError('storage.driver', `unknown driver ${JSON.stringify(driver)} (known: ${known})`);
   }
   const driverConfig = (storage[driver] && typeof storage[driver] === 'object' ? storage[driver] : {}) as Record<string, unknown>;

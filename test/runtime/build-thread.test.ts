@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { REPO_ROOT, TestApp } from '../helpers/app';
 import { startUpstream, type Upstream } from '../helpers/upstream';
+import { RedisServer } from '../helpers/redis';
+import { RedisStore } from '../../src/store/RedisStore';
+import type { Capture } from '../../src/capture/types';
 
 let upstream: Upstream;
 before(async () => {
@@ -89,3 +92,77 @@ for (const [how, end, code] of [
     assert.doesNotMatch(run.stderr, /\[probe\]/);
   });
 }
+
+// The rule in store/ThreadedFileStore.ts: the first 8 units are built on the app's thread while each keeps at most
+// 64 KiB of body (a short script never pays for a thread); the 9th, or the first bigger one, starts the thread.
+const smallThenBig = (before: number, bigAt: number | null) => `const { job, start } = require('probe');
+const { threadWork } = require(process.env.WORK);
+(async () => {
+  const big = JSON.stringify({ pad: 'x'.repeat(70 * 1024) });
+  for (let i = 0; i < ${before}; i++) {
+    if (i === ${bigAt ?? -1}) await job('big', () => fetch(process.env.UP + '/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }).then((r) => r.text()));
+    else await job('job ' + i, () => fetch(process.env.UP + '/json').then((r) => r.text()));
+  }
+  await start().shutdown();
+  console.log('WORK ' + JSON.stringify(threadWork));
+})();`;
+
+for (const [what, count, bigAt, builtHere] of [
+  ['12 small units: the first 8 are built on the app thread, the rest on the store thread', 12, null, 8],
+  ['a unit over 64 KiB as the 4th: the 3 before it are built on the app thread, it and the rest on the store thread', 10, 3, 3],
+] as const) {
+  test(what, async () => {
+    const app = new TestApp({ 'run.js': smallThenBig(count, bigAt) });
+    const run = await app.run('run.js', { env: { UP: upstream.url, WORK } });
+    assert.equal(run.code, 0, run.stderr);
+    const work = workOf(run.stdout);
+    assert.equal(work.builds, builtHere, run.stdout);
+    assert.equal(work.serialised, builtHere, run.stdout);
+    // The command capture too: every unit is stored, wherever it was built.
+    assert.equal(app.captures().length, count + 1, run.stderr);
+  });
+}
+
+// With storage.driver 'redis' the store's thread opens the Redis driver itself: the app's thread builds and
+// serializes nothing, and the captures in Redis are those the app's thread builds (a part given in code keeps
+// the build there: a header mask for a header no call has, so the captures are the same).
+test('with the Redis store, no capture is built or serialized on the app thread, and the captures are those the app thread builds', async () => {
+  const redis = await RedisServer.start();
+  try {
+    const runWith = async (prefix: string, startLine: string, preload: 'require' | 'none') => {
+      const config = { mask: { inputs: ['note'] }, storage: { driver: 'redis', redis: { url: redis.url, prefix } } };
+      const app = new TestApp({ 'run.js': jobs(startLine), 'probe.config.mjs': `export default ${JSON.stringify(config)};\n` });
+      const run = await app.run('run.js', { preload, env: { UP: upstream.url, WORK, REDIS_URL: undefined, PROBE_DEBUG: undefined } });
+      assert.equal(run.code, 0, run.stderr);
+      assert.doesNotMatch(run.stderr, /\[probe\]/);
+      const store = new RedisStore({ url: redis.url, prefix, ttl: 60, limit: 200 });
+      try {
+        const captures = await Promise.all((await store.index()).map(async (row) => (await store.find(row.id))!));
+        return { work: workOf(run.stdout), captures };
+      } finally {
+        await store.close();
+      }
+    };
+    const threaded = await runWith('threaded:', '', 'require');
+    assert.deepEqual(threaded.work, { builds: 0, masked: 0, serialised: 0 });
+    const here = await runWith('here:', "require('probe').start({ mask: { headers: { 'x-not-sent': { mask: () => 'x' } } } });", 'none');
+    assert.equal(here.work.builds, 13);
+    // What a capture says of its calls, without what differs between two runs (ids, times, ports, pids).
+    const content = (capture: Capture) =>
+      JSON.stringify({
+        name: capture.name,
+        rows: (capture.sections.http ?? []).map((row) => ({
+          request: row.request_payload,
+          response: row.response_capture,
+          headers: Object.fromEntries(Object.entries(row.response_headers).filter(([name]) => name !== 'date')),
+        })),
+      });
+    const byName = (captures: Capture[]) => captures.map(content).sort();
+    assert.equal(threaded.captures.length, 13);
+    assert.deepEqual(byName(threaded.captures), byName(here.captures));
+    const big = threaded.captures.find((c) => c.name === 'big')!.sections.http![0]!;
+    assert.equal((big.request_payload as { password: string }).password, '********');
+  } finally {
+    await redis.kill();
+  }
+});

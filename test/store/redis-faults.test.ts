@@ -6,6 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RedisStore } from '../../src/store/RedisStore';
+import { resolveConfig } from '../../src/config/resolve';
+import { CaptureWriter } from '../../src/runtime/CaptureWriter';
+import { Unit } from '../../src/runtime/Unit';
 import { createLogger } from '../../src/util/logger';
 import { REPO_ROOT, TestApp, eventually } from '../helpers/app';
 import { collect, runChild, startChild, waitForLine } from '../helpers/child';
@@ -152,14 +155,16 @@ describe('redis store faults', () => {
     };
     const indexKey = `${prefixOf(app)}index`;
     const stored = async () => Number((await server.cli('ZCARD', indexKey)).trim());
-    for (let i = 0; i < 5; i++) await ask();
-    await eventually(async () => (await stored()) === 5, 60_000);
+    // 10 before the stop: past the first 8 units (built and written on the app's thread), so that the store's
+    // thread runs and is connected; units it got just before a restart could be written once Redis is back.
+    for (let i = 0; i < 10; i++) await ask();
+    await eventually(async () => (await stored()) === 10, 60_000);
 
     await server.stop();
     let sent = 0;
     for (; sent < 6; sent++) await ask();
     await eventually(() => /could not store a capture/.test(stderr), 60_000);
-    await server.start(); // no persistence: the 5 captures written before are gone with the old server
+    await server.start(); // no persistence: the 10 captures written before are gone with the old server
     // The app notices at its first put past the reconnect backoff (at most 10 s): ask until it says so.
     await eventually(async () => {
       if (/is back/.test(stderr)) return true;
@@ -204,6 +209,53 @@ describe('redis store faults', () => {
       assert.equal((await store.index()).length, 50);
     } finally {
       await store.close();
+    }
+  });
+
+  test("Redis stops answering: the capture writer's drop count is exactly the captures not in Redis", async () => {
+    const frozen = await RedisServer.start();
+    const config = resolveConfig({ root: '/app', configFile: null, file: { storage: { driver: 'redis' } }, env: {} });
+    const lines: string[] = [];
+    const keys = prefix();
+    const store = new RedisStore({ url: frozen.url, prefix: keys, ttl: 60, limit: 500, logger: createLogger(() => {}) });
+    const writer = new CaptureWriter(
+      config,
+      store,
+      createLogger((line) => lines.push(line)),
+    );
+    const meta = { pid: 1, hostname: 'h', node: process.version, service: 'app' };
+    const enqueue = (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const unit = new Unit('job', `job ${i}`, Date.now(), randomBytes(16).toString('hex'), null, null);
+        unit.endedAt = Date.now();
+        writer.enqueue(unit.toInput(meta));
+      }
+    };
+    try {
+      enqueue(5);
+      await writer.flush();
+      assert.equal(writer.dropped, 0);
+      frozen.freeze();
+      enqueue(20);
+      await writer.flush();
+      // Redis resumes and runs the writes it had read while paused: each is past its deadline, so it writes nothing
+      // (else a capture counted lost would be in Redis).
+      frozen.thaw();
+      enqueue(5);
+      await eventually(async () => {
+        enqueue(1);
+        await writer.flush();
+        return /is back/.test(lines.join('\n'));
+      }, 60_000);
+      const stored = Number((await frozen.cli('ZCARD', `${keys}index`)).trim());
+      const made = writer.stored + writer.dropped;
+      assert.ok(writer.dropped >= 20, `dropped ${writer.dropped}`);
+      // Every capture is in Redis or counted lost, never both.
+      assert.equal(stored, made - writer.dropped, lines.join('\n'));
+      assert.equal(writer.stored, stored);
+    } finally {
+      await store.close();
+      await frozen.kill();
     }
   });
 });
