@@ -26,10 +26,14 @@ export interface NextFetchWatch {
  * global slot first, then assign the function: the slot is watched and the wrap done on the next microtask, before
  * any render. Next 14 sets no slot: `adopt` is also called as each request starts (see fetchLens). Next reads its
  * own properties off the global fetch: they are copied onto the wrapper. After Next 16's dev server puts the fetch
- * it found back (`resetFetch`, on a reload) and patches again, the new one is wrapped in turn.
+ * it found back (`resetFetch`, on a reload) and patches again, the new one is wrapped in turn, under the same
+ * ledger entry: the ledger stays one entry however many reloads come.
  */
 export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logger: Logger): NextFetchWatch {
   let active = true;
+  // The newest wrap: one ledger entry for all of them (Next 16's dev server patches anew on every reload), whose
+  // undo puts back what the newest one replaced; an older wrapper is not the global fetch any more.
+  let newest: { wrapped: NextFetch; descriptor: PropertyDescriptor } | undefined;
   const adopt = (): void => {
     if (!active) return;
     const current = globalThis.fetch as NextFetch | undefined;
@@ -41,10 +45,13 @@ export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logge
       for (const name of NEXT_PROPERTIES) if (name in current) wrapped[name] = current[name];
       wrapped[WRAPS] = current;
       Object.defineProperty(globalThis, 'fetch', { ...descriptor, value: wrapped });
+      const first = newest === undefined;
+      newest = { wrapped, descriptor };
       // Next's fetch back while Probe's wrapper of it is still the global one.
-      recordPatch('globalThis.fetch (Next.js)', WHY, () => {
-        if (globalThis.fetch === wrapped) Object.defineProperty(globalThis, 'fetch', descriptor);
-      });
+      if (first)
+        recordPatch('globalThis.fetch (Next.js)', WHY, () => {
+          if (newest && globalThis.fetch === newest.wrapped) Object.defineProperty(globalThis, 'fetch', newest.descriptor);
+        });
     } catch (error) {
       logger.warnOnce('next-fetch', "could not wrap Next.js's fetch", error);
     }
