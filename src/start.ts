@@ -113,7 +113,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       libraryEntriesLens,
       undiciInterceptorsLens,
       http2Lens,
-      routeTemplates,
+      routeTemplates(requests),
       queueJobUnits,
       launcherWatch,
       threadUnits(threads),

@@ -24,33 +24,55 @@ export interface NextFetchWatch {
  * Wraps Next.js's patched fetch (with `wrap`: see cacheLayerFetch) as soon as Next installs it as the global
  * fetch, above it, so that a call Next answers from its data cache is still seen. Next 15 and 16 set their
  * global slot first, then assign the function: the slot is watched and the wrap done on the next microtask, before
- * any render. Next 14 sets no slot: `adopt` is also called as each request starts (see fetchLens). Next reads its
+ * any render. Next 14 sets no slot: `adopt` is also called as each request starts (see fetchLens), and once it
+ * found Next 14's fetch, each later assignment of one is wrapped as it is made (see watchAssignments). Next reads its
  * own properties off the global fetch: they are copied onto the wrapper. After Next 16's dev server puts the fetch
- * it found back (`resetFetch`, on a reload) and patches again, the new one is wrapped in turn.
+ * it found back (`resetFetch`, on a reload) and patches again, the new one is wrapped in turn, under the same
+ * ledger entry: the ledger stays one entry however many reloads come.
  */
 export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logger: Logger): NextFetchWatch {
   let active = true;
+  // Set once Next 15+ sets its slot: without it, a Next fetch adopted is Next 14's (see watchAssignments).
+  let slotSeen = false;
+  let assignmentsWatched = false;
+  // The newest wrap: one ledger entry for all of them (Next 16's dev server patches anew on every reload), whose
+  // undo puts back what the newest one replaced; an older wrapper is not the global fetch any more.
+  let newest: { wrapped: NextFetch; descriptor: PropertyDescriptor } | undefined;
+  const wrapNext = (next: NextFetch): NextFetch => {
+    const wrapped = wrap(next) as NextFetch;
+    for (const name of NEXT_PROPERTIES) if (name in next) wrapped[name] = next[name];
+    wrapped[WRAPS] = next;
+    return wrapped;
+  };
   const adopt = (): void => {
     if (!active) return;
     const current = globalThis.fetch as NextFetch | undefined;
-    if (typeof current !== 'function' || current.__nextPatched !== true || current[WRAPS]) return;
+    if (!isUnwrappedNext(current)) return;
     try {
       const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
       if (!descriptor?.configurable || descriptor.value !== current) return;
-      const wrapped = wrap(current) as NextFetch;
-      for (const name of NEXT_PROPERTIES) if (name in current) wrapped[name] = current[name];
-      wrapped[WRAPS] = current;
+      const wrapped = wrapNext(current);
       Object.defineProperty(globalThis, 'fetch', { ...descriptor, value: wrapped });
+      const first = newest === undefined;
+      newest = { wrapped, descriptor };
       // Next's fetch back while Probe's wrapper of it is still the global one.
-      recordPatch('globalThis.fetch (Next.js)', WHY, () => {
-        if (globalThis.fetch === wrapped) Object.defineProperty(globalThis, 'fetch', descriptor);
-      });
+      if (first)
+        recordPatch('globalThis.fetch (Next.js)', WHY, () => {
+          if (newest && globalThis.fetch === newest.wrapped) Object.defineProperty(globalThis, 'fetch', newest.descriptor);
+        });
+      if (!slotSeen && !assignmentsWatched) {
+        assignmentsWatched = true;
+        watchAssignments((next) => (active && isUnwrappedNext(next) ? wrapNext(next) : next), logger);
+      }
     } catch (error) {
       logger.warnOnce('next-fetch', "could not wrap Next.js's fetch", error);
     }
   };
   try {
-    watchSlot(() => queueMicrotask(adopt));
+    watchSlot(() => {
+      slotSeen = true;
+      queueMicrotask(adopt);
+    });
   } catch (error) {
     logger.warnOnce('next-fetch-slot', "could not watch for Next.js's fetch", error);
   }
@@ -62,6 +84,44 @@ export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logge
       active = false;
     },
   };
+}
+
+function isUnwrappedNext(value: unknown): value is NextFetch {
+  return typeof value === 'function' && (value as NextFetch).__nextPatched === true && !(value as NextFetch)[WRAPS];
+}
+
+const WHY_14 =
+  "Next.js 14's dev server puts back the fetch it stored before each request (DevServer.restorePatchedGlobals) and patches it again inside the request, right before the app's code runs, by a plain assignment with no mark before it (https://github.com/vercel/next.js/blob/v14.2.35/packages/next/src/server/lib/patch-fetch.ts patchFetch): the global fetch becomes an accessor whose setter wraps each Next fetch as it is assigned, so its data-cache hits are seen. Only once a Next 14 fetch was seen";
+
+/**
+ * Next 14 (no slot): `globalThis.fetch` becomes an accessor holding the same value, whose setter passes each
+ * value assigned through `adopt` (a Next fetch is wrapped there and then, before the request's code calls it).
+ * Undone while the accessor is still Probe's: a plain writable value again, Next's own fetch when Probe's
+ * wrapper of it is the current one.
+ */
+function watchAssignments(adopt: (value: NextFetch) => NextFetch, logger: Logger): void {
+  const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+  if (!descriptor?.configurable || !('value' in descriptor)) return;
+  let current: unknown = descriptor.value;
+  const get = () => current;
+  Object.defineProperty(globalThis, 'fetch', {
+    configurable: true,
+    enumerable: descriptor.enumerable ?? true,
+    get,
+    set(value: unknown) {
+      current = value;
+      try {
+        current = adopt(value as NextFetch);
+      } catch (error) {
+        logger.warnOnce('next-fetch', "could not wrap Next.js's fetch", error);
+      }
+    },
+  });
+  recordPatch('globalThis.fetch assignments (Next.js 14)', WHY_14, () => {
+    if (Object.getOwnPropertyDescriptor(globalThis, 'fetch')?.get !== get) return;
+    const value = (current as NextFetch | undefined)?.[WRAPS] ?? current;
+    Object.defineProperty(globalThis, 'fetch', { configurable: true, enumerable: descriptor.enumerable ?? true, writable: true, value });
+  });
 }
 
 /** Calls `patched` whenever Next sets its slot to true (it patched fetch, or is about to assign the function). */

@@ -205,6 +205,11 @@ export class Recorder {
     this.incoming.note(request);
   }
 
+  /** Whether an incoming request (its node:http `IncomingMessage`) opened a unit: false for one emitted before Probe started. */
+  hasRequestUnit(request: object): boolean {
+    return this.requestUnits.has(request);
+  }
+
   /**
    * A web framework's route template for an incoming request (its node:http `IncomingMessage`), or a reader
    * of it called when the request ends (Koa and Hono settle it while the request runs). The request's unit is

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../helpers/redis';
@@ -11,7 +11,8 @@ import { startChild } from '../helpers/child';
 
 /**
  * Real Next.js apps under `--require probe/register` (NODE_OPTIONS, as the README says), in `next build && next
- * start` (with and without server source maps) and `next dev` (webpack): each page, route handler, server action
+ * start` (with and without server source maps) and `next dev` (webpack), and with Probe started by the app's
+ * instrumentation.ts instead (the README's form, under `next start`): each page, route handler, server action
  * and pages-router page or API route is one request capture with the app's route template, holding its one fetch,
  * whose origin is the fixture's line (its `// call: <name>` marker; with webpack also without maps); a fetch Next answers from its data cache is a
  * row marked `cache: 'hit'`; the app answers as without Probe.
@@ -20,12 +21,10 @@ interface Tested extends NextVersion {
   turbopack?: boolean;
   /** Next 16 bundles with Turbopack by default: `next dev --webpack` for webpack, `next dev` for Turbopack. */
   turbopackByDefault?: boolean;
-  /** Next 14's `next dev` patches fetch anew inside each request (see the dev test). */
-  devRepatchesFetch?: boolean;
 }
 const VERSIONS: Tested[] = [{ name: '15.5', dependencies: { next: '15.5.29', react: '19.1.10', 'react-dom': '19.1.10' }, turbopack: true }];
 if (process.env.PROBE_NEXT_VERSIONS !== '15') {
-  VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' }, devRepatchesFetch: true });
+  VERSIONS.push({ name: '14.2', dependencies: { next: '14.2.35', react: '18.3.1', 'react-dom': '18.3.1' } });
   VERSIONS.push({ name: '16.4', dependencies: { next: '16.4.6', react: '19.2.9', 'react-dom': '19.2.9' }, turbopack: true, turbopackByDefault: true });
 }
 
@@ -132,6 +131,28 @@ class NextServer {
     }
   }
 
+  /**
+   * Listening, seen by a TCP connection alone, with no request: the app's first request is then the first Next
+   * answers (the instrumentation.ts variant: Next 14 and 15 run register() while that request waits for it).
+   */
+  async listening(timeout = 300_000): Promise<void> {
+    const { hostname, port } = new URL(this.base);
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      if (this.child.exitCode !== null) throw new Error(`next exited (${this.child.exitCode}) before it listened\n${this.stdout}\n${this.stderr}`);
+      const connected = await new Promise<boolean>((resolve) => {
+        const socket = net.connect(Number(port), hostname, () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      });
+      if (connected) return;
+      if (Date.now() > deadline) throw new Error(`next did not listen within ${timeout} ms\n${this.stdout}\n${this.stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** SIGTERM to the whole process group (`next dev` runs the server in a child), then waits for the exit. */
   async stop(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) {
@@ -163,9 +184,10 @@ async function startNext(
   maps: boolean | null,
   upstream: string,
   withProbe: boolean,
+  instrumented: boolean,
 ): Promise<NextServer> {
   const port = await freePort();
-  const env = { ...nextEnv(dist, maps), UPSTREAM: upstream, ...(withProbe ? { NODE_OPTIONS: '--require probe/register' } : {}) };
+  const env = { ...nextEnv(dist, maps, instrumented), UPSTREAM: upstream, ...(withProbe ? { NODE_OPTIONS: '--require probe/register' } : {}) };
   let args = mode === 'turbopack' ? ['dev', '--turbopack'] : [mode];
   if (version.turbopackByDefault && mode !== 'start') args = mode === 'turbopack' ? ['dev'] : ['dev', '--webpack'];
   // Lives until the file's tests are done (started from tests and stopped by them; `after` stops the rest).
@@ -177,7 +199,9 @@ async function startNext(
   });
   const server = new NextServer(child, `http://127.0.0.1:${port}`);
   running.add(server);
-  await server.ready();
+  // Started by instrumentation.ts: no request before the app's own (see listening).
+  if (instrumented) await server.listening();
+  else await server.ready();
   return server;
 }
 
@@ -226,7 +250,7 @@ function readCaptures(app: string): Stored[] {
 /** Waits (a minute at most: the machine may be loaded) until every expected request's capture is in the store. */
 async function storedAll(app: string): Promise<void> {
   const deadline = Date.now() + 60_000;
-  const names = EXPECTED.map((expected) => `${expected.method} ${expected.path}`);
+  const names = [...EXPECTED.map((expected) => `${expected.method} ${expected.path}`), 'GET /nope'];
   while (Date.now() < deadline) {
     const captures = readCaptures(app);
     const stored = new Set(captures.map((entry) => entry.row.name));
@@ -301,6 +325,7 @@ for (const version of VERSIONS) {
       app = await installNextApp(version);
       await buildNextApp(app, '.next-build', false);
       await buildNextApp(app, '.next-maps', true);
+      await buildNextApp(app, '.next-instr', true, true);
       upstream = await startUpstream();
     });
 
@@ -310,18 +335,23 @@ for (const version of VERSIONS) {
       await upstream?.close();
     });
 
-    /** `maps` null: the server source maps as Next makes them by default (none with webpack, Next 16's Turbopack writes them). */
-    async function run(mode: Mode, dist: string, maps: boolean | null, withProbe: boolean): Promise<Answer[]> {
+    /**
+     * `maps` null: the server source maps as Next makes them by default (none with webpack, Next 16's Turbopack
+     * writes them). `withProbe`: the NODE_OPTIONS preload; `instrumented`: a build whose instrumentation.ts starts Probe.
+     */
+    async function run(mode: Mode, dist: string, maps: boolean | null, withProbe: boolean, instrumented = false): Promise<Answer[]> {
       fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
       // `next dev` keeps fetches in its data cache between runs: a fresh one, so each run makes its calls.
       fs.rmSync(path.join(app, dist, 'cache', 'fetch-cache'), { recursive: true, force: true });
       // Next 16's dev server builds into `<dist>/dev`.
       fs.rmSync(path.join(app, dist, 'dev', 'cache', 'fetch-cache'), { recursive: true, force: true });
-      const server = await startNext(version, app, mode, dist, maps, upstream.url, withProbe);
+      const server = await startNext(version, app, mode, dist, maps, upstream.url, withProbe, instrumented);
       try {
         const answers = await requestAll(server.base);
+        // The 404 the other runs ask first (see NextServer.ready), asked last here.
+        if (instrumented) await (await fetch(`${server.base}/nope`)).arrayBuffer();
         // Stopped once its captures are stored: `next dev`'s parent may SIGKILL its server on SIGTERM.
-        if (withProbe) await storedAll(app);
+        if (withProbe || instrumented) await storedAll(app);
         return answers;
       } finally {
         await server.stop();
@@ -355,8 +385,17 @@ for (const version of VERSIONS) {
       const withProbe = await run('dev', '.next-dev', null, true);
       assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
       // Next 14's dev server puts the fetch it found back before each request and patches it again while serving
-      // it, after the request started and right before the handler runs: a cache hit there is no row (README).
-      const origins = checkCaptures(app, lines, 'next dev', !version.devRepatchesFetch);
+      // it, right before the handler runs: each assignment is wrapped as it is made, so a cache hit is a row too.
+      const origins = checkCaptures(app, lines, 'next dev');
+      for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
+    });
+
+    test('next build && next start, Probe started by instrumentation.ts (no preload): the same captures, routes and source lines, the first request of the fresh server included', async () => {
+      const alone = await run('start', '.next-maps', true, false);
+      for (const answer of alone) assert.equal(answer.status, 200, JSON.stringify(answer));
+      const withProbe = await run('start', '.next-instr', true, false, true);
+      assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
+      const origins = checkCaptures(app, lines, 'next start (instrumentation.ts)');
       for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
     });
 

@@ -5,6 +5,7 @@ import { patchLayerHandle, patchRouterUse } from './expressRoutes';
 import { patchKoaContext } from './koaRoutes';
 import { patchHonoContext } from './honoRoutes';
 import { patchNextBaseServer } from './nextRoutes';
+import type { OpenLate } from '../LateRequests';
 
 type NoteRoute = (request: object | undefined, route: string | (() => unknown)) => void;
 
@@ -20,6 +21,7 @@ export class RouteInstrumentation extends InstrumentationBase {
     private readonly templates: ExpressTemplates,
     private readonly noteRoute: NoteRoute,
     private readonly probeLogger: Logger,
+    private readonly openLate: OpenLate,
   ) {
     super('probe-routes', '0.1.0', {});
   }
@@ -44,7 +46,7 @@ export class RouteInstrumentation extends InstrumentationBase {
       ]),
       // Next.js: the route it matched, read from its request meta (see nextRoutes).
       new InstrumentationNodeModuleDefinition('next', ['>=13.4.0 <17'], undefined, undefined, [
-        this.file('next/dist/server/base-server.js', ['>=13.4.0 <17'], (exports) => patchNextBaseServer(exports, this.noteRoute)),
+        this.file('next/dist/server/base-server.js', ['>=13.4.0 <17'], (exports) => patchNextBaseServer(exports, this.noteRoute, this.openLate)),
       ]),
     ];
   }

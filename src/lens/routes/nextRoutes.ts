@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { patchMethod } from '../../runtime/patches';
+import type { OpenLate } from '../LateRequests';
 
 /**
  * Next.js keeps the route it matched on the request, under a global symbol
@@ -19,6 +20,10 @@ interface NextRequestLike {
   [NEXT_REQUEST_META]?: { match?: { definition?: RouteDefinition } };
   /** node:http's request inside Next's NodeNextRequest (https://github.com/vercel/next.js/blob/canary/packages/next/src/server/base-http/node.ts). */
   _req?: object;
+}
+/** node:http's response inside Next's NodeNextResponse (same file). */
+interface NextResponseLike {
+  _res?: object;
 }
 
 /** Next's own pages, matched when the app's routes are not: a 404 or an error has no route of the app's. */
@@ -52,14 +57,24 @@ type HandleRequest = (this: unknown, req: NextRequestLike, ...rest: unknown[]) =
  * passes through `BaseServer.prototype.handleRequest`
  * (https://github.com/vercel/next.js/blob/canary/packages/next/src/server/base-server.ts `handleRequest`), which
  * Next offers no hook or channel for: it is wrapped to hand Probe a reader of the matched route. The dev server
- * overrides it and calls `super.handleRequest`, which reads the patched prototype. Returns the undo.
+ * overrides it and calls `super.handleRequest`, which reads the patched prototype. `handleRequestImpl`, which
+ * `handleRequest` calls once Next's `prepare()` (where instrumentation.ts's register() runs) is done, is wrapped
+ * too: a request node:http emitted before Probe started is opened there (see LateRequests). Returns the undo.
  */
 export function patchNextBaseServer(
   exports: { default?: { prototype?: Record<string, unknown> } },
   noteRoute: (request: object | undefined, route: () => unknown) => void,
+  openLate: OpenLate,
 ): (() => void) | null {
   const proto = exports?.default?.prototype;
   if (!proto || patched.has(proto)) return null;
+  const note = (req: NextRequestLike) => {
+    try {
+      if (req && typeof req === 'object') noteRoute(req._req ?? undefined, () => readNextRoute(req));
+    } catch {
+      // the request goes on unrecorded
+    }
+  };
   const undo = patchMethod(
     proto,
     'handleRequest',
@@ -67,18 +82,29 @@ export function patchNextBaseServer(
     'reaches each request Next.js answers, whose request meta holds the matched route; Next has no hook for it (https://github.com/vercel/next.js/blob/canary/packages/next/src/server/base-server.ts handleRequest)',
     (original) =>
       function handleRequest(this: unknown, req: NextRequestLike) {
-        try {
-          if (req && typeof req === 'object') noteRoute(req._req ?? undefined, () => readNextRoute(req));
-        } catch {
-          // the request goes on unrecorded
-        }
+        note(req);
         return (original as HandleRequest).apply(this, arguments as unknown as Parameters<HandleRequest>);
       } as never,
   );
   if (!undo) return null;
+  const undoImpl = patchMethod(
+    proto,
+    'handleRequestImpl',
+    'next/dist/server/base-server.js Server.prototype.handleRequestImpl',
+    "reaches a request that was waiting in handleRequest for Next's prepare(), where instrumentation.ts's register() starts Probe: node:http emitted it before Probe was there to open its unit; Next has no hook for it (https://github.com/vercel/next.js/blob/canary/packages/next/src/server/base-server.ts handleRequest)",
+    (original) =>
+      function handleRequestImpl(this: unknown, req: NextRequestLike, res: NextResponseLike) {
+        const args = arguments as unknown as Parameters<HandleRequest>;
+        return openLate(req?._req, res?._res, () => {
+          note(req);
+          return (original as HandleRequest).apply(this, args);
+        });
+      } as never,
+  );
   patched.add(proto);
   return () => {
     patched.delete(proto);
+    undoImpl?.();
     undo();
   };
 }
@@ -90,11 +116,11 @@ const patched = new WeakSet<object>();
  * `start()` called from the app's `instrumentation.ts` runs after Next.js loaded its server, where a require hook
  * comes too late: the loaded module is patched from require's cache instead (once; the hook skips it then).
  */
-export function patchLoadedNextServer(noteRoute: (request: object | undefined, route: () => unknown) => void): (() => void) | null {
+export function patchLoadedNextServer(noteRoute: (request: object | undefined, route: () => unknown) => void, openLate: OpenLate): (() => void) | null {
   const suffix = ['', 'node_modules', 'next', 'dist', 'server', 'base-server.js'].join(path.sep);
   for (const [file, module] of Object.entries(require.cache)) {
     if (!file.endsWith(suffix) || !module?.loaded) continue;
-    const undo = patchNextBaseServer(module.exports as Parameters<typeof patchNextBaseServer>[0], noteRoute);
+    const undo = patchNextBaseServer(module.exports as Parameters<typeof patchNextBaseServer>[0], noteRoute, openLate);
     if (undo) return undo;
   }
   return null;

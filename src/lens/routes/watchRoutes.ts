@@ -9,13 +9,15 @@ import { RouteInstrumentation } from './RouteInstrumentation';
 import { patchLoadedNextServer } from './nextRoutes';
 
 import type { SourceFactory, Subscribe } from '../../runtime/UnitSource';
+import { lateRequests, type OpenLate } from '../LateRequests';
+import type { IncomingRequests } from '../IncomingRequests';
 
 /**
  * Sets each request's route template from the framework that routed it, without the app's own OTel
  * instrumentations: diagnostics channels where the framework has them (Fastify, router >= 2.3 under Express 5),
  * module patches through the ledger where not. Returns the undo.
  */
-export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscribe: Subscribe, logger: Logger): () => void {
+export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscribe: Subscribe, logger: Logger, openLate: OpenLate): () => void {
   let stopped = false;
   // A Fastify hook added to a live instance cannot be taken off: after shutdown it does nothing.
   const noteRoute = (request: object | undefined, route: string | (() => unknown)) => {
@@ -25,9 +27,9 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
   const undos = [
     subscribe('fastify.initialization', (message) => onFastifyInit(message, noteRoute, logger)),
     subscribe('tracing:express.router.request:start', (message) => onRouterTraceStart(templates, message as RouterTraceContext)),
-    registerInstrumentations({ tracerProvider: provider, instrumentations: [new RouteInstrumentation(templates, noteRoute, logger)] }),
+    registerInstrumentations({ tracerProvider: provider, instrumentations: [new RouteInstrumentation(templates, noteRoute, logger, openLate)] }),
     // Next.js loaded already (start() from instrumentation.ts): its server is patched where it is.
-    patchLoadedNextServer(noteRoute) ?? (() => {}),
+    patchLoadedNextServer(noteRoute, openLate) ?? (() => {}),
   ];
   return () => {
     stopped = true;
@@ -35,9 +37,14 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
   };
 }
 
-/** Route templates as a unit source: it names the request units the requests source opens. */
-export const routeTemplates: SourceFactory = ({ recorder, provider, subscribe, logger }) => ({
-  name: 'routes',
-  instrumentations: [],
-  enable: () => watchRoutes(recorder, provider, subscribe, logger),
-});
+/**
+ * Route templates as a unit source: it names the request units the requests source opens, and opens those of
+ * requests node:http emitted before Probe started (see LateRequests).
+ */
+export function routeTemplates(requests: IncomingRequests): SourceFactory {
+  return ({ recorder, provider, subscribe, logger }) => ({
+    name: 'routes',
+    instrumentations: [],
+    enable: () => watchRoutes(recorder, provider, subscribe, logger, lateRequests(recorder, requests)),
+  });
+}
