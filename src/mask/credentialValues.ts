@@ -145,7 +145,8 @@ function isHex(c: number): boolean {
   return isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
 
-class Scan {
+/** Exported for test/helpers/credentialScanReference.ts: the previous, slower loop over the same matchers, which the scan must agree with. */
+export class Scan {
   steps = 0;
   constructor(private readonly text: string) {}
 
