@@ -40,8 +40,8 @@ function patch(dist, file, pattern, replacement) {
 
 const NO_CAPTURE = ['runtime/CaptureWriter.js', /enqueue\(unit\) \{/, 'enqueue(unit) { return;'];
 const NO_STACK = ['runtime/Recorder.js', /setStackCapture\)\(config\.origin\.enabled,/, 'setStackCapture)(false,'];
-// The store's thread (store/fileStoreThread.ts): what it does with each unit it is handed, cut after a part.
-const THREAD = 'store/fileStoreThread.js';
+// The store's thread (store/storeThread.ts): what it does with each unit it is handed, cut after a part.
+const THREAD = 'store/storeThread.js';
 const UNIT_WORK = /\(0, FileStore_1\.preparePut\)\(\(0, buildCapture_1\.buildCapture\)\(\(0, unitMessage_1\.unpackUnit\)\(unit\), config\)\)/;
 const THREAD_STOPS_AT = (work) => [THREAD, UNIT_WORK, `(${work}, null)`];
 /** A unit whose work ended before the write is answered as done, with nothing written. */

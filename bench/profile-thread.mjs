@@ -31,7 +31,7 @@ mkdirSync(out, { recursive: true });
 const copy = path.join(BENCH_DIR, '.exp', 'profile-thread');
 rmSync(copy, { recursive: true, force: true });
 cpSync(path.join(REPO, 'dist'), copy, { recursive: true });
-const threadFile = path.join(copy, 'store', 'fileStoreThread.js');
+const threadFile = path.join(copy, 'store', 'storeThread.js');
 const probe = `{
   const inspector = require('node:inspector');
   const session = new inspector.Session();

@@ -10,7 +10,7 @@ import { withDeadline } from '../util/deadline';
 
 /**
  * A store that builds ended units itself, off the app's thread (the file and Redis stores as apps get them:
- * store/ThreadedFileStore.ts). putUnit resolves false when the unit was dropped because that thread is behind
+ * store/ThreadedStore.ts). putUnit resolves false when the unit was dropped because that thread is behind
  * (the store counts and says it); settleSync, at exit, finishes what it was handed and returns the units lost.
  */
 interface UnitStore {

@@ -27,7 +27,7 @@ export interface FileStoreOptions {
   /**
    * Least time between two trims (default 0: the puts of one turn share a trim). A put resolves after a
    * trim that saw its file, so this also bounds how fast one caller awaiting each put can go: the write
-   * thread, whose puts overlap, asks for 500 ms (see fileStoreThread).
+   * thread, whose puts overlap, asks for 500 ms (see storeThread).
    */
   trimEveryMs?: number;
 }

@@ -5,7 +5,7 @@ import { ProbeConfigError } from '../config/ProbeConfigError';
 import { STORAGE_KEYS } from '../config/defaults';
 import { unknownSetting } from '../config/suggest';
 import { FileStore } from './FileStore';
-import { ThreadedFileStore } from './ThreadedFileStore';
+import { ThreadedStore } from './ThreadedStore';
 import { readableCapture } from '../capture/readableCapture';
 import type { BuildSource } from './buildSource';
 import type { RedisStore } from './RedisStore';
@@ -54,7 +54,7 @@ export function createStore(app: StoreApp, options: { writeThread?: boolean; bui
     // An app's runtime builds and writes on the store's thread, which opens the same driver; the CLI, dashboard
     // and MCP server read on their own. Custom drivers (below) stay on the app's thread: their code and state
     // live there.
-    if (options.writeThread) return new ThreadedFileStore(store, app.logger, undefined, { config: app.config, build: options.build ?? null });
+    if (options.writeThread) return new ThreadedStore(store, app.logger, undefined, { config: app.config, build: options.build ?? null });
     return store;
   }
   const factory = registry.get(driver);

@@ -93,7 +93,7 @@ for (const [how, end, code] of [
   });
 }
 
-// The rule in store/ThreadedFileStore.ts: the first 8 units are built on the app's thread while each keeps at most
+// The rule in store/ThreadedStore.ts: the first 8 units are built on the app's thread while each keeps at most
 // 64 KiB of body (a short script never pays for a thread); the 9th, or the first bigger one, starts the thread.
 const smallThenBig = (before: number, bigAt: number | null) => `const { job, start } = require('probe');
 const { threadWork } = require(process.env.WORK);

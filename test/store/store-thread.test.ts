@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { UnitInput } from '../../src/builder/input';
 import type { ProbeConfig } from '../../src/config/types';
 import { FileStore } from '../../src/store/FileStore';
-import { ThreadedFileStore } from '../../src/store/ThreadedFileStore';
+import { ThreadedStore } from '../../src/store/ThreadedStore';
 import { loadConfig } from '../../src/config/load';
 import { resolveConfig } from '../../src/config/resolve';
 import { threadWork } from '../../src/util/threadWork';
@@ -22,7 +22,7 @@ import { CONFIGS, KINDS, kindCall } from '../helpers/body-kinds';
 import { readerRows } from '../helpers/body-reader-rows';
 
 // The thread runs compiled code: the suite runs after `npm run build`.
-const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'fileStoreThread.js');
+const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'storeThread.js');
 
 function appRoot(t: { after: (fn: () => void) => void }, configText: string): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'probe-store-thread-'));
@@ -58,7 +58,7 @@ test('every body kind, built on the store thread, reads back as the app thread b
     const root = appRoot(t, configFileText(name));
     const config = loadConfig({ cwd: root, env: { PROBE_ROOT: root } });
     const dir = path.join(root, '.probe', 'captures');
-    const store = new ThreadedFileStore(new FileStore({ path: dir, limit: 100, within: path.join(root, '.probe') }), undefined, SCRIPT, {
+    const store = new ThreadedStore(new FileStore({ path: dir, limit: 100, within: path.join(root, '.probe') }), undefined, SCRIPT, {
       config,
       build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} },
     });
@@ -96,7 +96,7 @@ module.exports = {};\n`,
   const lines: string[] = [];
   const logger = { warn: (line: string) => lines.push(line), debug: () => {}, warnOnce: (_key: string, line: string) => lines.push(line) };
   const dir = path.join(root, '.probe', 'captures');
-  const store = new ThreadedFileStore(new FileStore({ path: dir, limit: 100, within: path.join(root, '.probe') }), logger, SCRIPT, {
+  const store = new ThreadedStore(new FileStore({ path: dir, limit: 100, within: path.join(root, '.probe') }), logger, SCRIPT, {
     config,
     build: { cwd: root, env: { PROBE_ROOT: root, GATE: gate }, overrides: {} },
     maxBacklogBytes: 1024 * 1024,
@@ -136,14 +136,14 @@ test('a unit held for a thread still loading its config is written at exit, and 
   writeFileSync(
     path.join(root, 'exit.js'),
     `const dist = ${dist};
-const { ThreadedFileStore } = require(dist + '/store/ThreadedFileStore.js');
+const { ThreadedStore } = require(dist + '/store/ThreadedStore.js');
 const { FileStore } = require(dist + '/store/FileStore.js');
 const { loadConfig } = require(dist + '/config/load.js');
 const { threadWork } = require(dist + '/util/threadWork.js');
 const root = __dirname;
 const config = loadConfig({ cwd: root, env: { PROBE_ROOT: root } });
 const files = new FileStore({ path: root + '/.probe/captures', limit: 10, within: root + '/.probe' });
-const store = new ThreadedFileStore(files, undefined, undefined, { config, build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} } });
+const store = new ThreadedStore(files, undefined, undefined, { config, build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} } });
 store.putUnit(JSON.parse(process.argv[2], (key, value) => (key === 'chunks' ? value.map((text) => Buffer.from(text)) : value)));
 console.log(JSON.stringify({ lost: store.settleSync(), threaded: store.threaded, builds: threadWork.builds }));`,
   );

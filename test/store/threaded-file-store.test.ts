@@ -1,4 +1,4 @@
-// The app's runtime writes file-store captures on a worker thread (ThreadedFileStore). Tests: the thread
+// The app's runtime writes file-store captures on a worker thread (ThreadedStore). Tests: the thread
 // really takes the writes and they land; its faults come back as StoreErrors; a dead thread loses nothing;
 // apps that end in every way, after enough captures to have started the thread, keep all of them; and
 // FIFOs planted in the folder are never opened, so none can hold the thread or the app.
@@ -10,14 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { FileStore } from '../../src/store/FileStore';
-import { ThreadedFileStore } from '../../src/store/ThreadedFileStore';
+import { ThreadedStore } from '../../src/store/ThreadedStore';
 import { StoreError } from '../../src/store/StoreError';
 import { REPO_ROOT, TestApp } from '../helpers/app';
 import { startUpstream, type Upstream } from '../helpers/upstream';
 import { makeCapture } from './contract';
 
 // The thread runs compiled code: the suite runs after `npm run build`.
-const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'fileStoreThread.js');
+const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'storeThread.js');
 
 function tempFolder(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'probe-threaded-'));
@@ -27,7 +27,7 @@ function tempFolder(t: { after: (fn: () => void) => void }): string {
 
 test('past the first puts, a worker thread writes the captures, and they all land', async (t) => {
   const dir = path.join(tempFolder(t), 'captures');
-  const store = new ThreadedFileStore(new FileStore({ path: dir, limit: 50 }), undefined, SCRIPT);
+  const store = new ThreadedStore(new FileStore({ path: dir, limit: 50 }), undefined, SCRIPT);
   t.after(() => store.close());
   const base = Date.now() / 1000;
   const captures = Array.from({ length: 30 }, (_, i) => makeCapture({ startedAt: base + i, bytes: 5_000 }));
@@ -47,7 +47,7 @@ test('past the first puts, a worker thread writes the captures, and they all lan
 
 test('puts reach the thread in batches: one message for a burst, not one per capture', async (t) => {
   const dir = path.join(tempFolder(t), 'captures');
-  const store = new ThreadedFileStore(new FileStore({ path: dir, limit: 500 }), undefined, SCRIPT);
+  const store = new ThreadedStore(new FileStore({ path: dir, limit: 500 }), undefined, SCRIPT);
   t.after(() => store.close());
   const base = Date.now() / 1000;
   for (let i = 0; i < 8; i++) await store.put(makeCapture({ startedAt: base + i }));
@@ -76,7 +76,7 @@ test('a write the thread cannot make rejects its put with a StoreError', async (
   const root = tempFolder(t);
   const blocked = path.join(root, 'not-a-folder');
   writeFileSync(blocked, 'a file where the folder should be');
-  const store = new ThreadedFileStore(new FileStore({ path: blocked, limit: 5 }), undefined, SCRIPT);
+  const store = new ThreadedStore(new FileStore({ path: blocked, limit: 5 }), undefined, SCRIPT);
   t.after(() => store.close());
   const results = await Promise.allSettled(Array.from({ length: 12 }, () => store.put(makeCapture())));
   assert.equal(store.threaded, true);
@@ -92,7 +92,7 @@ test('when the thread dies, its pending puts and all later ones are written on t
   const dir = path.join(tempFolder(t), 'captures');
   const warnings: string[] = [];
   const logger = { warn: () => {}, debug: () => {}, warnOnce: (_key: string, message: string) => warnings.push(message) };
-  const store = new ThreadedFileStore(new FileStore({ path: dir, limit: 100 }), logger, SCRIPT);
+  const store = new ThreadedStore(new FileStore({ path: dir, limit: 100 }), logger, SCRIPT);
   const base = Date.now() / 1000;
   const first = Array.from({ length: 10 }, (_, i) => makeCapture({ startedAt: base + i }));
   await Promise.all(first.map((c) => store.put(c)));

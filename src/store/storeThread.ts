@@ -1,5 +1,5 @@
 /**
- * The store's thread (started by ThreadedFileStore): opens the app's built-in driver (file or Redis) with the
+ * The store's thread (started by ThreadedStore): opens the app's built-in driver (file or Redis) with the
  * app's settings, builds the captures of the units the app's thread hands over (decoding, masking,
  * buildCapture, serializing), writes them and the captures the app's thread serialized itself (file), and runs
  * the trims, so neither the build nor a slow or busy disk holds the app's event loop. It loads the app's config
@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ResolvedConfig } from '../config/types';
 import type { UnitInput } from '../builder/input';
 import type { Capture } from '../capture/types';
-import type { BatchDone, ThreadDriver, ThreadMessage } from './ThreadedFileStore';
+import type { BatchDone, ThreadDriver, ThreadMessage } from './ThreadedStore';
 import type { BuildSource } from './buildSource';
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import { buildCapture } from '../builder/buildCapture';

@@ -34,7 +34,7 @@ const BATCH_MS = 20;
 const BATCH_MAX = 64;
 /** A batch of units also leaves once its bodies pass this many bytes. */
 const BATCH_MAX_BYTES = 8 * 1024 * 1024;
-const THREAD_SCRIPT = path.join(__dirname, 'fileStoreThread.js');
+const THREAD_SCRIPT = path.join(__dirname, 'storeThread.js');
 
 interface Pending {
   /** A capture serialized here, or a unit to build there (its bodies are gone from here once posted). */
@@ -51,7 +51,7 @@ export type ThreadDriver =
 /** What the store's thread posts: a batch's outcome, or whether it could load the config to build units. */
 export type ThreadMessage = BatchDone | { ready: true } | { ready: false; message: string };
 
-export interface ThreadedFileStoreOptions {
+export interface ThreadedStoreOptions {
   /** The app's resolved config: units are built with it here when the thread cannot build them. */
   config?: ResolvedConfig;
   /** How the thread loads the same config; null: units are built on the app's thread (said under PROBE_DEBUG). */
@@ -78,7 +78,7 @@ export interface BatchDone {
  * start or load the config, units are built here; if it dies, its pending puts and all later ones are
  * written here (units already posted to it are lost, and rejected).
  */
-export class ThreadedFileStore implements Store {
+export class ThreadedStore implements Store {
   private worker: Worker | null = null;
   private available = true;
   private puts = 0;
@@ -108,7 +108,7 @@ export class ThreadedFileStore implements Store {
     private readonly store: FileStore | RedisStore,
     private readonly logger?: Logger,
     private readonly script = THREAD_SCRIPT,
-    options: ThreadedFileStoreOptions = {},
+    options: ThreadedStoreOptions = {},
   ) {
     this.config = options.config ?? null;
     this.build = options.config ? (options.build ?? null) : null;
