@@ -7,7 +7,9 @@
 // sink; Probe with defaults; Probe sampling 10%. The upstream answers each call with a JSON body of each size
 // of --answer (60 B, then pages of records: bench/lib/answer.mjs). Prints, per answer size, the server's own
 // CPU µs per request (its process.cpuUsage()), its main thread's busy µs per request (the active time of
-// performance.eventLoopUtilization()), p50 and p99 latency, peak RSS, the app's event-loop delay under the load
+// performance.eventLoopUtilization(): wall time, which grows while the thread waits for a core) and its main
+// thread's own CPU µs per request (Linux, /proc/thread-self/stat: 10 ms ticks, so a round needs thousands of
+// requests), p50 and p99 latency, peak RSS, the app's event-loop delay under the load
 // (monitorEventLoopDelay: median p99 and the worst max over the rounds; issue 28's stall target is 50 ms), medians
 // and ratios, and fails when a peer did not really export (no spans counted, nothing reached its sink) or Probe
 // stored nothing.
@@ -85,7 +87,9 @@ const prepared = variants.map((v) => prepareVariant(v, app));
 const results = Object.fromEntries(
   sizes.map((size) => [
     size,
-    Object.fromEntries(variants.map((v) => [v.id, { rps: [], cpu: [], busy: [], p50: [], p99: [], rss: [], stallP99: [], stallMax: [], errors: 0 }])),
+    Object.fromEntries(
+      variants.map((v) => [v.id, { rps: [], cpu: [], busy: [], threadCpu: [], p50: [], p99: [], rss: [], stallP99: [], stallMax: [], errors: 0 }]),
+    ),
   ]),
 );
 const spans = Object.fromEntries(variants.map((v) => [v.id, 0]));
@@ -129,6 +133,7 @@ try {
         out.cpu.push((after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / requests);
         // ELU's `active` is in ms: the main thread's time not idle in the event loop.
         out.busy.push(((after.elu.active - before.elu.active) * 1000) / requests);
+        if (after.threadCpu !== null) out.threadCpu.push((after.threadCpu - before.threadCpu) / requests);
         out.p50.push(r.latency.p50);
         out.p99.push(r.latency.p99);
         out.rss.push(after.maxRssKb / 1024);
@@ -168,6 +173,7 @@ for (const size of sizes) {
       rps: median(r.rps),
       cpu: median(r.cpu),
       busy: median(r.busy),
+      threadCpu: r.threadCpu.length ? median(r.threadCpu) : NaN,
       p50: median(r.p50),
       p99: median(r.p99),
       rss: Math.max(...r.rss),
@@ -188,6 +194,8 @@ for (const size of sizes) {
       vs(v, 'cpu', 'sentry'),
       m.busy.toFixed(0),
       vs(v, 'busy', 'otel'),
+      Number.isNaN(m.threadCpu) ? '-' : m.threadCpu.toFixed(0),
+      Number.isNaN(m.threadCpu) ? '-' : vs(v, 'threadCpu', 'otel'),
       m.p50.toFixed(1),
       m.p99.toFixed(1),
       m.rss.toFixed(0),
@@ -206,6 +214,8 @@ for (const size of sizes) {
         'vs plain OTel',
         'vs Sentry',
         'app thread busy µs/req',
+        'vs plain OTel',
+        'app thread CPU µs/req',
         'vs plain OTel',
         'p50 ms',
         'p99 ms',

@@ -4,7 +4,8 @@
 // request over the same seconds. Why: on a shared VM the machine's speed drifts by ±20% from one run to the
 // next, which hides a 5% change between runs made one after the other; two apps measured side by side see
 // the same drift, so their ratio holds still. Prints each round's ratio and the median.
-// Usage: node bench/server-pair.mjs [--a otel] [--b probe] [--rounds 6] [--requests 3000] [--warm 1000] [--connections 8]
+// Usage: node bench/server-pair.mjs [--a otel] [--b probe] [--rounds 6] [--requests 3000] [--warm 1000] [--connections 8] [--answer 50k]
+//   --answer: the upstream's JSON answer size (default 60 B; pages of records as in bench/peers.mjs: 5k, 50k, 500k)
 //   a variant is none | otel | probe | bodies | nostore | noorigin | sampled (sampling.rate 0.1), or a folder holding a build of Probe (a dist/ copy)
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '3000' },
     warm: { type: 'string', default: '1000' },
     connections: { type: 'string', default: '8' },
+    answer: { type: 'string', default: '0' },
   },
 });
 const app = path.join(BENCH_DIR, 'server-app.mjs');
@@ -30,7 +32,9 @@ const variantOf = (spec) => {
   throw new Error(`unknown variant ${spec}: one of ${[...VARIANTS, ...DIAGNOSTIC_VARIANTS].map((v) => v.id).join(', ')}, or a folder with register.js`);
 };
 const pair = [variantOf(values.a), variantOf(values.b)].map((v) => prepareVariant(v, app));
-const upstream = await startUpstream();
+const answer = /^(\d+)([km]?)$/i.exec(values.answer);
+if (!answer) throw new Error(`--answer: a size such as 60, 5k or 50k, not ${values.answer}`);
+const upstream = await startUpstream({ answerBytes: Number(answer[1]) * { '': 1, k: 1024, m: 1024 * 1024 }[answer[2].toLowerCase()] });
 console.log(
   `server, paired: A = ${pair[0].label}, B = ${pair[1].label}; ${values.rounds} rounds × ${values.requests} requests each at ${values.connections} connections each; ${machine()}`,
 );
