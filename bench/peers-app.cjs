@@ -66,7 +66,52 @@ function mainThreadCpu() {
   }
 }
 
+// With BENCH_MEMORY (bench/peers.mjs --memory): where the RSS goes, sampled every 25 ms (peaks since the last ask):
+// this thread's heap, external and ArrayBuffer bytes, and for Probe the store's own figures (bytes in flight to its
+// thread, units posted and not finished, the thread's heap as it reports it). The store is found by wrapping its
+// class's putUnit in the same dist/ the preload loaded: a bench's look inside, not an API.
+const memory = process.env.BENCH_MEMORY ? memorySampler() : null;
+
+function memorySampler() {
+  let store = null;
+  if (process.env.BENCH_IS_PROBE) {
+    try {
+      const dist = require('node:path').dirname(process.env.BENCH_PROBE);
+      const { ThreadedStore } = require(`${dist}/store/ThreadedStore.js`);
+      const putUnit = ThreadedStore.prototype.putUnit;
+      ThreadedStore.prototype.putUnit = function (unit) {
+        store = this;
+        return putUnit.call(this, unit);
+      };
+    } catch {
+      // another build's layout: app-side figures only
+    }
+  }
+  let peak = {};
+  const sample = () => {
+    const m = process.memoryUsage();
+    const now = { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
+    if (store) {
+      now.backlog = store.backlog?.inFlight ?? 0;
+      now.lagUnits = (store.posted ?? 0) - (store.finished?.[0] ?? 0);
+      const held = store.memory?.();
+      if (held) for (const [key, value] of Object.entries(held)) now[`thread.${key}`] = value;
+    }
+    for (const [key, value] of Object.entries(now)) peak[key] = Math.max(peak[key] ?? 0, value);
+  };
+  setInterval(sample, 25).unref();
+  return {
+    take() {
+      sample();
+      const out = { ...peak, dropped: store?.dropped?.units ?? 0 };
+      peak = {};
+      return out;
+    },
+  };
+}
+
 process.on('message', async (msg) => {
+  if (msg === 'memory') process.send({ memory: memory?.take() ?? null });
   // The app thread's busy time (event-loop utilisation: time not idle in the loop), the peak RSS so far, and the
   // event loop's delays (ms) since the last ask.
   if (msg === 'cpu') {

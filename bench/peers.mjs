@@ -13,7 +13,12 @@
 // (monitorEventLoopDelay: median p99 and the worst max over the rounds; issue 28's stall target is 50 ms), medians
 // and ratios, and fails when a peer did not really export (no spans counted, nothing reached its sink) or Probe
 // stored nothing.
+// With --variants none,otel,probe only those run (ids: none otel otlp sentry probe sampled try); with --memory each
+// round also prints where the app's memory went (peaks over the measured load: RSS, the app thread's heap, external
+// and ArrayBuffer bytes; for Probe the bytes in flight to the store's thread, the units it had not finished, the
+// heap it reports, and the units dropped).
 // Usage: node bench/peers.mjs [--answer 60,5k,50k,500k] [--rounds 5] [--seconds 6] [--connections 16] [--warm 2] [--try DIST_DIR]
+//   [--variants ids] [--memory]
 import { parseArgs } from 'node:util';
 import http from 'node:http';
 import path from 'node:path';
@@ -31,6 +36,8 @@ const { values } = parseArgs({
     warm: { type: 'string', default: '2' },
     try: { type: 'string' },
     answer: { type: 'string', default: '60,5k,50k,500k' },
+    variants: { type: 'string' },
+    memory: { type: 'boolean', default: false },
   },
 });
 /** Answer sizes in bytes: `60`, `5k` (5 × 1024), `1m`. */
@@ -61,7 +68,7 @@ function startSink() {
 }
 
 const sink = await startSink();
-const variants = [
+const allVariants = [
   { id: 'none', label: 'no instrumentation' },
   { id: 'otel', label: 'plain OTel (exporter drops)', proof: 'spans' },
   {
@@ -82,6 +89,10 @@ const variants = [
   { id: 'sampled', label: 'Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' }, proof: 'captures' },
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
 ];
+const wanted = values.variants?.split(',').map((id) => id.trim());
+const variants = wanted ? allVariants.filter((v) => wanted.includes(v.id)) : allVariants;
+if (!variants.length) throw new Error(`--variants: none of ${values.variants} (ids: ${allVariants.map((v) => v.id).join(' ')})`);
+const MB = (bytes) => (bytes / (1024 * 1024)).toFixed(0);
 const prepared = variants.map((v) => prepareVariant(v, app));
 /** Per answer size, per variant: each round's figures. */
 const results = Object.fromEntries(
@@ -117,7 +128,7 @@ try {
     upstream = await startUpstream({ answerBytes: size });
     for (let round = 0; round < rounds; round++) {
       for (const variant of rotated(prepared, round)) {
-        const run = startChild(variant, [upstream.url], { ipc: true });
+        const run = startChild(values.memory ? { ...variant, env: { ...variant.env, BENCH_MEMORY: '1' } } : variant, [upstream.url], { ipc: true });
         const [, port] = await run.match;
         const url = `http://127.0.0.1:${port}/checkout`;
         await load(url, Number(values.warm));
@@ -125,6 +136,17 @@ try {
         const r = await load(url, Number(values.seconds));
         const after = await ask(run.child, 'cpu');
         const counted = await ask(run.child, 'spans');
+        if (values.memory) {
+          const { memory: m } = await ask(run.child, 'memory');
+          const extra = Object.entries(m)
+            .filter(([key]) => !['rss', 'heapUsed', 'heapTotal', 'external', 'arrayBuffers', 'dropped', 'lagUnits'].includes(key))
+            .map(([key, value]) => ` ${key} ${MB(value)}`)
+            .join('');
+          const store = 'backlog' in m ? ` lag ${m.lagUnits} units, dropped ${m.dropped}` : '';
+          console.log(
+            `  ${variant.id}: peak MB: rss ${MB(m.rss)} heap ${MB(m.heapUsed)}/${MB(m.heapTotal)} external ${MB(m.external)} arrayBuffers ${MB(m.arrayBuffers)}${extra}${store} (load ${loadAverage()})`,
+          );
+        }
         run.child.kill('SIGTERM');
         await run.done;
         const out = results[size][variant.id];
@@ -183,7 +205,7 @@ for (const size of sizes) {
     };
   };
   const med = Object.fromEntries(variants.map((v) => [v.id, figures(v.id)]));
-  const vs = (v, key, anchor) => (anchor === v.id || v.id === 'none' ? '-' : ratio(med[v.id][key], med[anchor][key]));
+  const vs = (v, key, anchor) => (anchor === v.id || v.id === 'none' || !med[anchor] ? '-' : ratio(med[v.id][key], med[anchor][key]));
   const rows = variants.map((v) => {
     const m = med[v.id];
     return [

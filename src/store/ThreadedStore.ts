@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Store } from '../capture/Store';
 import type { Capture, IndexRow } from '../capture/types';
 import type { ResolvedConfig } from '../config/types';
@@ -14,6 +14,8 @@ import { StoreError } from './StoreError';
 import { WRITE_THREAD_MARK } from './threadMark';
 import { Backlog } from './Backlog';
 import { packUnit, type PackedUnit } from './unitMessage';
+import { diedOfHeap, MAX_THREAD_RESTARTS, THREAD_RESOURCE_LIMITS } from './threadLimits';
+import { readThreadMemory, sharedThreadMemory, type ThreadMemory } from './threadMemory';
 
 /**
  * Puts (and units) written on the app's thread before the store's thread starts: a short script never pays for
@@ -42,6 +44,8 @@ interface Pending {
   unit: PackedUnit | null;
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** A unit's put: resolves it as dropped (lost with a thread that ran out of its heap). */
+  drop?: () => void;
 }
 
 /** How the store's thread opens the same built-in driver: plain data, as workerData carries it. */
@@ -58,6 +62,8 @@ export interface ThreadedStoreOptions {
   build?: BuildSource | null;
   /** Bound on the bytes in flight to the thread (default MAX_BACKLOG_BYTES). */
   maxBacklogBytes?: number;
+  /** The thread's V8 heap bounds (default THREAD_RESOURCE_LIMITS; tests make them tiny). */
+  threadLimits?: ResourceLimits;
 }
 
 /** A batch's outcome, from the thread: the puts written, and the faults of the ones that were not. */
@@ -94,10 +100,16 @@ export class ThreadedStore implements Store {
   /** Units posted to the thread, and (shared with it) those it has finished: the exit path waits on these. */
   private posted = 0;
   private readonly finished = new Int32Array(new SharedArrayBuffer(4));
+  /** What the thread says it holds (threadMemory.ts). */
+  private readonly threadMemory = sharedThreadMemory();
   private readonly backlog: Backlog;
   private readonly config: ResolvedConfig | null;
   private readonly build: BuildSource | null;
   private batchTimer: NodeJS.Timeout | null = null;
+  private readonly threadLimits: ResourceLimits;
+  /** Threads started again after one ran out of its heap, and the units lost with them. */
+  private restarts = 0;
+  private lostToHeap = 0;
   /** close() waiting for the pending puts to settle. */
   private readonly onIdle: Array<() => void> = [];
 
@@ -113,6 +125,7 @@ export class ThreadedStore implements Store {
     this.config = options.config ?? null;
     this.build = options.config ? (options.build ?? null) : null;
     this.backlog = new Backlog(logger, options.maxBacklogBytes);
+    this.threadLimits = options.threadLimits ?? THREAD_RESOURCE_LIMITS;
     if (this.config && !this.build) this.buildsThere = false;
     if (store instanceof FileStore) this.putSync = (capture) => store.putSync(capture);
   }
@@ -122,9 +135,9 @@ export class ThreadedStore implements Store {
     return this.config !== null;
   }
 
-  /** Units dropped because the thread had fallen behind, and their bytes (since start). */
-  get dropped(): { units: number; bytes: number } {
-    return { units: this.backlog.droppedUnits, bytes: this.backlog.droppedBytes };
+  /** Units dropped because the thread had fallen behind, and their bytes (since start); lost: with a thread out of heap. */
+  get dropped(): { units: number; bytes: number; lost: number } {
+    return { units: this.backlog.droppedUnits, bytes: this.backlog.droppedBytes, lost: this.lostToHeap };
   }
 
   /**
@@ -143,7 +156,7 @@ export class ThreadedStore implements Store {
     const seq = ++this.seq;
     return new Promise<boolean>((resolve, reject) => {
       if (this.pending.size === 0) worker.ref();
-      this.pending.set(seq, { prepared: null, unit: packed, resolve: () => resolve(true), reject });
+      this.pending.set(seq, { prepared: null, unit: packed, resolve: () => resolve(true), reject, drop: () => resolve(false) });
       this.unitBatch.push([seq, packed]);
       this.unitBatchBytes += packed.bytes;
       if (this.unitBatch.length >= BATCH_MAX || this.unitBatchBytes >= BATCH_MAX_BYTES) this.send();
@@ -273,6 +286,11 @@ export class ThreadedStore implements Store {
     await this.store.close();
   }
 
+  /** What the store's thread said it held after its last batch (zeros before it ran one). */
+  memory(): ThreadMemory {
+    return readThreadMemory(this.threadMemory);
+  }
+
   /** True once puts go to the write thread (for tests and diagnostics). */
   get threaded(): boolean {
     return this.worker !== null;
@@ -289,8 +307,10 @@ export class ThreadedStore implements Store {
           store: this.driver(),
           build: this.build,
           finished: this.finished,
+          memory: this.threadMemory,
         },
         execArgv: [],
+        resourceLimits: this.threadLimits,
         // The config file the thread loads reads the app's environment as the app did.
         env: this.build?.env ?? {},
         stdout: true,
@@ -298,9 +318,10 @@ export class ThreadedStore implements Store {
         stderr: !this.build,
       });
       worker.unref();
-      worker.on('message', (message: ThreadMessage) => this.answer(message));
-      worker.on('error', (error) => this.lose(error));
-      worker.on('exit', (code) => this.lose(new Error(`the write thread exited (${code})`)));
+      // A thread replaced after it ran out of heap says nothing more (its 'exit' follows its 'error').
+      worker.on('message', (message: ThreadMessage) => this.worker === worker && this.answer(message));
+      worker.on('error', (error) => this.died(worker, error));
+      worker.on('exit', (code) => this.died(worker, new Error(`the write thread exited (${code})`)));
       this.worker = worker;
     } catch (error) {
       this.available = false;
@@ -346,6 +367,49 @@ export class ThreadedStore implements Store {
     if (this.pending.size) return;
     this.worker?.unref();
     for (const resolve of this.onIdle.splice(0)) resolve();
+  }
+
+  private died(worker: Worker, error: unknown): void {
+    if (this.worker !== worker) return;
+    if (diedOfHeap(error) && this.restarts < MAX_THREAD_RESTARTS) this.restart(error);
+    else this.lose(error);
+  }
+
+  /**
+   * The thread ran out of its heap bound (threadLimits.ts): the units posted to it are lost (their bodies went with
+   * it), counted and said once; captures serialized here are written here; units and puts not yet posted go to a
+   * new thread, which loads the config again.
+   */
+  private restart(error: unknown): void {
+    this.restarts++;
+    this.worker = null;
+    const waiting = new Set([...this.unitBatch, ...this.batch].map(([seq]) => seq));
+    let lost = 0;
+    for (const [seq, p] of [...this.pending]) {
+      if (waiting.has(seq)) continue;
+      this.pending.delete(seq);
+      if (p.prepared) {
+        (this.store as FileStore).putPrepared(p.prepared).then(p.resolve, p.reject);
+      } else if (p.unit) {
+        this.backlog.release(p.unit.bytes);
+        lost++;
+        p.drop?.();
+      }
+    }
+    this.lostToHeap += lost;
+    // The new thread counts from zero what the exit path waits for.
+    this.posted = 0;
+    Atomics.store(this.finished, 0, 0);
+    if (this.build) this.buildsThere = null;
+    this.logger?.warnOnce(
+      'store-thread-heap',
+      `the store's thread ran out of its heap bound; ${lost} capture(s) it was building were lost (${this.lostToHeap} since start); a new thread took over`,
+      error,
+    );
+    const worker = this.thread();
+    if (worker && this.pending.size) worker.ref();
+    if (!worker) this.lose(error);
+    else if (this.batch.length) this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
   }
 
   /** The thread is gone: what it had pending, and every later put, is written on this thread. */

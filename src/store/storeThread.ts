@@ -16,16 +16,20 @@ import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import { buildCapture } from '../builder/buildCapture';
 import { loadConfig } from '../config/load';
 import { unpackUnit } from './unitMessage';
+import { sayThreadMemory } from './threadMemory';
 
 const {
   store: driver,
   build,
   finished,
+  memory,
 } = workerData as {
   store: ThreadDriver;
   build: BuildSource | null;
   /** Units finished (written or failed), shared with the app's thread: its exit path waits on it. */
   finished: Int32Array;
+  /** What this thread holds, said after each batch (threadMemory.ts). */
+  memory: Float64Array;
 };
 /**
  * Trims at most twice a second here: each one lists and sorts the whole folder, and at a few hundred
@@ -119,6 +123,8 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
           return writer.putBuilt(buildCapture(unpackUnit(put as UnitInput), config!));
         });
       } else {
+        // The batch lets go of each unit as it is built, so its bodies can be collected before the batch ends.
+        if (units) entry[1] = null as never;
         written = units ? writer.putBuilt(buildCapture(unpackUnit(put as UnitInput), config!)) : writer.putPrepared(put as PreparedPut);
       }
     } catch (error) {
@@ -138,5 +144,8 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
       },
     );
   });
-  void Promise.all(puts).then(() => port.postMessage(outcome));
+  void Promise.all(puts).then(() => {
+    sayThreadMemory(memory);
+    port.postMessage(outcome);
+  });
 });

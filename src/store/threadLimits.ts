@@ -1,0 +1,23 @@
+import type { ResourceLimits } from 'node:worker_threads';
+
+/**
+ * The store's thread's V8 heap, bounded (issue 28: peak RSS within plain OTel + 64 MiB at 50 KB answers). Measured
+ * under bench/peers.mjs at 50 KB with V8's defaults, the thread's heap reached 82 MB, most of it young generation:
+ * V8 sizes the young generation by the machine's memory (up to 3 × 16 MiB semi-spaces), and every unit it builds
+ * makes tens of 50 KB strings that die within the batch. A small young generation collects them a few MB at a time;
+ * the old generation's bound caps what a burst of large units can hold. A unit too large to build within it kills
+ * the thread with ERR_WORKER_OUT_OF_MEMORY: ThreadedStore counts the units it held as lost, says so once, and
+ * starts another thread (at most MAX_THREAD_RESTARTS times; then units are built on the app's thread, as when the
+ * thread dies of anything else).
+ */
+export const THREAD_RESOURCE_LIMITS: ResourceLimits = {
+  maxYoungGenerationSizeMb: 8,
+  maxOldGenerationSizeMb: 96,
+};
+
+export const MAX_THREAD_RESTARTS = 3;
+
+/** The thread died of its heap bound (Node's 'error' event for a worker out of memory). */
+export function diedOfHeap(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}

@@ -1,0 +1,29 @@
+/**
+ * What the store's thread holds, as it says it into memory shared with the app's thread (read without a message,
+ * so the app's thread can bound what it hands over by it): its heap in use and the external bytes it holds (the
+ * bodies transferred to it and not yet collected), in bytes, after each batch it has finished.
+ */
+export interface ThreadMemory {
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
+const SLOTS = 3;
+
+/** The shared slots, made by the app's thread and handed to the store's thread in its workerData. */
+export function sharedThreadMemory(): Float64Array {
+  return new Float64Array(new SharedArrayBuffer(SLOTS * Float64Array.BYTES_PER_ELEMENT));
+}
+
+/** On the store's thread: its isolate's figures (process.memoryUsage's heap and external are per isolate). */
+export function sayThreadMemory(into: Float64Array): void {
+  const { heapUsed, heapTotal, external } = process.memoryUsage();
+  into[0] = heapUsed;
+  into[1] = heapTotal;
+  into[2] = external;
+}
+
+export function readThreadMemory(from: Float64Array): ThreadMemory {
+  return { heapUsed: from[0]!, heapTotal: from[1]!, external: from[2]! };
+}
