@@ -286,6 +286,11 @@ export class ThreadedStore implements Store {
     await this.store.close();
   }
 
+  /** Bytes handed to the thread and not yet answered for (bounded by the Backlog). */
+  get inFlight(): number {
+    return this.backlog.inFlight;
+  }
+
   /** What the store's thread said it held after its last batch (zeros before it ran one). */
   memory(): ThreadMemory {
     return readThreadMemory(this.threadMemory);
