@@ -92,7 +92,7 @@ function memorySampler() {
     const m = process.memoryUsage();
     const now = { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
     if (store) {
-      now.backlog = store.inFlight ?? 0;
+      now.backlog = store.inFlight ?? store.backlog?.inFlight ?? 0;
       now.lagUnits = (store.posted ?? 0) - (store.finished?.[0] ?? 0);
       const held = store.memory?.();
       if (held) for (const [key, value] of Object.entries(held)) now[`thread.${key}`] = value;

@@ -2,11 +2,12 @@ import type { Logger } from '../util/logger';
 
 /**
  * Bytes in flight to the store's thread past which ended units are dropped (issue 28: peak RSS within plain OTel +
- * 64 MiB). Half that margin: the other half is the thread's own heap while it builds (bounded by threadLimits.ts;
- * about 20-40 MB measured at 50 KB answers). A thread that keeps up holds a few MB in flight (at 50 KB answers and
- * load 7 on 2 cores, 22 MB at most), so only a thread that cannot keep up drops.
+ * 64 MiB). A quarter of that margin: the rest is the thread's own heap while it builds (bounded by threadLimits.ts;
+ * 25-52 MB measured at 50 KB answers) and the app thread's own copies of the bodies of calls in progress. Measured
+ * at 50 KB answers on 2 cores at load 9, a bound of 32 MiB was reached, with the thread 71 units behind, at plain
+ * OTel + 88 MB.
  */
-export const MAX_BACKLOG_BYTES = 32 * 1024 * 1024;
+export const MAX_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
