@@ -155,7 +155,14 @@ export class ThreadedStore implements Store {
     const worker = this.thread();
     if (!worker) return this.putBuiltHere(unit).then(() => true);
     this.puts++;
-    const packed = packUnit(unit);
+    let packed: PackedUnit;
+    try {
+      packed = packUnit(unit);
+    } catch (error) {
+      // A unit the recorder made in a shape packing did not expect: built here rather than lost.
+      this.logger?.debug('file store: a unit could not be packed for the thread; built here', error);
+      return this.putBuiltHere(unit).then(() => true);
+    }
     if (!this.backlog.admit(packed.bytes)) return Promise.resolve(false);
     const seq = ++this.seq;
     return new Promise<boolean>((resolve, reject) => {

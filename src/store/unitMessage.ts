@@ -64,6 +64,8 @@ export function packUnit(unit: UnitInput): PackedUnit {
     const chunks: Buffer[] = [];
     let start = -1;
     for (const chunk of body.chunks) {
+      // An empty chunk holds nothing to copy (and with every other chunk moved there is no buffer to copy into).
+      if (chunk.length === 0) continue;
       if (moved.has(chunk.buffer as ArrayBuffer)) {
         if (start >= 0) chunks.push(whole!.subarray(start, at));
         start = -1;

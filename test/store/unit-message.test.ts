@@ -46,6 +46,10 @@ function post(unit: UnitInput): { received: UnitInput; transfers: number } {
 
 test('the large chunks of an ended call move to the thread (detached here once posted); small ones are copied into one buffer', { timeout: 60_000 }, () => {
   const chunks = jsonChunks([20_000, 1_000, 2_000, 30_000]);
+  // An empty chunk (as a stream may give) is left out: nothing else is copied beside it.
+  const lone = post(unitOf([bodyCall([Buffer.alloc(0), ...jsonChunks([20_000])])]));
+  assert.equal(lone.transfers, 2, 'both chunks moved, no buffer of copies');
+  assert.equal(lone.received.calls[0]!.responseBody!.chunks.length, 2);
   const unit = unitOf([bodyCall(chunks)]);
   const expected = buildCapture(unpackUnit(structuredClone(unit)), CONFIG);
   const { received, transfers } = post(unit);
