@@ -11,16 +11,16 @@ const BASE_SERVER = ['', 'node_modules', 'next', 'dist', 'server', 'base-server.
  * One pass over require's cache: called a few times at most (see watchNextFetch).
  */
 export function loadedNextMajor(): number | null {
-  try {
-    for (const [file, module] of Object.entries(require.cache)) {
-      if (!file.endsWith(BASE_SERVER) || !module) continue;
+  for (const [file, module] of Object.entries(require.cache)) {
+    if (!file.endsWith(BASE_SERVER) || !module) continue;
+    try {
       const manifest = path.join(path.dirname(file), '..', '..', 'package.json');
       const version = (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version?: unknown }).version;
       const major = typeof version === 'string' ? Number(version.split('.')[0]) : NaN;
       if (Number.isInteger(major)) return major;
+    } catch {
+      // no readable package.json beside it: not taken for a Next.js
     }
-  } catch {
-    // unknown: treated as no Next.js
   }
   return null;
 }
