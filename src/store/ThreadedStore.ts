@@ -14,6 +14,7 @@ import { StoreError } from './StoreError';
 import { WRITE_THREAD_MARK } from './threadMark';
 import { Backlog } from './Backlog';
 import { packUnit, type PackedUnit } from './unitMessage';
+import { PartLedger, type Split } from './unitParts';
 
 /**
  * Puts (and units) written on the app's thread before the store's thread starts: a short script never pays for
@@ -40,6 +41,10 @@ interface Pending {
   /** A capture serialized here, or a unit to build there (its bodies are gone from here once posted). */
   prepared: PreparedPut | null;
   unit: PackedUnit | null;
+  /** The whole unit, built here if the thread never gets it (a packed unit in parts holds only its new calls). */
+  whole: UnitInput | null;
+  /** A running version in parts: its unit id (forgotten if the put fails: the next version goes whole). */
+  partOf: string | null;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -86,8 +91,12 @@ export class ThreadedStore implements Store {
   private readonly pending = new Map<number, Pending>();
   /** Puts waiting for their batch to leave, as [seq, prepared] pairs. */
   private batch: Array<[number, PreparedPut]> = [];
-  /** Units waiting for their batch to leave (or for the thread to have loaded the config). */
-  private unitBatch: Array<[number, PackedUnit]> = [];
+  /** Units waiting for their batch to leave (or for the thread to have loaded the config), and each one whole. */
+  private unitBatch: Array<[number, PackedUnit, UnitInput]> = [];
+  /** Units stored in parts: what the thread keeps of each (see unitParts.ts). */
+  private readonly parts = new PartLedger();
+  /** Units in parts whose last version the thread will not get: it forgets them after the next batch. */
+  private forgets: string[] = [];
   private unitBatchBytes = 0;
   /** The thread loaded the config: null while it loads, false when it could not (units are built here). */
   private buildsThere: boolean | null = null;
@@ -138,17 +147,42 @@ export class ThreadedStore implements Store {
     const worker = this.thread();
     if (!worker) return this.putBuiltHere(unit).then(() => true);
     this.puts++;
-    const packed = packUnit(unit);
-    if (!this.backlog.admit(packed.bytes)) return Promise.resolve(false);
+    const split = this.parts.split(unit);
+    const packed = packUnit(split ? split.unit : unit);
+    if (!this.backlog.admit(packed.bytes)) {
+      if (split?.unit.parts!.last) this.forgetParts(unit.id);
+      return Promise.resolve(false);
+    }
+    // In parts, the bytes the thread keeps stay counted until the unit's last version is answered.
+    const release = split ? this.commitParts(split, packed) : packed.bytes;
     const seq = ++this.seq;
     return new Promise<boolean>((resolve, reject) => {
       if (this.pending.size === 0) worker.ref();
-      this.pending.set(seq, { prepared: null, unit: packed, resolve: () => resolve(true), reject });
-      this.unitBatch.push([seq, packed]);
+      const partOf = split && !split.unit.parts!.last ? unit.id : null;
+      this.pending.set(seq, { prepared: null, unit: { ...packed, bytes: release }, whole: unit, partOf, resolve: () => resolve(true), reject });
+      this.unitBatch.push([seq, packed, unit]);
       this.unitBatchBytes += packed.bytes;
       if (this.unitBatch.length >= BATCH_MAX || this.unitBatchBytes >= BATCH_MAX_BYTES) this.send();
       else this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
     });
+  }
+
+  /** Records a split as handed; answers the bytes to release once its put is answered. */
+  private commitParts(split: Split, packed: PackedUnit): number {
+    const gone = this.parts.commit(split);
+    const parts = split.unit.parts!;
+    // Under PROBE_DEBUG: what the app's thread copied for this version (tests count each body handed once).
+    this.logger?.debug(
+      `store: unit ${split.unit.id} handed in parts: ${parts.fresh.length} new call(s) of ${parts.keys.length}, ${split.freshBytes} body bytes${parts.last ? ' (last)' : ''}`,
+    );
+    return packed.bytes - split.freshBytes + gone;
+  }
+
+  /** The thread will not get this unit's last version: it drops what it keeps of it (after what was posted). */
+  private forgetParts(id: string): void {
+    if (!this.parts.has(id)) return;
+    this.backlog.release(this.parts.forget(id));
+    this.forgets.push(id);
   }
 
   /** A unit built and serialized here (written on the thread when it runs); a build that throws rejects. */
@@ -175,7 +209,7 @@ export class ThreadedStore implements Store {
     return new Promise<void>((resolve, reject) => {
       // Referenced while writes are pending, as a pending fs call would be: the process waits for them.
       if (this.pending.size === 0) worker.ref();
-      this.pending.set(seq, { prepared, unit: null, resolve, reject });
+      this.pending.set(seq, { prepared, unit: null, whole: null, partOf: null, resolve, reject });
       this.batch.push([seq, prepared]);
       if (this.batch.length >= BATCH_MAX) this.send();
       else this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
@@ -189,28 +223,35 @@ export class ThreadedStore implements Store {
     this.batch = [];
     if (batch.length) this.worker?.postMessage(batch);
     // Units wait while the thread loads the config; its answer sends them.
-    if (this.buildsThere !== true || !this.worker || !this.unitBatch.length) return;
+    if (this.buildsThere !== true || !this.worker || (!this.unitBatch.length && !this.forgets.length)) return;
     const units = this.unitBatch;
     this.unitBatch = [];
     this.unitBatchBytes = 0;
+    const forget = this.forgets;
+    this.forgets = [];
     const transfer = units.flatMap(([, packed]) => packed.transfer);
     try {
-      this.worker.postMessage({ units: units.map(([seq, packed]) => [seq, packed.unit]) }, transfer);
+      this.worker.postMessage({ units: units.map(([seq, packed]) => [seq, packed.unit]), forget }, transfer);
     } catch (error) {
       // A value structured clone refuses (a unit's meta is the app's data): nothing was sent, nothing transferred.
       this.logger?.debug('file store: a batch of units could not be posted to the thread; built here', error);
-      for (const [seq, packed] of units) {
+      this.forgets.push(...forget);
+      for (const [seq, packed, whole] of units) {
         const pending = this.take(seq)!;
-        this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+        // Its calls never reached the thread: a last version is forgotten there, a running one's next goes whole.
+        if (packed.unit.parts?.last) this.forgets.push(whole.id);
+        else if (packed.unit.parts) this.backlog.release(this.parts.forget(whole.id));
+        this.putBuiltHere(whole).then(pending.resolve, pending.reject);
       }
       if (this.pending.size === 0) this.idle();
       return;
     }
     this.posted += units.length;
     // Posted: the bodies now belong to the thread; the entry keeps only its byte count for the backlog.
-    for (const [seq, packed] of units) {
+    for (const [seq] of units) {
       const pending = this.pending.get(seq);
-      if (pending) pending.unit = { unit: packed.unit, transfer: [], bytes: packed.bytes };
+      if (pending?.unit) pending.unit = { unit: pending.unit.unit, transfer: [], bytes: pending.unit.bytes };
+      if (pending) pending.whole = null;
     }
   }
 
@@ -224,15 +265,15 @@ export class ThreadedStore implements Store {
     // takes messages only once it has, and counts a unit it could not build as finished (failed).
     if (this.buildsThere === null && !this.putSync && this.worker) this.buildsThere = true;
     if (this.buildsThere === true && this.worker) this.send();
-    for (const [seq, packed] of this.unitBatch.splice(0)) {
+    for (const [seq, , whole] of this.unitBatch.splice(0)) {
       const pending = this.take(seq);
       if (!this.putSync) {
         // No thread and no synchronous write: written asynchronously (at beforeExit it still runs).
-        if (pending) this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+        if (pending) this.putBuiltHere(whole).then(pending.resolve, pending.reject);
         continue;
       }
       try {
-        this.putSync(this.buildHere(packed.unit));
+        this.putSync(this.buildHere(whole));
         pending?.resolve();
       } catch (error) {
         pending?.reject(error);
@@ -320,18 +361,25 @@ export class ThreadedStore implements Store {
     this.buildsThere = message.ready;
     if (message.ready) return this.send();
     this.logger?.debug(`building captures on the app thread: the store's thread could not load the config (${message.message})`);
-    // Units held for it are built here.
-    for (const [seq, packed] of this.unitBatch.splice(0)) {
+    // Units held for it are built here, and every later one: none is kept there in parts.
+    for (const [seq, , whole] of this.unitBatch.splice(0)) {
       const pending = this.take(seq)!;
-      this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+      this.putBuiltHere(whole).then(pending.resolve, pending.reject);
     }
     this.unitBatchBytes = 0;
+    this.backlog.release(this.parts.clear());
+    this.forgets = [];
     if (this.pending.size === 0) this.idle();
   }
 
   private settle({ done, failed }: BatchDone): void {
     for (const seq of done) this.take(seq)?.resolve();
-    for (const { seq, code, message } of failed) this.take(seq)?.reject(new StoreError(code, message));
+    for (const { seq, code, message } of failed) {
+      const pending = this.take(seq);
+      // What the thread keeps of a unit whose running version failed is not relied on: its next version goes whole.
+      if (pending?.partOf) this.backlog.release(this.parts.forget(pending.partOf));
+      pending?.reject(new StoreError(code, message));
+    }
     if (this.pending.size === 0) this.idle();
   }
 
@@ -357,16 +405,19 @@ export class ThreadedStore implements Store {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
     this.batch = [];
-    const held = new Set(this.unitBatch.map(([seq]) => seq));
+    const held = new Map(this.unitBatch.map(([seq, , whole]) => [seq, whole]));
     this.unitBatch = [];
     this.unitBatchBytes = 0;
+    // What it kept of units in parts went with it: their next versions are built here, whole.
+    this.backlog.release(this.parts.clear());
+    this.forgets = [];
     const pending = [...this.pending.entries()];
     this.pending.clear();
     for (const [seq, p] of pending) {
       if (p.unit) this.backlog.release(p.unit.bytes);
       if (p.prepared) (this.store as FileStore).putPrepared(p.prepared).then(p.resolve, p.reject);
       // Held here, its bodies are still here; posted, they went with the thread.
-      else if (held.has(seq)) this.putBuiltHere(p.unit!.unit).then(p.resolve, p.reject);
+      else if (held.has(seq)) this.putBuiltHere(held.get(seq)!).then(p.resolve, p.reject);
       else p.reject(new StoreError('PROBE_STORE_WRITE', 'the store thread stopped before writing the capture'));
     }
     this.idle();

@@ -1,0 +1,150 @@
+// Issue 28: a unit stored again and again while it runs (the process's command capture) reaches the store's thread
+// in parts: each version hands only the calls not handed before, the thread keeps the earlier ones by unit id and
+// builds the whole capture. Tests, with a real thread and file store: every version reads back exactly as the same
+// whole unit built on this thread and stored by a plain file store (calls leaving the window, a call handed again
+// with a new input, a call still in flight at the last version); each call's bodies are packed once; the bytes the
+// thread keeps count in the bound until the last version is answered, then nothing is left; and when the thread
+// dies, the next versions are built whole here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import type { CallInput, UnitInput } from '../../src/builder/input';
+import type { ResolvedConfig } from '../../src/config/types';
+import { FileStore } from '../../src/store/FileStore';
+import { ThreadedStore } from '../../src/store/ThreadedStore';
+import { buildCapture } from '../../src/builder/buildCapture';
+import { loadConfig } from '../../src/config/load';
+import { REPO_ROOT } from '../helpers/app';
+import { callInput, T0, unitOf } from '../helpers/call-input';
+
+const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'storeThread.js');
+const PAD = 5000;
+
+function setUp(t: { after: (fn: () => void | Promise<void>) => void }) {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'probe-unit-parts-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  writeFileSync(path.join(root, 'package.json'), '{"name":"app","private":true}');
+  writeFileSync(path.join(root, 'probe.config.cjs'), 'module.exports = { lenses: { HttpClientLens: { bodies: true } } };\n');
+  const config = loadConfig({ cwd: root, env: { PROBE_ROOT: root } });
+  const lines: string[] = [];
+  const logger = {
+    warn: (line: string) => lines.push(line),
+    debug: (line: string) => lines.push(line),
+    warnOnce: (_k: string, line: string) => lines.push(line),
+  };
+  const store = new ThreadedStore(new FileStore({ path: path.join(root, '.probe', 'captures'), limit: 100 }), logger, SCRIPT, {
+    config,
+    build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} },
+  });
+  t.after(() => store.close());
+  // What the same whole unit reads back as, built here and stored by a plain file store.
+  const plain = new FileStore({ path: path.join(root, 'plain'), limit: 100 });
+  return { config, store, plain, lines };
+}
+
+/** A finished call with its own JSON answer (a secret in it, masked by the builder), PAD bytes and more. */
+function call(n: number, over: Partial<CallInput> = {}): CallInput {
+  const text = JSON.stringify({ n, password: 'hunter2', pad: 'q'.repeat(PAD) });
+  return callInput({
+    spanId: `s${n}`,
+    url: `https://api.test/poll?n=${n}`,
+    start: T0 + n * 10,
+    end: T0 + n * 10 + 5,
+    responseHeaders: { 'content-type': 'application/json' },
+    responseBody: { chunks: [Buffer.from(text)], size: text.length, truncated: false },
+    ...over,
+  });
+}
+const bytesOf = (calls: CallInput[]) => calls.reduce((sum, c) => sum + (c.responseBody?.size ?? 0), 0);
+
+/** One version of the window `cap_window0001` holding these calls. */
+const version = (calls: CallInput[], partial: boolean, status = partial ? 'running' : 'window'): UnitInput => ({
+  ...unitOf(calls),
+  id: 'cap_window0001',
+  status,
+  endedAt: T0 + 1000 + calls.length,
+  ...(partial ? { partial: true } : {}),
+});
+
+async function sameAsWhole(store: ThreadedStore, plain: FileStore, config: ResolvedConfig, unit: UnitInput): Promise<void> {
+  const { partial: _partial, ...whole } = unit;
+  const expected = buildCapture(whole, config);
+  await plain.put(expected);
+  assert.deepEqual(await store.find(unit.id), await plain.find(unit.id), `${unit.status} version with ${unit.calls.length} calls`);
+}
+
+const handedLines = (lines: string[]) =>
+  lines.flatMap((line) => {
+    const match = /unit cap_window0001 handed in parts: (\d+) new call\(s\) of (\d+), (\d+) body bytes/.exec(line);
+    return match ? [[Number(match[1]), Number(match[2]), Number(match[3])]] : [];
+  });
+const backlogOf = (store: ThreadedStore) => (store as unknown as { backlog: { inFlight: number } }).backlog.inFlight;
+
+test('a window handed in parts reads back as the whole unit at every version; each call packed once; nothing kept after the last', async (t) => {
+  const { config, store, plain, lines } = setUp(t);
+  // A unit keeping over 64 KiB of body starts the thread at once (smaller ones are built here until then).
+  const big = callInput({ responseBody: { chunks: [Buffer.alloc(100_000, 'a')], size: 100_000, truncated: false } });
+  assert.equal(await store.putUnit({ ...unitOf([big]), id: 'cap_starter001' }), true);
+  assert.equal(store.threaded, true);
+  assert.equal(backlogOf(store), 0);
+
+  const calls = Array.from({ length: 12 }, (_, n) => call(n));
+  const v1 = version(calls.slice(0, 4), true);
+  const v2 = version(calls.slice(0, 7), true);
+  // Call 2 left the window (folded past the cap), call 5 is given again as a new input (its decoded size was
+  // still being counted before), calls 7 to 9 ended since.
+  const again = call(5);
+  const v3 = version([...calls.slice(0, 2), ...calls.slice(3, 5), again, calls[6]!, ...calls.slice(7, 10)], true);
+  // The last version: one more call ended, one still in flight (no end, no answer yet).
+  const inFlight = call(11, { end: null, status: null, responseBody: null });
+  const last = version([...v3.calls, calls[10]!, inFlight], false);
+
+  for (const unit of [v1, v2, v3]) {
+    assert.equal(await store.putUnit(unit), true);
+    await sameAsWhole(store, plain, config, unit);
+    // The bodies the thread keeps stay counted in the bound while the window runs.
+    assert.equal(backlogOf(store), bytesOf(unit.calls), `kept bytes counted after the ${unit.calls.length}-call version`);
+  }
+  assert.equal(await store.putUnit(last), true);
+  await sameAsWhole(store, plain, config, last);
+  assert.equal(backlogOf(store), 0, 'nothing counted once the last version is answered');
+
+  assert.deepEqual(handedLines(lines), [
+    [4, 4, bytesOf(calls.slice(0, 4))],
+    [3, 7, bytesOf(calls.slice(4, 7))],
+    [4, 9, bytesOf([again, ...calls.slice(7, 10)])],
+    [2, 11, bytesOf([calls[10]!])],
+  ]);
+  assert.doesNotMatch(lines.join('\n'), /could not|lacks call|stopped/);
+});
+
+test('when the store thread dies mid-window, the next versions are built whole here and stored complete', async (t) => {
+  const { config, store, plain, lines } = setUp(t);
+  const big = callInput({ responseBody: { chunks: [Buffer.alloc(100_000, 'a')], size: 100_000, truncated: false } });
+  assert.equal(await store.putUnit({ ...unitOf([big]), id: 'cap_starter001' }), true);
+  const calls = Array.from({ length: 9 }, (_, n) => call(n));
+  const v1 = version(calls.slice(0, 3), true);
+  const v2 = version(calls.slice(0, 6), true);
+  for (const unit of [v1, v2]) {
+    assert.equal(await store.putUnit(unit), true);
+    await sameAsWhole(store, plain, config, unit);
+  }
+  const worker = (store as unknown as { worker: Worker }).worker;
+  const gone = new Promise((resolve) => worker.once('exit', resolve));
+  await worker.terminate();
+  await gone;
+  assert.equal(store.threaded, false);
+  assert.match(lines.join('\n'), /write thread stopped/);
+  assert.equal(backlogOf(store), 0, 'what the thread kept is no longer counted');
+
+  const v3 = version(calls.slice(0, 8), true);
+  const last = version(calls, false, '0');
+  for (const unit of [v3, last]) {
+    assert.equal(await store.putUnit(unit), true);
+    await sameAsWhole(store, plain, config, unit);
+  }
+  assert.equal(handedLines(lines).length, 2, 'only the versions before the thread died went in parts');
+});
