@@ -178,11 +178,17 @@ export class ThreadedStore implements Store {
     return packed.bytes - split.freshBytes + gone;
   }
 
+  /** The writer dropped this unit's last version (its queue was full): the thread drops what it keeps of it. */
+  forgetUnit(id: string): void {
+    this.forgetParts(id);
+  }
+
   /** The thread will not get this unit's last version: it drops what it keeps of it (after what was posted). */
   private forgetParts(id: string): void {
     if (!this.parts.has(id)) return;
     this.backlog.release(this.parts.forget(id));
     this.forgets.push(id);
+    if (this.worker) this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
   }
 
   /** A unit built and serialized here (written on the thread when it runs); a build that throws rejects. */

@@ -23,7 +23,7 @@ import { callInput, T0, unitOf } from '../helpers/call-input';
 const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'storeThread.js');
 const PAD = 5000;
 
-function setUp(t: { after: (fn: () => void | Promise<void>) => void }) {
+function setUp(t: { after: (fn: () => void | Promise<void>) => void }, maxBacklogBytes?: number) {
   const root = mkdtempSync(path.join(os.tmpdir(), 'probe-unit-parts-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   writeFileSync(path.join(root, 'package.json'), '{"name":"app","private":true}');
@@ -38,6 +38,7 @@ function setUp(t: { after: (fn: () => void | Promise<void>) => void }) {
   const store = new ThreadedStore(new FileStore({ path: path.join(root, '.probe', 'captures'), limit: 100 }), logger, SCRIPT, {
     config,
     build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} },
+    maxBacklogBytes,
   });
   t.after(() => store.close());
   // What the same whole unit reads back as, built here and stored by a plain file store.
@@ -147,4 +148,23 @@ test('when the store thread dies mid-window, the next versions are built whole h
     await sameAsWhole(store, plain, config, unit);
   }
   assert.equal(handedLines(lines).length, 2, 'only the versions before the thread died went in parts');
+});
+
+test('a last version dropped by the bound: what the thread kept of the window is no longer counted, later units go on', async (t) => {
+  // Room for the starter alone (it goes when nothing is in flight) and for the window's first part, not its last.
+  const { config, store, plain, lines } = setUp(t, 30_000);
+  const big = callInput({ responseBody: { chunks: [Buffer.alloc(100_000, 'a')], size: 100_000, truncated: false } });
+  assert.equal(await store.putUnit({ ...unitOf([big]), id: 'cap_starter001' }), true);
+  const calls = Array.from({ length: 5 }, (_, n) => call(n));
+  const v1 = version(calls.slice(0, 2), true);
+  assert.equal(await store.putUnit(v1), true);
+  await sameAsWhole(store, plain, config, v1);
+  assert.equal(backlogOf(store), bytesOf(v1.calls));
+  assert.equal(await store.putUnit(version(calls, false)), false, 'dropped: the kept window and the new calls pass the bound');
+  assert.equal(backlogOf(store), 0, 'the window forgotten here, and the thread told');
+  assert.match(lines.join('\n'), /fell behind/);
+  // The thread still builds: another unit, and a new window handed whole.
+  const next = { ...version([call(7)], true), id: 'cap_window0002' };
+  assert.equal(await store.putUnit(next), true);
+  await sameAsWhole(store, plain, config, next);
 });
