@@ -12,15 +12,17 @@ import { TestApp, waitForLine, eventually, collect } from '../helpers/app';
 
 /** Each answer holds its call's number, padded to a known size. */
 const PAD = 2000;
-const answer = (n: string) => JSON.stringify({ n: Number(n), pad: 'p'.repeat(PAD) });
+/** Bodies past 64 KiB in a version start the store's thread at once. */
+const BIG = 20_000;
+const answer = (n: string, pad = PAD) => JSON.stringify({ n: Number(n), pad: 'p'.repeat(pad) });
 
 let upstream: http.Server;
 let target = '';
 before(async () => {
   upstream = http.createServer((req, res) => {
-    const n = new URL(req.url!, 'http://x').searchParams.get('n') ?? '-1';
+    const query = new URL(req.url!, 'http://x').searchParams;
     res.setHeader('content-type', 'application/json');
-    res.end(answer(n));
+    res.end(answer(query.get('n') ?? '-1', query.get('size') === 'big' ? BIG : PAD));
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
@@ -118,4 +120,69 @@ test('a poller across many versions: each window and the final one hold every ca
     );
   }
   assert.doesNotMatch(stderr, /could not|fell behind|lacks call|were lost/);
+});
+
+// The app kills the store's thread (Node's 'worker' event hands it over) once two versions written there are seen.
+const KILLER = `const fs = require('node:fs');
+const path = require('node:path');
+let n = 0;
+const poll = () => fetch(process.env.TARGET + 'poll?n=' + n++ + '&size=big').then((r) => r.text());
+setInterval(poll, 40);
+setInterval(() => {}, 1000);
+const dir = path.join(process.cwd(), '.probe', 'captures');
+const rowsNow = () => {
+  try {
+    for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+      const capture = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')).capture;
+      if (capture.type === 'command') return (capture.sections.http || []).length;
+    }
+  } catch {}
+  return 0;
+};
+process.on('worker', (worker) => {
+  const seen = new Set([rowsNow()]);
+  const watch = setInterval(() => {
+    seen.add(rowsNow());
+    if (seen.size < 3) return;
+    clearInterval(watch);
+    worker.terminate().then(() => console.log('killed ' + rowsNow()));
+  }, 50);
+});
+console.log('started');
+process.on('SIGTERM', () => { console.log('polls ' + n); process.exit(0); });
+`;
+
+test('the store thread killed mid-window: later versions are built whole on the app thread, the final one complete', { timeout: 300_000 }, async (t) => {
+  const app = new TestApp({
+    'server.js': KILLER,
+    'probe.config.cjs': `module.exports = { background: { window_seconds: 600 }, lenses: { HttpClientLens: { bodies: true } } };\n`,
+  });
+  const child = app.spawn('server.js', { env: { TARGET: target, PROBE_DEBUG: '1' } });
+  t.after(() => child.kill('SIGKILL'));
+  const result = collect(child, READY * 2);
+  await waitForLine(child, /started/, READY);
+  const [, rows] = await waitForLine(child, /killed (\d+)/, READY);
+  // A version stored after the thread died: built on the app's thread.
+  await eventually(() => {
+    const command = app.captures().find((c) => c.type === 'command');
+    return command && (command.sections.http?.length ?? 0) > Number(rows) + 5;
+  }, SEEN);
+  child.kill('SIGTERM');
+  const { stdout, stderr } = await result;
+  const made = Number(/polls (\d+)/.exec(stdout)?.[1]);
+  assert.match(stderr, /write thread stopped/);
+  const before = stderr.slice(0, stderr.indexOf('write thread stopped'));
+  assert.ok((before.match(/handed in parts/g) ?? []).length >= 2, 'versions went in parts before the thread died');
+  assert.doesNotMatch(stderr.slice(stderr.indexOf('write thread stopped')), /handed in parts/, 'none after');
+
+  const commands = app.captures().filter((c) => c.type === 'command');
+  assert.equal(commands.length, 1);
+  const final = commands[0]!;
+  assert.equal(final.status, '0', stderr.slice(-2000));
+  const calls = final.sections.http ?? [];
+  assert.deepEqual(
+    calls.map((row) => numberOf(row.url)),
+    Array.from({ length: made }, (_, i) => i),
+  );
+  for (const row of calls.filter((r) => r.status === 200)) assert.equal(row.response_capture?.raw, answer(String(numberOf(row.url)), BIG));
 });
