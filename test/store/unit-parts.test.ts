@@ -1,11 +1,11 @@
 // Issue 28: a unit stored again and again while it runs (the process's command capture) reaches the store's thread
 // in parts: each version hands only the calls not handed before, the thread keeps the earlier ones by unit id and
-// builds the whole capture. Tests, with a real thread and file store: every version reads back exactly as the same
+// builds the whole capture. Tests, with a real thread and file store (and Redis): every version reads back exactly as the same
 // whole unit built on this thread and stored by a plain file store (calls leaving the window, a call handed again
 // with a new input, a call still in flight at the last version); each call's bodies are packed once; the bytes the
 // thread keeps count in the bound until the last version is answered, then nothing is left; and when the thread
 // dies, the next versions are built whole here.
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +14,8 @@ import type { Worker } from 'node:worker_threads';
 import type { CallInput, UnitInput } from '../../src/builder/input';
 import type { ResolvedConfig } from '../../src/config/types';
 import { FileStore } from '../../src/store/FileStore';
+import { RedisStore } from '../../src/store/RedisStore';
+import { RedisServer } from '../helpers/redis';
 import { ThreadedStore } from '../../src/store/ThreadedStore';
 import { buildCapture } from '../../src/builder/buildCapture';
 import { loadConfig } from '../../src/config/load';
@@ -21,9 +23,17 @@ import { REPO_ROOT } from '../helpers/app';
 import { callInput, T0, unitOf } from '../helpers/call-input';
 
 const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'storeThread.js');
+
+let redis: RedisServer;
+before(async () => {
+  redis = await RedisServer.start();
+});
+after(async () => {
+  await redis?.kill();
+});
 const PAD = 5000;
 
-function setUp(t: { after: (fn: () => void | Promise<void>) => void }, maxBacklogBytes?: number) {
+function setUp(t: { after: (fn: () => void | Promise<void>) => void }, maxBacklogBytes?: number, driver: 'file' | 'redis' = 'file') {
   const root = mkdtempSync(path.join(os.tmpdir(), 'probe-unit-parts-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   writeFileSync(path.join(root, 'package.json'), '{"name":"app","private":true}');
@@ -35,14 +45,17 @@ function setUp(t: { after: (fn: () => void | Promise<void>) => void }, maxBacklo
     debug: (line: string) => lines.push(line),
     warnOnce: (_k: string, line: string) => lines.push(line),
   };
-  const store = new ThreadedStore(new FileStore({ path: path.join(root, '.probe', 'captures'), limit: 100 }), logger, SCRIPT, {
+  const redisStore = (prefix: string) => new RedisStore({ url: redis.url, prefix: `probe-parts-${process.pid}-${prefix}:`, ttl: 3600, limit: 100 });
+  const driverStore = driver === 'file' ? new FileStore({ path: path.join(root, '.probe', 'captures'), limit: 100 }) : redisStore(`${Date.now()}-a`);
+  const store = new ThreadedStore(driverStore, logger, SCRIPT, {
     config,
     build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} },
     maxBacklogBytes,
   });
   t.after(() => store.close());
   // What the same whole unit reads back as, built here and stored by a plain file store.
-  const plain = new FileStore({ path: path.join(root, 'plain'), limit: 100 });
+  const plain = driver === 'file' ? new FileStore({ path: path.join(root, 'plain'), limit: 100 }) : redisStore(`${Date.now()}-b`);
+  t.after(() => plain.close());
   return { config, store, plain, lines };
 }
 
@@ -70,7 +83,7 @@ const version = (calls: CallInput[], partial: boolean, status = partial ? 'runni
   ...(partial ? { partial: true } : {}),
 });
 
-async function sameAsWhole(store: ThreadedStore, plain: FileStore, config: ResolvedConfig, unit: UnitInput): Promise<void> {
+async function sameAsWhole(store: ThreadedStore, plain: FileStore | RedisStore, config: ResolvedConfig, unit: UnitInput): Promise<void> {
   const { partial: _partial, ...whole } = unit;
   const expected = buildCapture(whole, config);
   await plain.put(expected);
@@ -84,43 +97,45 @@ const handedLines = (lines: string[]) =>
   });
 const backlogOf = (store: ThreadedStore) => (store as unknown as { backlog: { inFlight: number } }).backlog.inFlight;
 
-test('a window handed in parts reads back as the whole unit at every version; each call packed once; nothing kept after the last', async (t) => {
-  const { config, store, plain, lines } = setUp(t);
-  // A unit keeping over 64 KiB of body starts the thread at once (smaller ones are built here until then).
-  const big = callInput({ responseBody: { chunks: [Buffer.alloc(100_000, 'a')], size: 100_000, truncated: false } });
-  assert.equal(await store.putUnit({ ...unitOf([big]), id: 'cap_starter001' }), true);
-  assert.equal(store.threaded, true);
-  assert.equal(backlogOf(store), 0);
+for (const driver of ['file', 'redis'] as const) {
+  test(`${driver}: a window handed in parts reads back as the whole unit at every version; each call packed once; nothing kept after the last`, async (t) => {
+    const { config, store, plain, lines } = setUp(t, undefined, driver);
+    // A unit keeping over 64 KiB of body starts the thread at once (smaller ones are built here until then).
+    const big = callInput({ responseBody: { chunks: [Buffer.alloc(100_000, 'a')], size: 100_000, truncated: false } });
+    assert.equal(await store.putUnit({ ...unitOf([big]), id: 'cap_starter001' }), true);
+    assert.equal(store.threaded, true);
+    assert.equal(backlogOf(store), 0);
 
-  const calls = Array.from({ length: 12 }, (_, n) => call(n));
-  const v1 = version(calls.slice(0, 4), true);
-  const v2 = version(calls.slice(0, 7), true);
-  // Call 2 left the window (folded past the cap), call 5 is given again as a new input (its decoded size was
-  // still being counted before), calls 7 to 9 ended since.
-  const again = call(5);
-  const v3 = version([...calls.slice(0, 2), ...calls.slice(3, 5), again, calls[6]!, ...calls.slice(7, 10)], true);
-  // The last version: one more call ended, one still in flight (no end, no answer yet).
-  const inFlight = call(11, { end: null, status: null, responseBody: null });
-  const last = version([...v3.calls, calls[10]!, inFlight], false);
+    const calls = Array.from({ length: 12 }, (_, n) => call(n));
+    const v1 = version(calls.slice(0, 4), true);
+    const v2 = version(calls.slice(0, 7), true);
+    // Call 2 left the window (folded past the cap), call 5 is given again as a new input (its decoded size was
+    // still being counted before), calls 7 to 9 ended since.
+    const again = call(5);
+    const v3 = version([...calls.slice(0, 2), ...calls.slice(3, 5), again, calls[6]!, ...calls.slice(7, 10)], true);
+    // The last version: one more call ended, one still in flight (no end, no answer yet).
+    const inFlight = call(11, { end: null, status: null, responseBody: null });
+    const last = version([...v3.calls, calls[10]!, inFlight], false);
 
-  for (const unit of [v1, v2, v3]) {
-    assert.equal(await store.putUnit(unit), true);
-    await sameAsWhole(store, plain, config, unit);
-    // The bodies the thread keeps stay counted in the bound while the window runs.
-    assert.equal(backlogOf(store), bytesOf(unit.calls), `kept bytes counted after the ${unit.calls.length}-call version`);
-  }
-  assert.equal(await store.putUnit(last), true);
-  await sameAsWhole(store, plain, config, last);
-  assert.equal(backlogOf(store), 0, 'nothing counted once the last version is answered');
+    for (const unit of [v1, v2, v3]) {
+      assert.equal(await store.putUnit(unit), true);
+      await sameAsWhole(store, plain, config, unit);
+      // The bodies the thread keeps stay counted in the bound while the window runs.
+      assert.equal(backlogOf(store), bytesOf(unit.calls), `kept bytes counted after the ${unit.calls.length}-call version`);
+    }
+    assert.equal(await store.putUnit(last), true);
+    await sameAsWhole(store, plain, config, last);
+    assert.equal(backlogOf(store), 0, 'nothing counted once the last version is answered');
 
-  assert.deepEqual(handedLines(lines), [
-    [4, 4, bytesOf(calls.slice(0, 4))],
-    [3, 7, bytesOf(calls.slice(4, 7))],
-    [4, 9, bytesOf([again, ...calls.slice(7, 10)])],
-    [2, 11, bytesOf([calls[10]!])],
-  ]);
-  assert.doesNotMatch(lines.join('\n'), /could not|lacks call|stopped/);
-});
+    assert.deepEqual(handedLines(lines), [
+      [4, 4, bytesOf(calls.slice(0, 4))],
+      [3, 7, bytesOf(calls.slice(4, 7))],
+      [4, 9, bytesOf([again, ...calls.slice(7, 10)])],
+      [2, 11, bytesOf([calls[10]!])],
+    ]);
+    assert.doesNotMatch(lines.join('\n'), /could not|lacks call|stopped/);
+  });
+}
 
 test('when the store thread dies mid-window, the next versions are built whole here and stored complete', async (t) => {
   const { config, store, plain, lines } = setUp(t);
