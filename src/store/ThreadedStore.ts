@@ -69,6 +69,8 @@ export interface ThreadedStoreOptions {
 export interface BatchDone {
   done: number[];
   failed: Array<{ seq: number; code: string; message: string }>;
+  /** After a batch of units: how many units the thread keeps calls of (open windows handed in parts). */
+  windows?: number;
 }
 
 /**
@@ -97,6 +99,7 @@ export class ThreadedStore implements Store {
   private readonly parts = new PartLedger();
   /** Units in parts whose last version the thread will not get: it forgets them after the next batch. */
   private forgets: string[] = [];
+  private windowsThere = 0;
   private unitBatchBytes = 0;
   /** The thread loaded the config: null while it loads, false when it could not (units are built here). */
   private buildsThere: boolean | null = null;
@@ -153,13 +156,12 @@ export class ThreadedStore implements Store {
       if (split?.unit.parts!.last) this.forgetParts(unit.id);
       return Promise.resolve(false);
     }
-    // In parts, the bytes the thread keeps stay counted until the unit's last version is answered.
-    const release = split ? this.commitParts(split, packed) : packed.bytes;
+    if (split) this.commitParts(split);
     const seq = ++this.seq;
     return new Promise<boolean>((resolve, reject) => {
       if (this.pending.size === 0) worker.ref();
       const partOf = split && !split.unit.parts!.last ? unit.id : null;
-      this.pending.set(seq, { prepared: null, unit: { ...packed, bytes: release }, whole: unit, partOf, resolve: () => resolve(true), reject });
+      this.pending.set(seq, { prepared: null, unit: packed, whole: unit, partOf, resolve: () => resolve(true), reject });
       this.unitBatch.push([seq, packed, unit]);
       this.unitBatchBytes += packed.bytes;
       if (this.unitBatch.length >= BATCH_MAX || this.unitBatchBytes >= BATCH_MAX_BYTES) this.send();
@@ -167,15 +169,20 @@ export class ThreadedStore implements Store {
     });
   }
 
-  /** Records a split as handed; answers the bytes to release once its put is answered. */
-  private commitParts(split: Split, packed: PackedUnit): number {
-    const gone = this.parts.commit(split);
+  /**
+   * Records a split as handed. The bodies the thread keeps of an open window are not counted in the Backlog's
+   * bound: the bound is for what waits on a thread that fell behind, while a window is bounded by itself (past
+   * `max_rows` its calls are folded and leave it), is a copy of what the app's thread holds anyway, and goes with
+   * its last version. Counted, one background window past the bound would drop every later capture, its own
+   * versions included (before, the whole window was in flight again every second instead).
+   */
+  private commitParts(split: Split): void {
+    this.parts.commit(split);
     const parts = split.unit.parts!;
     // Under PROBE_DEBUG: what the app's thread copied for this version (tests count each body handed once).
     this.logger?.debug(
-      `store: unit ${split.unit.id} handed in parts: ${parts.fresh.length} new call(s) of ${parts.keys.length}, ${split.freshBytes} body bytes${parts.last ? ' (last)' : ''}`,
+      `store: unit ${split.unit.id} handed in parts: ${parts.fresh.length} new call(s) of ${parts.keys.length}, ${split.freshBytes} body bytes${parts.last ? ' (last)' : ''}; the thread keeps ${this.parts.keptBytes} body bytes of open windows`,
     );
-    return packed.bytes - split.freshBytes + gone;
   }
 
   /** The writer dropped this unit's last version (its queue was full): the thread drops what it keeps of it. */
@@ -186,7 +193,7 @@ export class ThreadedStore implements Store {
   /** The thread will not get this unit's last version: it drops what it keeps of it (after what was posted). */
   private forgetParts(id: string): void {
     if (!this.parts.has(id)) return;
-    this.backlog.release(this.parts.forget(id));
+    this.parts.forget(id);
     this.forgets.push(id);
     if (this.worker) this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
   }
@@ -246,7 +253,7 @@ export class ThreadedStore implements Store {
         const pending = this.take(seq)!;
         // Its calls never reached the thread: a last version is forgotten there, a running one's next goes whole.
         if (packed.unit.parts?.last) this.forgets.push(whole.id);
-        else if (packed.unit.parts) this.backlog.release(this.parts.forget(whole.id));
+        else if (packed.unit.parts) this.parts.forget(whole.id);
         this.putBuiltHere(whole).then(pending.resolve, pending.reject);
       }
       if (this.pending.size === 0) this.idle();
@@ -320,6 +327,11 @@ export class ThreadedStore implements Store {
     await this.store.close();
   }
 
+  /** Units the thread said it keeps calls of, as of its last answer (for tests and diagnostics). */
+  get windowsKept(): number {
+    return this.windowsThere;
+  }
+
   /** True once puts go to the write thread (for tests and diagnostics). */
   get threaded(): boolean {
     return this.worker !== null;
@@ -373,17 +385,18 @@ export class ThreadedStore implements Store {
       this.putBuiltHere(whole).then(pending.resolve, pending.reject);
     }
     this.unitBatchBytes = 0;
-    this.backlog.release(this.parts.clear());
+    this.parts.clear();
     this.forgets = [];
     if (this.pending.size === 0) this.idle();
   }
 
-  private settle({ done, failed }: BatchDone): void {
+  private settle({ done, failed, windows }: BatchDone): void {
+    if (windows !== undefined) this.windowsThere = windows;
     for (const seq of done) this.take(seq)?.resolve();
     for (const { seq, code, message } of failed) {
       const pending = this.take(seq);
       // What the thread keeps of a unit whose running version failed is not relied on: its next version goes whole.
-      if (pending?.partOf) this.backlog.release(this.parts.forget(pending.partOf));
+      if (pending?.partOf) this.parts.forget(pending.partOf);
       pending?.reject(new StoreError(code, message));
     }
     if (this.pending.size === 0) this.idle();
@@ -415,7 +428,7 @@ export class ThreadedStore implements Store {
     this.unitBatch = [];
     this.unitBatchBytes = 0;
     // What it kept of units in parts went with it: their next versions are built here, whole.
-    this.backlog.release(this.parts.clear());
+    this.parts.clear();
     this.forgets = [];
     const pending = [...this.pending.entries()];
     this.pending.clear();

@@ -161,5 +161,6 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
       },
     );
   });
+  if (units) outcome.windows = kept.size;
   void Promise.all(puts).then(() => port.postMessage(outcome));
 });

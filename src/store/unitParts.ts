@@ -24,11 +24,11 @@ export type PostedUnit = UnitInput & { parts?: UnitParts };
 interface Window {
   /** The calls the thread keeps of this unit: their key and body bytes. */
   calls: Map<CallInput, { key: number; bytes: number }>;
-  /** Their body bytes: counted in the store's bound on bytes in flight until the unit's last version is answered. */
+  /** Their body bytes (said under PROBE_DEBUG; not in the Backlog's bound: see ThreadedStore.commitParts). */
   bytes: number;
 }
 
-/** A version split for posting, not yet recorded as handed (the bound may still drop it: see PartLedger.commit). */
+/** A version split for posting, not yet recorded as handed (the Backlog's bound may still drop it). */
 export interface Split {
   unit: PostedUnit;
   /** Body bytes of the fresh calls. */
@@ -43,7 +43,7 @@ export class PartLedger {
   /** Keys are never reused, so a key always names one call input, whatever was forgotten since. */
   private nextKey = 0;
 
-  /** Whole units and their parts, as the thread has them: kept body bytes of every window. */
+  /** Body bytes the thread keeps of every open window. */
   get keptBytes(): number {
     let bytes = 0;
     for (const window of this.windows.values()) bytes += window.bytes;
@@ -76,27 +76,17 @@ export class PartLedger {
   }
 
   /**
-   * The split is posted: the thread will keep its calls (or, for a last version, forget the unit). Answers the
-   * body bytes the thread no longer keeps for this unit (calls gone from the window: folded past the cap,
-   * handed again, or all of them once the last version is posted); the caller releases them from its bound once
-   * the put is answered, or now.
+   * The split is being posted: the thread will keep the calls it lists (calls gone from the window, folded past
+   * the cap or handed again, are dropped there), or forget the unit once it has its last version.
    */
-  commit(split: Split): number {
-    const id = split.unit.id;
-    const before = this.windows.get(id)?.bytes ?? 0;
-    if (split.unit.parts!.last) {
-      this.windows.delete(id);
-      return before + split.freshBytes;
-    }
-    this.windows.set(id, { calls: split.calls, bytes: split.windowBytes });
-    return before + split.freshBytes - split.windowBytes;
+  commit(split: Split): void {
+    if (split.unit.parts!.last) this.windows.delete(split.unit.id);
+    else this.windows.set(split.unit.id, { calls: split.calls, bytes: split.windowBytes });
   }
 
-  /** The unit's window is no longer known to be on the thread: its next version is handed whole. Answers its bytes. */
-  forget(id: string): number {
-    const bytes = this.windows.get(id)?.bytes ?? 0;
+  /** The unit's window is no longer known to be on the thread: its next version is handed whole. */
+  forget(id: string): void {
     this.windows.delete(id);
-    return bytes;
   }
 
   /** Whether the thread may keep calls of this unit. */
@@ -104,11 +94,9 @@ export class PartLedger {
     return this.windows.has(id);
   }
 
-  /** The thread is gone, or builds nothing: every window forgotten. Answers their bytes. */
-  clear(): number {
-    const bytes = this.keptBytes;
+  /** The thread is gone, or builds nothing: every window forgotten. */
+  clear(): void {
     this.windows.clear();
-    return bytes;
   }
 }
 

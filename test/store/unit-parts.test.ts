@@ -2,9 +2,9 @@
 // in parts: each version hands only the calls not handed before, the thread keeps the earlier ones by unit id and
 // builds the whole capture. Tests, with a real thread and file store (and Redis): every version reads back exactly as the same
 // whole unit built on this thread and stored by a plain file store (calls leaving the window, a call handed again
-// with a new input, a call still in flight at the last version); each call's bodies are packed once; the bytes the
-// thread keeps count in the bound until the last version is answered, then nothing is left; and when the thread
-// dies, the next versions are built whole here.
+// with a new input, a call still in flight at the last version); each call's bodies are packed once; the thread
+// drops the window with its last version, or when told that version was dropped; and when the thread dies, the
+// next versions are built whole here.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -120,12 +120,13 @@ for (const driver of ['file', 'redis'] as const) {
     for (const unit of [v1, v2, v3]) {
       assert.equal(await store.putUnit(unit), true);
       await sameAsWhole(store, plain, config, unit);
-      // The bodies the thread keeps stay counted in the bound while the window runs.
-      assert.equal(backlogOf(store), bytesOf(unit.calls), `kept bytes counted after the ${unit.calls.length}-call version`);
+      assert.equal(store.windowsKept, 1, 'the thread keeps the open window');
+      assert.equal(backlogOf(store), 0, 'nothing in flight once answered: a kept window is not in the bound');
     }
     assert.equal(await store.putUnit(last), true);
     await sameAsWhole(store, plain, config, last);
-    assert.equal(backlogOf(store), 0, 'nothing counted once the last version is answered');
+    assert.equal(store.windowsKept, 0, 'the thread dropped the window with its last version');
+    assert.equal(backlogOf(store), 0);
 
     assert.deepEqual(handedLines(lines), [
       [4, 4, bytesOf(calls.slice(0, 4))],
@@ -154,7 +155,7 @@ test('when the store thread dies mid-window, the next versions are built whole h
   await gone;
   assert.equal(store.threaded, false);
   assert.match(lines.join('\n'), /write thread stopped/);
-  assert.equal(backlogOf(store), 0, 'what the thread kept is no longer counted');
+  assert.equal(backlogOf(store), 0, 'nothing left in flight');
 
   const v3 = version(calls.slice(0, 8), true);
   const last = version(calls, false, '0');
@@ -165,8 +166,8 @@ test('when the store thread dies mid-window, the next versions are built whole h
   assert.equal(handedLines(lines).length, 2, 'only the versions before the thread died went in parts');
 });
 
-test('a last version dropped by the bound: what the thread kept of the window is no longer counted, later units go on', async (t) => {
-  // Room for the starter alone (it goes when nothing is in flight) and for the window's first part, not its last.
+test('a last version dropped by the bound: the thread is told to forget the window, and units go on', async (t) => {
+  // Room for one unit in flight (a unit goes alone whatever its size), not for the window's last version beside it.
   const { config, store, plain, lines } = setUp(t, 30_000);
   const big = callInput({ responseBody: { chunks: [Buffer.alloc(100_000, 'a')], size: 100_000, truncated: false } });
   assert.equal(await store.putUnit({ ...unitOf([big]), id: 'cap_starter001' }), true);
@@ -174,10 +175,12 @@ test('a last version dropped by the bound: what the thread kept of the window is
   const v1 = version(calls.slice(0, 2), true);
   assert.equal(await store.putUnit(v1), true);
   await sameAsWhole(store, plain, config, v1);
-  assert.equal(backlogOf(store), bytesOf(v1.calls));
-  assert.equal(await store.putUnit(version(calls, false)), false, 'dropped: the kept window and the new calls pass the bound');
-  assert.equal(backlogOf(store), 0, 'the window forgotten here, and the thread told');
+  assert.equal(store.windowsKept, 1);
+  const other = store.putUnit({ ...unitOf([big]), id: 'cap_other00001' });
+  assert.equal(await store.putUnit(version(calls, false)), false, 'dropped: the bound is passed');
   assert.match(lines.join('\n'), /fell behind/);
+  assert.equal(await other, true);
+  assert.equal(store.windowsKept, 0, 'the thread forgot the window with the next batch');
   // The thread still builds: another unit, and a new window handed whole.
   const next = { ...version([call(7)], true), id: 'cap_window0002' };
   assert.equal(await store.putUnit(next), true);
