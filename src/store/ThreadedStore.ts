@@ -80,7 +80,8 @@ export interface BatchDone {
  * writes are synchronous (through fs promises, every call pays the app's async hooks): on the app's thread
  * they held its event loop for every file created, renamed and trimmed. The app's thread copies each kept
  * body once into a buffer that is transferred, not copied, to the thread; the bytes in flight are bounded
- * (Backlog). Captures built here (put: a config whose parts were given in code) are serialized here and
+ * (Backlog). A unit stored again while it runs (the process's command capture) is handed in parts: only the
+calls not handed before (unitParts.ts). Captures built here (put: a config whose parts were given in code) are serialized here and
  * written there (file), or written here by the app thread's own connection (Redis: its I/O does not block). Reads, clear and the exit path's putSync stay on the calling thread. If the thread cannot
  * start or load the config, units are built here; if it dies, its pending puts and all later ones are
  * written here (units already posted to it are lost, and rejected).

@@ -1,10 +1,10 @@
 // Issue 28: a unit stored again and again while it runs (the process's command capture) reaches the store's thread
 // in parts: each version hands only the calls not handed before, the thread keeps the earlier ones by unit id and
-// builds the whole capture. Tests, with a real thread and file store (and Redis): every version reads back exactly as the same
-// whole unit built on this thread and stored by a plain file store (calls leaving the window, a call handed again
-// with a new input, a call still in flight at the last version); each call's bodies are packed once; the thread
-// drops the window with its last version, or when told that version was dropped; and when the thread dies, the
-// next versions are built whole here.
+// builds the whole capture. Tests, with a real thread and a file store (and Redis): every version reads back exactly
+// as the same whole unit built on this thread and stored by a plain store (calls leaving the window, a call handed
+// again with a new input, a call still in flight at the last version); each call's bodies are packed once; the
+// thread drops the window with its last version, or when told that version was dropped; and when the thread dies,
+// the next versions are built whole here.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
