@@ -1,4 +1,5 @@
 import type { BodyInput, CallInput, UnitInput } from '../builder/input';
+import type { PostedUnit } from './unitParts';
 
 /** Bytes counted for a unit besides its bodies, and for each of its calls (headers, URL, timing, origin). */
 const UNIT_BYTES = 4096;
@@ -6,7 +7,7 @@ const CALL_BYTES = 2048;
 
 /** A unit ready to post to the store's thread: its bodies in fresh buffers, listed for transfer. */
 export interface PackedUnit {
-  unit: UnitInput;
+  unit: PostedUnit;
   transfer: ArrayBuffer[];
   /** Body bytes plus a fixed estimate per unit and per call: what it holds in flight. */
   bytes: number;
@@ -22,7 +23,7 @@ export interface PackedUnit {
  * views into Node's shared pool, which cannot be transferred. The packed unit is a valid UnitInput too (built here
  * when the thread cannot).
  */
-export function packUnit(unit: UnitInput): PackedUnit {
+export function packUnit(unit: PostedUnit): PackedUnit {
   let total = 0;
   for (const call of unit.calls) total += bodyLength(call.requestBody) + bodyLength(call.responseBody);
   const whole = total > 0 ? Buffer.from(new ArrayBuffer(total)) : null;
