@@ -31,6 +31,11 @@ export interface UnitInput {
   pools: PoolInput[];
   /** Finished calls past `max_rows` the recorder already counted and let go (see builder/fold.ts). */
   folded?: FoldedCallsInput;
+  /**
+   * A version stored while the unit still runs (the process's command capture: Recorder.checkpoint); a later one
+   * with the same id replaces it. The store's thread is then handed its calls in parts (store/unitParts.ts).
+   */
+  partial?: boolean;
 }
 
 /** Running totals of calls past `max_rows`: counted in the summary, never rows. */

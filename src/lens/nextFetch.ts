@@ -1,5 +1,6 @@
 import type { Logger } from '../util/logger';
 import { recordPatch } from '../runtime/patches';
+import { loadedNextMajor } from './loadedNext';
 
 /** Where Next.js 15 and later mark that they patched fetch (server/lib/patch-fetch-symbol). */
 const NEXT_PATCH = Symbol.for('next-patch');
@@ -25,7 +26,8 @@ export interface NextFetchWatch {
  * fetch, above it, so that a call Next answers from its data cache is still seen. Next 15 and 16 set their
  * global slot first, then assign the function: the slot is watched and the wrap done on the next microtask, before
  * any render. Next 14 sets no slot: `adopt` is also called as each request starts (see fetchLens), and once it
- * found Next 14's fetch, each later assignment of one is wrapped as it is made (see watchAssignments). Next reads its
+ * found Next 14's fetch, or Next 14's server loaded at start or at the first request (before that request's code
+ * patches fetch), each later assignment of one is wrapped as it is made (see watchAssignments). Next reads its
  * own properties off the global fetch: they are copied onto the wrapper. After Next 16's dev server puts the fetch
  * it found back (`resetFetch`, on a reload) and patches again, the new one is wrapped in turn, under the same
  * ledger entry: the ledger stays one entry however many reloads come.
@@ -44,10 +46,25 @@ export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logge
     wrapped[WRAPS] = next;
     return wrapped;
   };
+  const watchNext14 = (): void => {
+    assignmentsWatched = true;
+    watchAssignments((next) => (active && isUnwrappedNext(next) ? wrapNext(next) : next), logger);
+  };
+  // Looks for Next 14's server (see loadedNextMajor) at start and at the first request after it, then no more.
+  let lookups = 0;
   const adopt = (): void => {
     if (!active) return;
     const current = globalThis.fetch as NextFetch | undefined;
-    if (!isUnwrappedNext(current)) return;
+    if (!isUnwrappedNext(current)) {
+      // Next 14 patches fetch inside the first app-router request, after that request started (and after
+      // start() from instrumentation.ts): with its server loaded, assignments are watched before that first patch,
+      // so a data-cache hit inside the very first request is seen too.
+      if (!slotSeen && !assignmentsWatched && lookups < 2) {
+        lookups++;
+        if (loadedNextMajor() === 14) watchNext14();
+      }
+      return;
+    }
     try {
       const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
       if (!descriptor?.configurable || descriptor.value !== current) return;
@@ -60,10 +77,7 @@ export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logge
         recordPatch('globalThis.fetch (Next.js)', WHY, () => {
           if (newest && globalThis.fetch === newest.wrapped) Object.defineProperty(globalThis, 'fetch', newest.descriptor);
         });
-      if (!slotSeen && !assignmentsWatched) {
-        assignmentsWatched = true;
-        watchAssignments((next) => (active && isUnwrappedNext(next) ? wrapNext(next) : next), logger);
-      }
+      if (!slotSeen && !assignmentsWatched) watchNext14();
     } catch (error) {
       logger.warnOnce('next-fetch', "could not wrap Next.js's fetch", error);
     }
@@ -91,7 +105,7 @@ function isUnwrappedNext(value: unknown): value is NextFetch {
 }
 
 const WHY_14 =
-  "Next.js 14's dev server puts back the fetch it stored before each request (DevServer.restorePatchedGlobals) and patches it again inside the request, right before the app's code runs, by a plain assignment with no mark before it (https://github.com/vercel/next.js/blob/v14.2.35/packages/next/src/server/lib/patch-fetch.ts patchFetch): the global fetch becomes an accessor whose setter wraps each Next fetch as it is assigned, so its data-cache hits are seen. Only once a Next 14 fetch was seen";
+  "Next.js 14's dev server puts back the fetch it stored before each request (DevServer.restorePatchedGlobals) and patches it again inside the request, right before the app's code runs, by a plain assignment with no mark before it (https://github.com/vercel/next.js/blob/v14.2.35/packages/next/src/server/lib/patch-fetch.ts patchFetch): the global fetch becomes an accessor whose setter wraps each Next fetch as it is assigned, so its data-cache hits are seen. Only once a Next 14 fetch was seen, or Next 14's server found loaded (its first patch comes inside the first app-router request)";
 
 /**
  * Next 14 (no slot): `globalThis.fetch` becomes an accessor holding the same value, whose setter passes each

@@ -91,6 +91,11 @@ export class BodyTap {
     settled?.();
   }
 
+  /** The body ended and its decoded size is still being counted on the thread pool (its input will change). */
+  get settling(): boolean {
+    return this.finishing;
+  }
+
   /**
    * The body ended and its decoded size is still being counted: `then` runs once it is known (the recorder
    * holds the unit's input until then). False, and `then` never runs, when nothing is left to wait for.

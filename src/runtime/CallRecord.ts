@@ -48,6 +48,8 @@ export class CallRecord {
   private stack: NodeJS.CallSite[] | null = null;
   private entry: EntryStack | null = null;
   private _origin: Origin | null = null;
+  /** The call's input once nothing in it changes any more (see toInput). */
+  private input: CallInput | null = null;
   private _byAgent = false;
 
   // Timing marks (epoch ms).
@@ -233,6 +235,8 @@ export class CallRecord {
   }
 
   fail(error: ErrorInput, at = now()): void {
+    // A failure told after the end (a body that broke once the call was done) is part of the call's data.
+    this.input = null;
     this._error = error;
     this.finish(at);
   }
@@ -274,7 +278,21 @@ export class CallRecord {
     return timing;
   }
 
+  /**
+   * The call's plain data for the builder. Once the call is done and its decoded size known, nothing in it changes:
+   * the same object is given every time, so a unit stored while it runs (the process's command capture, every
+   * second) neither rebuilds it nor hands its bodies to the store's thread twice (store/unitParts.ts tells
+   * calls handed over before by this identity).
+   */
   toInput(): CallInput {
+    if (this.input) return this.input;
+    const input = this.makeInput();
+    // Not while its call sites wait to be read (the origin), nor while a decoded size is being counted.
+    if (this.done && !this.hasCallSites && !this._responseBody?.settling && !this._requestBody?.settling) this.input = input;
+    return input;
+  }
+
+  private makeInput(): CallInput {
     return {
       spanId: this._spanId,
       parentSpanId: this._parentSpanId,

@@ -17,6 +17,8 @@ interface UnitStore {
   readonly takesUnits: boolean;
   putUnit(unit: UnitInput): Promise<boolean>;
   settleSync(): number;
+  /** A unit's last version will never be handed over (dropped here): what its thread keeps of it goes. */
+  forgetUnit?(id: string): void;
 }
 
 function unitStoreOf(store: Store): UnitStore | null {
@@ -78,6 +80,8 @@ export class CaptureWriter {
     if (this.stopping) return;
     if (this.queue.length >= MAX_QUEUE) {
       this.lose();
+      // The last version of a unit stored in parts: the store's thread would otherwise keep its earlier calls.
+      if (!unit.partial) this.units?.forgetUnit?.(unit.id);
       this.logger.warnOnce('writer-queue-full', `capture queue full (${MAX_QUEUE}); dropping captures until the store catches up`);
       return;
     }

@@ -400,6 +400,8 @@ export class Recorder {
     const input = unit.toInput(this.metaNow(), { doneOnly: true });
     input.status = rotate ? 'window' : 'running';
     input.endedAt = now();
+    // A running version is replaced later (same id): the store's thread keeps its calls and is handed only new ones.
+    if (!rotate) input.partial = true;
     try {
       this.writer.enqueue(input);
     } catch (error) {

@@ -26,6 +26,11 @@ export interface SourceCall {
   key: string;
   /** The surviving tokens after the call's closing parenthesis (see CONTEXT). */
   after: string;
+  /**
+   * For a call through a plain name (an imported or local function: `got(url)`, `getUser(id)`), which a bundle
+   * renames or reaches through a mangled export (`(0,v.w)(c)`): its shape without the callee (see RENAMED).
+   */
+  renamed?: string;
 }
 
 /** A call as a bundle holds it at a frame's position. */
@@ -34,6 +39,10 @@ export interface BundleCall {
   after: string;
   /** The shape's surviving tokens (callee excluded): few of them call for the context to agree too. */
   size: number;
+  /** When the bundle's callee is no source name (renamed, mangled, `(0,o.default)`): the shape without it. */
+  renamed: string | null;
+  /** The call's string literals as the bundle writes them (to tell that no other call of the bundle holds them). */
+  strings: string[];
 }
 
 /** Tokens scanned past a call for its context, and how many surviving ones the context holds. */
@@ -279,6 +288,9 @@ function contextAfter(tokens: Token[], from: number): string {
   return found.join('\u0000');
 }
 
+/** The callee a renamed call's key names instead of its own. */
+const RENAMED = '?';
+
 /** The shape's key: the callee and its surviving tokens as a set (a minifier may reorder nothing, but may dedupe nothing either: a set is the safe side). */
 function shapeKey(callee: string, survivors: string[]): string {
   return `${callee}(${[...new Set(survivors)].sort().join('\u0000')})`;
@@ -327,7 +339,10 @@ export function sourceShapes(text: string): SourceShapes {
     // A method's declaration (`async get(url) {`) is not a call.
     const args = callArguments(tokens, open);
     if (!args || tokens[args.next]?.text === '{') continue;
-    calls.push({ line: token.line, key: shapeKey(token.text, args.survivors), after: contextAfter(tokens, args.next) });
+    const before = tokens[index - 1]?.text;
+    const call: SourceCall = { line: token.line, key: shapeKey(token.text, args.survivors), after: contextAfter(tokens, args.next) };
+    if (before !== '.' && before !== '?.') call.renamed = shapeKey(RENAMED, args.survivors);
+    calls.push(call);
   }
   return { calls, imports };
 }
@@ -360,7 +375,14 @@ export function bundleCallAt(text: string, offset: number): BundleCall | null {
   if (tokens[open]?.text !== '(') return null;
   const args = callArguments(tokens, open);
   if (!args) return null;
-  return { key: shapeKey(callee.text, args.survivors), after: contextAfter(tokens, args.next), size: new Set(args.survivors).size };
+  const size = new Set(args.survivors).size;
+  const renamed = !survives(callee.text) || callee.text === 'default' ? shapeKey(RENAMED, args.survivors) : null;
+  const strings: string[] = [];
+  for (let index = open; index < args.next; index++) {
+    const token = tokens[index]!;
+    if (token.kind === 'str') strings.push(token.text);
+  }
+  return { key: shapeKey(callee.text, args.survivors), after: contextAfter(tokens, args.next), size, renamed, strings };
 }
 
 /** Whether a source call is the bundle's call: the same shape, and when the shape says little, the same context. */
@@ -395,7 +417,7 @@ export function calleeOf(key: string): string {
 export function matchCall(
   bundleText: string,
   offset: number,
-  candidates: Iterable<{ file: string; calls: SourceCall[] }>,
+  candidates: readonly { file: string; calls: SourceCall[] }[],
 ): { file: string; line: number } | null {
   const call = bundleCallAt(bundleText, offset);
   if (!call) return null;
@@ -407,13 +429,44 @@ export function matchCall(
       found = { file, line: source.line };
     }
   }
-  if (!found) return null;
+  if (!found) return renamedMatch(bundleText, call, candidates);
   let twins = 0;
   const offsets = calleeOffsets(bundleText, calleeOf(call.key));
   if (offsets.length > MAX_TWINS_READ) return null;
   for (const at of offsets) {
     const other = bundleCallAt(bundleText, at);
     if (other && other.key === call.key && (call.size >= FEW || other.after === call.after) && ++twins > 1) return null;
+  }
+  return found;
+}
+
+/** A string of a renamed call that tells it apart in its bundle: at least this long, and there only once. */
+const MIN_TELLING = 3;
+
+/**
+ * A bundle call whose callee the bundle renamed (`(0,o.default)(…)` for `got(…)`, `(0,v.w)(…)` for an imported
+ * function) matched to the one source call through a plain name with the same arguments' shape: only when the
+ * arguments keep at least FEW tokens, and one of its strings is written once in the whole bundle (so no other
+ * call of the bundle, a library's, can have that shape). Else null.
+ */
+function renamedMatch(
+  bundleText: string,
+  call: BundleCall,
+  candidates: readonly { file: string; calls: SourceCall[] }[],
+): { file: string; line: number } | null {
+  if (call.renamed === null || call.size < FEW) return null;
+  const once = (text: string) => {
+    const at = bundleText.indexOf(text);
+    return at >= 0 && bundleText.indexOf(text, at + 1) < 0;
+  };
+  if (!call.strings.some((text) => text.length >= MIN_TELLING && once(text))) return null;
+  let found: { file: string; line: number } | null = null;
+  for (const { file, calls } of candidates) {
+    for (const source of calls) {
+      if (source.renamed !== call.renamed) continue;
+      if (found) return null;
+      found = { file, line: source.line };
+    }
   }
   return found;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { matchCall, sourceShapes, type SourceShapes } from './callShapes';
+import { bundleCallAt, calleeOf, matchCall, sourceShapes, type SourceShapes } from './callShapes';
+import { chunkRouteSources, isTurbopackBuild, projectPaths } from './turbopackChunks';
 
 /**
  * The app's own line for a frame in a Next.js server bundle that has no source map (`next build` without
@@ -36,6 +37,10 @@ interface Build {
   project: string;
   pageExtensions: string[];
   aliases: Aliases;
+  /** The build folder itself. */
+  dist: string;
+  /** A Turbopack build (Next 16's default): the app's modules sit in shared chunks under `server/chunks/`. */
+  turbopack: boolean;
 }
 
 interface Bundle {
@@ -44,6 +49,11 @@ interface Bundle {
   build: Build;
   /** Offsets of line starts (a bundle has one or a few lines). */
   lines: number[];
+  /**
+   * A Turbopack chunk, shared by routes and by Next's own modules: a call matched there must keep its callee's name
+   * (`fetch`, `.json`), as a minified one-letter call of Next's (`e(t)`) says nothing of which source call it is.
+   */
+  chunk: boolean;
   /** Lazily: the app source files this bundle was built from, with their shapes. */
   sources?: { file: string; calls: SourceShapes['calls'] }[];
   found: Map<number, { file: string; line: number } | null>;
@@ -55,7 +65,8 @@ const shapes = new Map<string, SourceShapes | null>();
 
 /**
  * The app source file and line of the call at a frame's position (1-based line and column) in a Next.js server
- * bundle (`<distDir>/server/app/…` or `server/pages/…`), or null: not such a bundle, or no unique match.
+ * bundle (`<distDir>/server/app/…` or `server/pages/…`, or a Turbopack build's `server/chunks/…`), or null: not
+ * such a bundle, or no unique match.
  * Never throws.
  */
 export function nextBundleCall(file: string, line: number, column: number): { file: string; line: number } | null {
@@ -66,8 +77,12 @@ export function nextBundleCall(file: string, line: number, column: number): { fi
     let found = bundle.found.get(offset);
     if (found !== undefined) return found;
     const text = bundle.text ?? fs.readFileSync(file, 'utf8');
-    bundle.sources ??= sourcesOf(file, text, bundle.build);
-    found = matchCall(text, offset, bundle.sources);
+    const call = bundle.chunk ? bundleCallAt(text, offset) : null;
+    if (bundle.chunk && (!call || calleeOf(call.key).length < 3)) found = null;
+    else {
+      bundle.sources ??= sourcesOf(file, text, bundle.build, bundle.chunk);
+      found = matchCall(text, offset, bundle.sources);
+    }
     if (bundle.found.size < MAX_POSITIONS) bundle.found.set(offset, found);
     return found;
   } catch {
@@ -87,8 +102,10 @@ function bundleOf(file: string): Bundle | null {
   const parts = file.split(path.sep);
   const server = parts.lastIndexOf('server');
   const kind = parts[server + 1];
-  if (server > 0 && (kind === 'app' || kind === 'pages') && file.endsWith('.js')) {
-    const build = buildOf(parts.slice(0, server).join(path.sep));
+  if (server > 0 && (kind === 'app' || kind === 'pages' || kind === 'chunks') && file.endsWith('.js')) {
+    let build = buildOf(parts.slice(0, server).join(path.sep));
+    // Webpack's shared chunks stay Next's runtime (its route bundles hold the app's modules).
+    if (kind === 'chunks' && !build?.turbopack) build = null;
     const stat = build && fs.statSync(file, { throwIfNoEntry: false });
     if (build && stat?.isFile() && stat.size <= MAX_BYTES) {
       const text = fs.readFileSync(file, 'utf8');
@@ -96,7 +113,7 @@ function bundleOf(file: string): Bundle | null {
       for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines.push(at + 1);
       const keep = keptBytes + text.length <= MAX_KEPT_BYTES;
       if (keep) keptBytes += text.length;
-      bundle = { text: keep ? text : null, build, lines, found: new Map() };
+      bundle = { text: keep ? text : null, build, lines, chunk: kind === 'chunks', found: new Map() };
     }
   }
   if (bundles.size < MAX_BUNDLES) bundles.set(file, bundle);
@@ -120,7 +137,7 @@ function buildOf(dist: string): Build | null {
       const project = dist.startsWith(builtAt + path.sep) ? builtAt : moved;
       const extensions = described.config?.pageExtensions;
       const pageExtensions = Array.isArray(extensions) ? extensions.filter((ext): ext is string => typeof ext === 'string') : ['tsx', 'ts', 'jsx', 'js'];
-      build = { builtAt, project, pageExtensions, aliases: aliasesOf(project) };
+      build = { builtAt, project, pageExtensions, aliases: aliasesOf(project), dist, turbopack: isTurbopackBuild(dist) };
     }
   } catch {
     build = null;
@@ -129,8 +146,11 @@ function buildOf(dist: string): Build | null {
   return build;
 }
 
-/** The source files a bundle was built from, then the app files they import (breadth first, bounded). */
-function sourcesOf(file: string, text: string, build: Build): { file: string; calls: SourceShapes['calls'] }[] {
+/**
+ * The source files a bundle was built from, then the app files they import (breadth first, bounded). A Turbopack
+ * chunk's: the paths it names, and the sources of the routes that load it (turbopackChunks).
+ */
+function sourcesOf(file: string, text: string, build: Build, chunk: boolean): { file: string; calls: SourceShapes['calls'] }[] {
   const queue: string[] = [];
   const seen = new Set<string>();
   const add = (source: string | null) => {
@@ -139,6 +159,12 @@ function sourcesOf(file: string, text: string, build: Build): { file: string; ca
     queue.push(source);
   };
   for (const named of namedSources(text, build.builtAt)) add(existing(path.join(build.project, named)));
+  if (chunk) {
+    for (const named of projectPaths(text)) add(existing(path.join(build.project, named)));
+    const routes = chunkRouteSources(build.dist, file);
+    for (const named of routes.files) add(existing(path.join(build.project, named)));
+    for (const base of routes.bases) add(existing(path.join(build.project, base)));
+  }
   const parts = file.split(path.sep);
   const server = parts.lastIndexOf('server');
   if (parts[server + 1] === 'pages') {

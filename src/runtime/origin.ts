@@ -169,8 +169,13 @@ function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | 
   } else if (isWebpackInternal(file)) {
     file = webpackInternalPath(file, root) ?? file;
   } else if (isBundledRuntime(file)) {
-    // A framework's bundled runtime (Next's server chunks) with no map to say which module: skipped like node_modules.
-    return null;
+    // A framework's bundled runtime (Next's server chunks) with no map to say which module: skipped like node_modules,
+    // but for a Turbopack build's chunk (Next 16), which holds the app's modules too: the app's line when the call
+    // is found in the sources of the routes that load the chunk (nextBundles).
+    const found = map ? null : nextBundleCall(file, line, site.getColumnNumber() ?? 0);
+    if (!found) return null;
+    file = found.file;
+    line = found.line;
   } else if (!map) {
     // A Next.js route bundle built without maps: the app's line when its call is found in the route's sources.
     const found = nextBundleCall(file, line, site.getColumnNumber() ?? 0);

@@ -14,6 +14,7 @@ import { StoreError } from './StoreError';
 import { WRITE_THREAD_MARK } from './threadMark';
 import { Backlog } from './Backlog';
 import { packUnit, type PackedUnit } from './unitMessage';
+import { PartLedger, type Split } from './unitParts';
 import { diedOfHeap, MAX_THREAD_RESTARTS, THREAD_RESOURCE_LIMITS } from './threadLimits';
 import { readThreadMemory, sharedThreadMemory, type ThreadMemory } from './threadMemory';
 
@@ -46,6 +47,10 @@ interface Pending {
   /** A capture serialized here, or a unit to build there (its bodies are gone from here once posted). */
   prepared: PreparedPut | null;
   unit: PackedUnit | null;
+  /** The whole unit, built here if the thread never gets it (a packed unit in parts holds only its new calls). */
+  whole: UnitInput | null;
+  /** A running version in parts: its unit id (forgotten if the put fails: the next version goes whole). */
+  partOf: string | null;
   resolve: () => void;
   reject: (error: unknown) => void;
   /** A unit's put: resolves it as dropped (lost with a thread that ran out of its heap). */
@@ -74,6 +79,8 @@ export interface ThreadedStoreOptions {
 export interface BatchDone {
   done: number[];
   failed: Array<{ seq: number; code: string; message: string }>;
+  /** After a batch of units: how many units the thread keeps calls of (open windows handed in parts). */
+  windows?: number;
 }
 
 /**
@@ -83,7 +90,8 @@ export interface BatchDone {
  * writes are synchronous (through fs promises, every call pays the app's async hooks): on the app's thread
  * they held its event loop for every file created, renamed and trimmed. The app's thread copies each kept
  * body once into a buffer that is transferred, not copied, to the thread; the bytes in flight are bounded
- * (Backlog). Captures built here (put: a config whose parts were given in code) are serialized here and
+ * (Backlog). A unit stored again while it runs (the process's command capture) is handed in parts: only the
+calls not handed before (unitParts.ts). Captures built here (put: a config whose parts were given in code) are serialized here and
  * written there (file), or written here by the app thread's own connection (Redis: its I/O does not block). Reads, clear and the exit path's putSync stay on the calling thread. If the thread cannot
  * start or load the config, units are built here; if it dies, its pending puts and all later ones are
  * written here (units already posted to it are lost, and rejected).
@@ -96,8 +104,13 @@ export class ThreadedStore implements Store {
   private readonly pending = new Map<number, Pending>();
   /** Puts waiting for their batch to leave, as [seq, prepared] pairs. */
   private batch: Array<[number, PreparedPut]> = [];
-  /** Units waiting for their batch to leave (or for the thread to have loaded the config). */
-  private unitBatch: Array<[number, PackedUnit]> = [];
+  /** Units waiting for their batch to leave (or for the thread to have loaded the config), and each one whole. */
+  private unitBatch: Array<[number, PackedUnit, UnitInput]> = [];
+  /** Units stored in parts: what the thread keeps of each (see unitParts.ts). */
+  private readonly parts = new PartLedger();
+  /** Units in parts whose last version the thread will not get: it forgets them after the next batch. */
+  private forgets: string[] = [];
+  private windowsThere = 0;
   private unitBatchBytes = 0;
   /** The thread loaded the config: null while it loads, false when it could not (units are built here). */
   private buildsThere: boolean | null = null;
@@ -106,14 +119,14 @@ export class ThreadedStore implements Store {
   private readonly finished = new Int32Array(new SharedArrayBuffer(4));
   /** What the thread says it holds (threadMemory.ts). */
   private readonly threadMemory = sharedThreadMemory();
-  private readonly backlog: Backlog;
-  private readonly config: ResolvedConfig | null;
-  private readonly build: BuildSource | null;
-  private batchTimer: NodeJS.Timeout | null = null;
   private readonly threadLimits: ResourceLimits;
   /** Threads started again after one ran out of its heap, and the units lost with them. */
   private restarts = 0;
   private lostToHeap = 0;
+  private readonly backlog: Backlog;
+  private readonly config: ResolvedConfig | null;
+  private readonly build: BuildSource | null;
+  private batchTimer: NodeJS.Timeout | null = null;
   /** close() waiting for the pending puts to settle. */
   private readonly onIdle: Array<() => void> = [];
 
@@ -139,7 +152,7 @@ export class ThreadedStore implements Store {
     return this.config !== null;
   }
 
-  /** Units dropped because the thread had fallen behind, and their bytes (since start); lost: with a thread out of heap. */
+  /** Units dropped because the thread had fallen behind, and their bytes (since start). */
   get dropped(): { units: number; bytes: number; lost: number } {
     return { units: this.backlog.droppedUnits, bytes: this.backlog.droppedBytes, lost: this.lostToHeap };
   }
@@ -155,24 +168,60 @@ export class ThreadedStore implements Store {
     const worker = this.thread();
     if (!worker) return this.putBuiltHere(unit).then(() => true);
     this.puts++;
+    const split = this.parts.split(unit);
     let packed: PackedUnit;
     try {
-      packed = packUnit(unit);
+      packed = packUnit(split ? split.unit : unit);
     } catch (error) {
       // A unit the recorder made in a shape packing did not expect: built here rather than lost.
       this.logger?.debug('file store: a unit could not be packed for the thread; built here', error);
+      if (split?.unit.parts!.last) this.forgetParts(unit.id);
       return this.putBuiltHere(unit).then(() => true);
     }
-    if (!this.backlog.admit(packed.bytes)) return Promise.resolve(false);
+    if (!this.backlog.admit(packed.bytes)) {
+      if (split?.unit.parts!.last) this.forgetParts(unit.id);
+      return Promise.resolve(false);
+    }
+    if (split) this.commitParts(split);
     const seq = ++this.seq;
     return new Promise<boolean>((resolve, reject) => {
       if (this.pending.size === 0) worker.ref();
-      this.pending.set(seq, { prepared: null, unit: packed, resolve: () => resolve(true), reject, drop: () => resolve(false) });
-      this.unitBatch.push([seq, packed]);
+      const partOf = split && !split.unit.parts!.last ? unit.id : null;
+      this.pending.set(seq, { prepared: null, unit: packed, whole: unit, partOf, resolve: () => resolve(true), reject, drop: () => resolve(false) });
+      this.unitBatch.push([seq, packed, unit]);
       this.unitBatchBytes += packed.bytes;
       if (this.unitBatch.length >= BATCH_MAX || this.unitBatchBytes >= BATCH_MAX_BYTES) this.send();
       else this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
     });
+  }
+
+  /**
+   * Records a split as handed. The bodies the thread keeps of an open window are not counted in the Backlog's
+   * bound: the bound is for what waits on a thread that fell behind, while a window is bounded by itself (past
+   * `max_rows` its calls are folded and leave it), is a copy of what the app's thread holds anyway, and goes with
+   * its last version. Counted, one background window past the bound would drop every later capture, its own
+   * versions included (before, the whole window was in flight again every second instead).
+   */
+  private commitParts(split: Split): void {
+    this.parts.commit(split);
+    const parts = split.unit.parts!;
+    // Under PROBE_DEBUG: what the app's thread copied for this version (tests count each body handed once).
+    this.logger?.debug(
+      `store: unit ${split.unit.id} handed in parts: ${parts.fresh.length} new call(s) of ${parts.keys.length}, ${split.freshBytes} body bytes${parts.last ? ' (last)' : ''}; the thread keeps ${this.parts.keptBytes} body bytes of open windows`,
+    );
+  }
+
+  /** The writer dropped this unit's last version (its queue was full): the thread drops what it keeps of it. */
+  forgetUnit(id: string): void {
+    this.forgetParts(id);
+  }
+
+  /** The thread will not get this unit's last version: it drops what it keeps of it (after what was posted). */
+  private forgetParts(id: string): void {
+    if (!this.parts.has(id)) return;
+    this.parts.forget(id);
+    this.forgets.push(id);
+    if (this.worker) this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
   }
 
   /** A unit built and serialized here (written on the thread when it runs); a build that throws rejects. */
@@ -199,7 +248,7 @@ export class ThreadedStore implements Store {
     return new Promise<void>((resolve, reject) => {
       // Referenced while writes are pending, as a pending fs call would be: the process waits for them.
       if (this.pending.size === 0) worker.ref();
-      this.pending.set(seq, { prepared, unit: null, resolve, reject });
+      this.pending.set(seq, { prepared, unit: null, whole: null, partOf: null, resolve, reject });
       this.batch.push([seq, prepared]);
       if (this.batch.length >= BATCH_MAX) this.send();
       else this.batchTimer ??= setTimeout(() => this.send(), BATCH_MS);
@@ -213,28 +262,35 @@ export class ThreadedStore implements Store {
     this.batch = [];
     if (batch.length) this.worker?.postMessage(batch);
     // Units wait while the thread loads the config; its answer sends them.
-    if (this.buildsThere !== true || !this.worker || !this.unitBatch.length) return;
+    if (this.buildsThere !== true || !this.worker || (!this.unitBatch.length && !this.forgets.length)) return;
     const units = this.unitBatch;
     this.unitBatch = [];
     this.unitBatchBytes = 0;
+    const forget = this.forgets;
+    this.forgets = [];
     const transfer = units.flatMap(([, packed]) => packed.transfer);
     try {
-      this.worker.postMessage({ units: units.map(([seq, packed]) => [seq, packed.unit]) }, transfer);
+      this.worker.postMessage({ units: units.map(([seq, packed]) => [seq, packed.unit]), forget }, transfer);
     } catch (error) {
       // A value structured clone refuses (a unit's meta is the app's data): nothing was sent, nothing transferred.
       this.logger?.debug('file store: a batch of units could not be posted to the thread; built here', error);
-      for (const [seq, packed] of units) {
+      this.forgets.push(...forget);
+      for (const [seq, packed, whole] of units) {
         const pending = this.take(seq)!;
-        this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+        // Its calls never reached the thread: a last version is forgotten there, a running one's next goes whole.
+        if (packed.unit.parts?.last) this.forgets.push(whole.id);
+        else if (packed.unit.parts) this.parts.forget(whole.id);
+        this.putBuiltHere(whole).then(pending.resolve, pending.reject);
       }
       if (this.pending.size === 0) this.idle();
       return;
     }
     this.posted += units.length;
     // Posted: the bodies now belong to the thread; the entry keeps only its byte count for the backlog.
-    for (const [seq, packed] of units) {
+    for (const [seq] of units) {
       const pending = this.pending.get(seq);
-      if (pending) pending.unit = { unit: packed.unit, transfer: [], bytes: packed.bytes };
+      if (pending?.unit) pending.unit = { unit: pending.unit.unit, transfer: [], bytes: pending.unit.bytes };
+      if (pending) pending.whole = null;
     }
   }
 
@@ -248,15 +304,15 @@ export class ThreadedStore implements Store {
     // takes messages only once it has, and counts a unit it could not build as finished (failed).
     if (this.buildsThere === null && !this.putSync && this.worker) this.buildsThere = true;
     if (this.buildsThere === true && this.worker) this.send();
-    for (const [seq, packed] of this.unitBatch.splice(0)) {
+    for (const [seq, , whole] of this.unitBatch.splice(0)) {
       const pending = this.take(seq);
       if (!this.putSync) {
         // No thread and no synchronous write: written asynchronously (at beforeExit it still runs).
-        if (pending) this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+        if (pending) this.putBuiltHere(whole).then(pending.resolve, pending.reject);
         continue;
       }
       try {
-        this.putSync(this.buildHere(packed.unit));
+        this.putSync(this.buildHere(whole));
         pending?.resolve();
       } catch (error) {
         pending?.reject(error);
@@ -305,6 +361,11 @@ export class ThreadedStore implements Store {
   /** What the store's thread said it held after its last batch (zeros before it ran one). */
   memory(): ThreadMemory {
     return readThreadMemory(this.threadMemory);
+  }
+
+  /** Units the thread said it keeps calls of, as of its last answer (for tests and diagnostics). */
+  get windowsKept(): number {
+    return this.windowsThere;
   }
 
   /** True once puts go to the write thread (for tests and diagnostics). */
@@ -357,18 +418,26 @@ export class ThreadedStore implements Store {
     this.buildsThere = message.ready;
     if (message.ready) return this.send();
     this.logger?.debug(`building captures on the app thread: the store's thread could not load the config (${message.message})`);
-    // Units held for it are built here.
-    for (const [seq, packed] of this.unitBatch.splice(0)) {
+    // Units held for it are built here, and every later one: none is kept there in parts.
+    for (const [seq, , whole] of this.unitBatch.splice(0)) {
       const pending = this.take(seq)!;
-      this.putBuiltHere(packed.unit).then(pending.resolve, pending.reject);
+      this.putBuiltHere(whole).then(pending.resolve, pending.reject);
     }
     this.unitBatchBytes = 0;
+    this.parts.clear();
+    this.forgets = [];
     if (this.pending.size === 0) this.idle();
   }
 
-  private settle({ done, failed }: BatchDone): void {
+  private settle({ done, failed, windows }: BatchDone): void {
+    if (windows !== undefined) this.windowsThere = windows;
     for (const seq of done) this.take(seq)?.resolve();
-    for (const { seq, code, message } of failed) this.take(seq)?.reject(new StoreError(code, message));
+    for (const { seq, code, message } of failed) {
+      const pending = this.take(seq);
+      // What the thread keeps of a unit whose running version failed is not relied on: its next version goes whole.
+      if (pending?.partOf) this.parts.forget(pending.partOf);
+      pending?.reject(new StoreError(code, message));
+    }
     if (this.pending.size === 0) this.idle();
   }
 
@@ -394,11 +463,20 @@ export class ThreadedStore implements Store {
   /**
    * The thread ran out of its heap bound (threadLimits.ts): the units posted to it are lost (their bodies went with
    * it), counted and said once; captures serialized here are written here; units and puts not yet posted go to a
-   * new thread, which loads the config again.
+   * new thread, which loads the config again. What it kept of units in parts went with it: a held version in parts
+   * is built here whole, and the next versions start again whole.
    */
   private restart(error: unknown): void {
     this.restarts++;
     this.worker = null;
+    this.parts.clear();
+    this.forgets = [];
+    for (const [seq, packed, whole] of this.unitBatch.filter(([, packed]) => packed.unit.parts)) {
+      const pending = this.take(seq);
+      this.unitBatchBytes -= packed.bytes;
+      if (pending) this.putBuiltHere(whole).then(pending.resolve, pending.reject);
+    }
+    this.unitBatch = this.unitBatch.filter(([, packed]) => !packed.unit.parts);
     const waiting = new Set([...this.unitBatch, ...this.batch].map(([seq]) => seq));
     let lost = 0;
     for (const [seq, p] of [...this.pending]) {
@@ -437,16 +515,19 @@ export class ThreadedStore implements Store {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
     this.batch = [];
-    const held = new Set(this.unitBatch.map(([seq]) => seq));
+    const held = new Map(this.unitBatch.map(([seq, , whole]) => [seq, whole]));
     this.unitBatch = [];
     this.unitBatchBytes = 0;
+    // What it kept of units in parts went with it: their next versions are built here, whole.
+    this.parts.clear();
+    this.forgets = [];
     const pending = [...this.pending.entries()];
     this.pending.clear();
     for (const [seq, p] of pending) {
       if (p.unit) this.backlog.release(p.unit.bytes);
       if (p.prepared) (this.store as FileStore).putPrepared(p.prepared).then(p.resolve, p.reject);
       // Held here, its bodies are still here; posted, they went with the thread.
-      else if (held.has(seq)) this.putBuiltHere(p.unit!.unit).then(p.resolve, p.reject);
+      else if (held.has(seq)) this.putBuiltHere(held.get(seq)!).then(p.resolve, p.reject);
       else p.reject(new StoreError('PROBE_STORE_WRITE', 'the store thread stopped before writing the capture'));
     }
     this.idle();

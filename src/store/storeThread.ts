@@ -16,6 +16,7 @@ import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import { buildCapture } from '../builder/buildCapture';
 import { loadConfig } from '../config/load';
 import { unpackUnit } from './unitMessage';
+import { KeptParts, type PostedUnit } from './unitParts';
 import { sayThreadMemory } from './threadMemory';
 
 const {
@@ -79,7 +80,10 @@ if (build) {
   }
 }
 
-type Put = [number, PreparedPut | UnitInput];
+type Put = [number, PreparedPut | PostedUnit];
+
+/** The calls kept of units handed in parts (the process's command capture while it runs), until their last version. */
+const kept = new KeptParts();
 
 /**
  * Units built at once for a driver whose writes are async (Redis): each built capture and its serialized text
@@ -107,9 +111,28 @@ const unitFinished = () => {
   Atomics.notify(finished, 0);
 };
 
-port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[number, UnitInput]> }) => {
+port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[number, PostedUnit]>; forget?: string[] }) => {
   const units = !Array.isArray(message);
   const batch: Put[] = units ? message.units : message;
+  // Joined in order as the batch arrives (a later part of a unit needs the earlier ones), built later for Redis.
+  const whole = new Map<number, UnitInput | Error>();
+  if (units) {
+    for (const [seq, put] of message.units) {
+      try {
+        whole.set(seq, kept.join(unpackUnit(put as UnitInput)));
+      } catch (error) {
+        whole.set(seq, error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    // Units whose last version the app's thread will not send (dropped, or built there): after this batch's.
+    for (const id of message.forget ?? []) kept.forget(id);
+  }
+  const unitOf = (seq: number): UnitInput => {
+    const unit = whole.get(seq)!;
+    whole.delete(seq);
+    if (unit instanceof Error) throw unit;
+    return unit;
+  };
   const outcome: BatchDone = { done: [], failed: [] };
   // One answer per batch, once its writes (and, for files, the shared trim) have settled.
   const puts = batch.map((entry) => {
@@ -120,12 +143,10 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
         written = inSlot(() => {
           // Built now; the batch no longer holds the unit's bodies once its capture is written.
           entry[1] = null as never;
-          return writer.putBuilt(buildCapture(unpackUnit(put as UnitInput), config!));
+          return writer.putBuilt(buildCapture(unitOf(seq), config!));
         });
       } else {
-        // The batch lets go of each unit as it is built, so its bodies can be collected before the batch ends.
-        if (units) entry[1] = null as never;
-        written = units ? writer.putBuilt(buildCapture(unpackUnit(put as UnitInput), config!)) : writer.putPrepared(put as PreparedPut);
+        written = units ? writer.putBuilt(buildCapture(unitOf(seq), config!)) : writer.putPrepared(put as PreparedPut);
       }
     } catch (error) {
       written = Promise.reject(error);
@@ -144,6 +165,7 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
       },
     );
   });
+  if (units) outcome.windows = kept.size;
   void Promise.all(puts).then(() => {
     sayThreadMemory(memory);
     port.postMessage(outcome);

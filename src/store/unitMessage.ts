@@ -1,4 +1,5 @@
 import type { BodyInput, CallInput, UnitInput } from '../builder/input';
+import type { PostedUnit } from './unitParts';
 
 /** Bytes counted for a unit besides its bodies, and for each of its calls (headers, URL, timing, origin). */
 const UNIT_BYTES = 4096;
@@ -6,7 +7,7 @@ const CALL_BYTES = 2048;
 
 /** A unit ready to post to the store's thread: its bodies in fresh buffers, listed for transfer. */
 export interface PackedUnit {
-  unit: UnitInput;
+  unit: PostedUnit;
   transfer: ArrayBuffer[];
   /** Body bytes plus a fixed estimate per unit and per call: what it holds in flight. */
   bytes: number;
@@ -29,11 +30,12 @@ const MOVE_MIN_BYTES = 16 * 1024;
  * and V8 starts one for external memory only past 64 MiB of growth): at 50 KB answers the app's thread held tens of
  * MB of dead body copies. A transferred buffer's memory leaves this thread at once. Only chunks of a call that has
  * ended, in a unit that has ended, are moved: a unit stored while it runs (the process's command capture, status
- * `running`) keeps its calls, and stores them again. The packed unit is a valid UnitInput too (built here when the
+ * `running`, `partial`, or handed in parts: unitParts.ts) keeps its calls, and stores them again. The packed unit is a valid UnitInput too (built here when the
  * thread cannot: nothing is detached until postMessage succeeds).
  */
-export function packUnit(unit: UnitInput): PackedUnit {
-  const ended = unit.status !== 'running';
+export function packUnit(unit: PostedUnit): PackedUnit {
+  // A unit in parts, or a version stored while it runs, keeps its calls: their inputs are handed or built again.
+  const ended = !unit.partial && !unit.parts && unit.status !== 'running';
   const moved = new Set<ArrayBuffer>();
   const movable = (call: CallInput, chunk: Buffer): boolean =>
     ended &&

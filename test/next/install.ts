@@ -9,7 +9,7 @@ import { runChild } from '../helpers/child';
 export const CACHE = process.env.PROBE_NEXT_CACHE ?? path.join(os.homedir(), '.cache', 'probe-next');
 export const FIXTURE = path.join(__dirname, 'apps', 'next-app');
 /** The app's instrumentation.ts of the README, copied into the fixture only for the build that starts Probe from it. */
-const INSTRUMENTATION = path.join(__dirname, 'apps', 'instrumentation.ts');
+export const INSTRUMENTATION = path.join(__dirname, 'apps', 'instrumentation.ts');
 
 /** One pinned Next.js with its React. */
 export interface NextVersion {

@@ -6,7 +6,7 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../helpers/redis';
-import { FIXTURE, buildNextApp, installNextApp, nextBin, nextEnv, type NextVersion } from './install';
+import { FIXTURE, INSTRUMENTATION, buildNextApp, installNextApp, nextBin, nextEnv, type NextVersion } from './install';
 import { startChild } from '../helpers/child';
 
 /**
@@ -365,13 +365,10 @@ for (const version of VERSIONS) {
       const withProbe = await run('start', '.next-build', false, true);
       assert.deepEqual(withProbe, alone, 'the app answers as without Probe');
       const origins = checkCaptures(app, lines, 'next start');
-      for (const [call, origin] of origins) {
-        // Turbopack (Next 16's default) puts the app's code in shared chunks, skipped like Next's own: no origin.
-        if (version.turbopackByDefault) assert.equal(origin, 'null', `${call}: no app frame without maps (${origin})`);
-        // No map: the route bundle's call is found in the source it names (resolvedPagePath, the loader tree, the
-        // pages/ file) or a file that imports (the action's actions.ts), by what minification leaves of it.
-        else assert.equal(origin, lines.get(call), `origin of the ${call} call, found from the route bundle without a map`);
-      }
+      // No map: the bundle's call is found in the source it names (resolvedPagePath, the loader tree, the pages/
+      // file) or a file that imports (the action's actions.ts), by what minification leaves of it; with Turbopack
+      // (Next 16's default) the chunk's sources are those of the routes whose entries load it.
+      for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call, found from the bundle without a map`);
     });
 
     test('next build && next start with server source maps: origins are the app source lines, without --enable-source-maps', async () => {
@@ -398,6 +395,82 @@ for (const version of VERSIONS) {
       const origins = checkCaptures(app, lines, 'next start (instrumentation.ts)');
       for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
     });
+
+    /**
+     * `next dev` with the app's instrumentation.ts in the app root (as a user has it) starting Probe, no preload:
+     * in its own build folder, the file there only for this run.
+     */
+    async function runDevInstrumented(mode: Mode, dist: string): Promise<Answer[]> {
+      const hook = path.join(app, 'instrumentation.ts');
+      fs.copyFileSync(INSTRUMENTATION, hook);
+      try {
+        return await run(mode, dist, null, false, true);
+      } finally {
+        fs.rmSync(hook, { force: true });
+      }
+    }
+
+    const devModes: Mode[] = version.turbopack ? ['dev', 'turbopack'] : ['dev'];
+    for (const mode of devModes) {
+      const label = mode === 'dev' ? 'next dev (webpack)' : 'next dev (Turbopack)';
+      test(`${label}, Probe started by instrumentation.ts (no preload): one capture per request with its call, routes and source lines, the first request (which compiles the route and runs register()) included; no helper process stored`, async () => {
+        const answers = await runDevInstrumented(mode, mode === 'dev' ? '.next-dev-instr' : '.next-turbo-instr');
+        for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer));
+        const origins = checkCaptures(app, lines, `${label} (instrumentation.ts)`);
+        for (const [call, origin] of origins) assert.equal(origin, lines.get(call), `origin of the ${call} call`);
+      });
+    }
+
+    if (version.name === '14.2') {
+      /**
+       * Next 14 patches fetch inside the first app-router request: a fresh `next dev` whose data cache holds the
+       * route's fetch already (filled by an earlier server on the same folder) answers the very first request's
+       * call from it. That hit is a row, under the preload and under instrumentation.ts.
+       */
+      test('next dev (webpack): a data-cache hit inside the very first request of a fresh server is a row (preload and instrumentation.ts)', async () => {
+        const dist = '.next-dev-first';
+        fs.rmSync(path.join(app, dist, 'cache', 'fetch-cache'), { recursive: true, force: true });
+        const first = async (withProbe: boolean, instrumented: boolean): Promise<Stored[]> => {
+          fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+          const hook = path.join(app, 'instrumentation.ts');
+          if (instrumented) fs.copyFileSync(INSTRUMENTATION, hook);
+          try {
+            // Waited for by a connection alone (as the instrumentation.ts runs are): the app's request is the first.
+            const server = await startNext(version, app, 'dev', dist, null, upstream.url, withProbe, true);
+            try {
+              const response = await fetch(`${server.base}${CACHED.path}`);
+              assert.equal(response.status, 200);
+              await response.arrayBuffer();
+              const deadline = Date.now() + 60_000;
+              while ((withProbe || instrumented) && Date.now() < deadline && !readCaptures(app).some((entry) => entry.row.name === `GET ${CACHED.path}`))
+                await new Promise((resolve) => setTimeout(resolve, 250));
+            } finally {
+              await server.stop();
+              running.delete(server);
+            }
+          } finally {
+            fs.rmSync(hook, { force: true });
+          }
+          return readCaptures(app).filter((entry) => entry.row.name === `GET ${CACHED.path}`);
+        };
+        // Fills the data cache (Probe not there).
+        await first(false, false);
+        for (const [withProbe, instrumented, label] of [
+          [true, false, 'preload'],
+          [false, true, 'instrumentation.ts'],
+        ] as const) {
+          const captures = await first(withProbe, instrumented);
+          assert.equal(captures.length, 1, `${label}: one capture of the first app-router request`);
+          const rows = captures[0]!.capture.sections.http ?? [];
+          assert.equal(rows.length, 1, `${label}: its call is a row`);
+          assert.equal(rows[0]!.cache, 'hit', `${label}: answered from Next's data cache`);
+          assert.equal(rows[0]!.timing, null, `${label}: no network timing`);
+          assert.equal(captures[0]!.row.route, CACHED.route, `${label}: route`);
+          const origin = rows[0]!.origin;
+          assert.equal(origin ? `${origin.file}:${origin.line}` : 'null', lines.get(CACHED.call), `${label}: origin`);
+        }
+      });
+    }
 
     if (version.turbopack) {
       test('next dev --turbopack: routes and the app source lines (Turbopack writes its maps beside its chunks)', async () => {
