@@ -34,10 +34,22 @@ export class Backlog {
     return this.bytes;
   }
 
-  /** True (and counted in) when `bytes` fit; false, dropped and counted, when they would pass the bound. */
-  admit(bytes: number): boolean {
-    // One unit alone larger than the bound still goes when nothing else is in flight.
-    if (this.bytes > 0 && this.bytes + bytes > this.limit) {
+  /**
+   * True (and counted in) when `bytes` fit; false, dropped and counted, when they would pass the bound. `must`:
+   * counted in whatever the bound says (the last version of a unit whose earlier calls the thread keeps: dropping
+   * it would lose every call of the window, not just these bytes).
+   */
+  admit(bytes: number, must = false): boolean {
+    if (must) {
+      this.bytes += bytes;
+      return true;
+    }
+    // A unit larger than the bound (a long job's or script's own capture, hundreds of calls with their bodies)
+    // would never fit: it goes while the thread is not behind (at most half the bound in flight), its bodies being
+    // in memory already. Dropping it whenever anything at all was in flight lost a script's one capture at exit
+    // (600 calls, 37 MB of bodies, beside 0.5 MB of its server's small units).
+    const alone = bytes > this.limit && this.bytes <= this.limit / 2;
+    if (this.bytes + bytes > this.limit && !alone) {
       if (this.unsaidUnits === 0) {
         this.logger?.warn(`the store's thread fell behind (${mb(this.bytes)} in flight); dropping captures until it catches up`);
       }

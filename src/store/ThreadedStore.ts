@@ -178,7 +178,10 @@ export class ThreadedStore implements Store {
       if (split?.unit.parts!.last) this.forgetParts(unit.id);
       return this.putBuiltHere(unit).then(() => true);
     }
-    if (!this.backlog.admit(packed.bytes)) {
+    // A running version dropped is retried by the next one (its calls not recorded as handed); the last version of a
+    // unit in parts is not dropped: the thread holds the rest of its window (a script's one capture was lost so, its
+    // running versions in flight when it ended).
+    if (!this.backlog.admit(packed.bytes, split?.unit.parts!.last === true)) {
       if (split?.unit.parts!.last) this.forgetParts(unit.id);
       return Promise.resolve(false);
     }

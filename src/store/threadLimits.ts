@@ -5,14 +5,17 @@ import type { ResourceLimits } from 'node:worker_threads';
  * under bench/peers.mjs at 50 KB with V8's defaults, the thread's heap reached 82 MB, most of it young generation:
  * V8 sizes the young generation by the machine's memory (up to 3 × 16 MiB semi-spaces), and every unit it builds
  * makes tens of 50 KB strings that die within the batch. A small young generation collects them a few MB at a time;
- * the old generation's bound caps what a burst of large units can hold. A unit too large to build within it kills
+ * the old generation's bound only stops a runaway build. A unit too large to build within it kills
  * the thread with ERR_WORKER_OUT_OF_MEMORY: ThreadedStore counts the units it held as lost, says so once, and
  * starts another thread (at most MAX_THREAD_RESTARTS times; then units are built on the app's thread, as when the
  * thread dies of anything else).
  */
 export const THREAD_RESOURCE_LIMITS: ResourceLimits = {
   maxYoungGenerationSizeMb: 8,
-  maxOldGenerationSizeMb: 96,
+  // Not a bound on what a busy server holds (the young generation and the Backlog's bound do that) but on one
+  // capture's build: 96 MB killed the thread on a script's own capture (600 calls of 118 KB answers, 70 MB of
+  // bodies), which was then lost; a capture that large is the app's data, kept as it was before the bound.
+  maxOldGenerationSizeMb: 1024,
 };
 
 export const MAX_THREAD_RESTARTS = 3;

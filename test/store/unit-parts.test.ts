@@ -167,8 +167,8 @@ test('when the store thread dies mid-window, the next versions are built whole h
   assert.equal(handedLines(lines).length, 2, 'only the versions before the thread died went in parts');
 });
 
-test('a last version dropped by the bound: the thread is told to forget the window, and units go on', async (t) => {
-  // Room for one unit in flight (a unit goes alone whatever its size), not for the window's last version beside it.
+test('past the bound, a running version is dropped (the next one hands its calls again) but the last version goes: the thread holds the rest of its window', async (t) => {
+  // Room for one unit in flight, not for a version of the window beside it.
   const { config, store, plain, lines } = setUp(t, 30_000);
   // A fresh input each time: an ended unit's large chunks move to the thread (unitMessage.ts), as each call is in one unit.
   const big = () => callInput({ responseBody: { chunks: [Buffer.alloc(100_000, 'a')], size: 100_000, truncated: false } });
@@ -179,11 +179,15 @@ test('a last version dropped by the bound: the thread is told to forget the wind
   await sameAsWhole(store, plain, config, v1);
   assert.equal(store.windowsKept, 1);
   const other = store.putUnit({ ...unitOf([big()]), id: 'cap_other00001' });
-  assert.equal(await store.putUnit(version(calls, false)), false, 'dropped: the bound is passed');
+  assert.equal(await store.putUnit(version(calls.slice(0, 4), true)), false, 'a running version past the bound is dropped');
   assert.match(lines.join('\n'), /fell behind/);
+  const last = version(calls, false);
+  assert.equal(await store.putUnit(last), true, 'the last version goes past the bound');
   assert.equal(await other, true);
-  assert.equal(store.windowsKept, 0, 'the thread forgot the window with the next batch');
-  // The thread still builds: another unit, and a new window handed whole.
+  // Every call of the window is there: the dropped version's calls were handed again with the last one.
+  await sameAsWhole(store, plain, config, last);
+  assert.equal(store.windowsKept, 0, 'the thread let go of the window with its last version');
+  // The thread still builds: another window handed whole.
   const next = { ...version([call(7)], true), id: 'cap_window0002' };
   assert.equal(await store.putUnit(next), true);
   await sameAsWhole(store, plain, config, next);
