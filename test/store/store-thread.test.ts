@@ -20,17 +20,10 @@ import { runChild } from '../helpers/child';
 import { callInput, T0, unitOf } from '../helpers/call-input';
 import { CONFIGS, KINDS, kindCall } from '../helpers/body-kinds';
 import { readerRows } from '../helpers/body-reader-rows';
+import { appRoot, heldThreadRoot } from '../helpers/thread-app';
 
 // The thread runs compiled code: the suite runs after `npm run build`.
 const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'storeThread.js');
-
-function appRoot(t: { after: (fn: () => void) => void }, configText: string): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'probe-store-thread-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
-  writeFileSync(path.join(root, 'package.json'), '{"name":"app","private":true}');
-  writeFileSync(path.join(root, 'probe.config.cjs'), configText);
-  return root;
-}
 
 const unitAt = (i: number, calls: UnitInput['calls']): UnitInput => ({
   ...unitOf(calls),
@@ -79,19 +72,8 @@ test('every body kind, built on the store thread, reads back as the app thread b
 });
 
 test('a held store thread: bytes in flight are bounded, units past the bound dropped at once and counted, said once, then again when drained', async (t) => {
-  const gate = path.join(os.tmpdir(), `probe-gate-${process.pid}-${Date.now()}`);
-  t.after(() => rmSync(gate, { force: true }));
   // The config load holds the thread (and only the thread) until the gate file exists.
-  const root = appRoot(
-    t,
-    `const { isMainThread } = require('node:worker_threads');
-const { existsSync } = require('node:fs');
-if (!isMainThread) {
-  const nap = new Int32Array(new SharedArrayBuffer(4));
-  while (!existsSync(process.env.GATE)) Atomics.wait(nap, 0, 0, 20);
-}
-module.exports = {};\n`,
-  );
+  const { root, gate } = heldThreadRoot(t);
   const config = resolveConfig({ root, configFile: null, file: {} as ProbeConfig, env: {} });
   const lines: string[] = [];
   const logger = { warn: (line: string) => lines.push(line), debug: () => {}, warnOnce: (_key: string, line: string) => lines.push(line) };

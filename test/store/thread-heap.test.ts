@@ -16,16 +16,9 @@ import { resolveConfig } from '../../src/config/resolve';
 import { REPO_ROOT } from '../helpers/app';
 import { runChild } from '../helpers/child';
 import { callInput, T0, unitOf } from '../helpers/call-input';
+import { appRoot, heldThreadRoot } from '../helpers/thread-app';
 
 const SCRIPT = path.join(REPO_ROOT, 'dist', 'store', 'storeThread.js');
-
-function appRoot(t: { after: (fn: () => void) => void }, configText: string): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'probe-thread-heap-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
-  writeFileSync(path.join(root, 'package.json'), '{"name":"app","private":true}');
-  writeFileSync(path.join(root, 'probe.config.cjs'), configText);
-  return root;
-}
 
 // The app: a script that hands units to the store as the runtime does, with the thread's heap bounded at 16 MB. Two
 // units of 20 calls with 1 MB JSON bodies each cannot be built within it; the small ones between and after can.
@@ -101,19 +94,8 @@ test(
   'a held thread and large units: the bytes in flight never pass the bound while the app keeps putting; the rest dropped and counted',
   { timeout: 180_000 },
   async (t) => {
-    const gate = path.join(os.tmpdir(), `probe-heap-gate-${process.pid}-${Date.now()}`);
-    t.after(() => rmSync(gate, { force: true }));
     // The config load holds the thread (and only the thread) until the gate file exists.
-    const root = appRoot(
-      t,
-      `const { isMainThread } = require('node:worker_threads');
-const { existsSync } = require('node:fs');
-if (!isMainThread) {
-  const nap = new Int32Array(new SharedArrayBuffer(4));
-  while (!existsSync(process.env.GATE)) Atomics.wait(nap, 0, 0, 20);
-}
-module.exports = {};\n`,
-    );
+    const { root, gate } = heldThreadRoot(t);
     const config = resolveConfig({ root, configFile: null, file: {} as ProbeConfig, env: {} });
     const bound = 2 * 1024 * 1024;
     const logger = { warn: () => {}, debug: () => {}, warnOnce: () => {} };
