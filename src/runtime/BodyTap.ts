@@ -1,4 +1,5 @@
 import type { BodyInput } from '../builder/input';
+import { MOVE_MIN_BYTES } from '../store/unitMessage';
 
 /**
  * When to start counting a body's decoded size (wire bytes seen), and the counter to start. The counter
@@ -56,7 +57,9 @@ export class BodyTap {
     } else {
       const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
       if (part.length < bytes.length) this.truncated = true;
-      copy = Buffer.from(part);
+      // A copy packUnit may move owns its whole ArrayBuffer: Buffer.from takes one from Node's pool below half
+      // Buffer.poolSize, which Node 24 raised from 8 KB to 64 KB, so a 20 KB copy was a slice there, never moved.
+      copy = part.length >= MOVE_MIN_BYTES ? ownCopy(part) : Buffer.from(part);
       this.chunks.push(copy);
       this.kept += part.length;
     }
@@ -111,4 +114,11 @@ export class BodyTap {
     if (this.counting) input.decodedSize = this.decodedSize;
     return input;
   }
+}
+
+/** A copy in an ArrayBuffer of its own (transferable to the store's thread). */
+function ownCopy(part: Buffer): Buffer {
+  const copy = Buffer.from(new ArrayBuffer(part.length));
+  part.copy(copy);
+  return copy;
 }

@@ -18,7 +18,7 @@ export interface PackedUnit {
  * are views into Node's shared pool) is moved to the thread as it is rather than copied into the unit's buffer.
  * Below it a copy costs less than a transfer's fixed cost.
  */
-const MOVE_MIN_BYTES = 16 * 1024;
+export const MOVE_MIN_BYTES = 16 * 1024;
 
 /**
  * The unit ready to post: its kept bodies' small chunks copied once into one buffer of its own (each a view of it),

@@ -15,15 +15,23 @@ import { callInput, T0, unitOf } from '../helpers/call-input';
 const CONFIG = resolveConfig({ root: '/app', configFile: null, file: { lenses: { HttpClientLens: { bodies: true } } }, env: {} });
 
 /** A JSON body in chunks as BodyTap keeps them: each of 4 KB or more owns its ArrayBuffer (Buffer.from copies). */
+/** As BodyTap copies a chunk of 16 KB or more: into an ArrayBuffer of its own (Node 24 pools Buffers under 32 KB). */
+function ownBuffer(text: string): Buffer {
+  const bytes = Buffer.from(text);
+  const own = Buffer.from(new ArrayBuffer(bytes.length));
+  bytes.copy(own);
+  return own;
+}
+
 function jsonChunks(sizes: number[]): Buffer[] {
   const text = JSON.stringify({ items: Array.from({ length: 4000 }, (_, i) => ({ id: i, note: 'a record of a page' })) });
   const chunks: Buffer[] = [];
   let at = 0;
   for (const size of sizes) {
-    chunks.push(Buffer.from(Buffer.from(text.slice(at, at + size))));
+    chunks.push(ownBuffer(text.slice(at, at + size)));
     at += size;
   }
-  chunks.push(Buffer.from(Buffer.from(text.slice(at))));
+  chunks.push(ownBuffer(text.slice(at)));
   return chunks;
 }
 
@@ -87,7 +95,7 @@ test('a chunk that is a view into a larger buffer, or seen twice, is copied, nev
   const slab = Buffer.from(new ArrayBuffer(64 * 1024));
   slab.fill(0x61);
   const view = slab.subarray(0, 20_000);
-  const own = Buffer.from(Buffer.alloc(20_000, 0x62));
+  const own = ownBuffer('b'.repeat(20_000));
   const unit = unitOf([bodyCall([view], { spanId: 'a1' }), bodyCall([own], { spanId: 'a2' }), bodyCall([own], { spanId: 'a3', start: T0 + 1 })]);
   const { received, transfers } = post(unit);
   assert.equal(transfers, 2, 'the own buffer moved once, the rest copied into one');
