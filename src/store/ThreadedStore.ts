@@ -13,7 +13,7 @@ import type { RedisStore } from './RedisStore';
 import { StoreError } from './StoreError';
 import { WRITE_THREAD_MARK } from './threadMark';
 import { Backlog } from './Backlog';
-import { packUnit, type PackedUnit } from './unitMessage';
+import { bodyLength, packUnit, type PackedUnit } from './unitMessage';
 import { PartLedger, type Split } from './unitParts';
 import { diedOfHeap, MAX_THREAD_RESTARTS, THREAD_RESOURCE_LIMITS } from './threadLimits';
 import { readThreadMemory, sharedThreadMemory, type ThreadMemory } from './threadMemory';
@@ -540,8 +540,6 @@ export class ThreadedStore implements Store {
 /** Body bytes a unit keeps (what building it costs is about linear in them). */
 function keptBytes(unit: UnitInput): number {
   let bytes = 0;
-  for (const call of unit.calls) {
-    for (const body of [call.requestBody, call.responseBody]) if (body) for (const chunk of body.chunks) bytes += chunk.length;
-  }
+  for (const call of unit.calls) bytes += bodyLength(call.requestBody) + bodyLength(call.responseBody);
   return bytes;
 }

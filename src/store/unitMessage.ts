@@ -90,7 +90,8 @@ export function packUnit(unit: PostedUnit): PackedUnit {
   return { unit: { ...unit, calls }, transfer, bytes };
 }
 
-function bodyLength(body: BodyInput | null): number {
+/** The bytes a body keeps (its chunks' lengths). */
+export function bodyLength(body: BodyInput | null): number {
   let length = 0;
   if (body) for (const chunk of body.chunks) length += chunk.length;
   return length;

@@ -1,4 +1,5 @@
-import type { BodyInput, CallInput, UnitInput } from '../builder/input';
+import type { CallInput, UnitInput } from '../builder/input';
+import { bodyLength } from './unitMessage';
 
 /**
  * A unit stored again and again while it runs (the process's command capture, stored each second: see
@@ -63,7 +64,7 @@ export class PartLedger {
     for (const call of unit.calls) {
       let handed = window?.calls.get(call);
       if (!handed || calls.has(call)) {
-        handed = { key: this.nextKey++, bytes: bodyBytes(call.requestBody) + bodyBytes(call.responseBody) };
+        handed = { key: this.nextKey++, bytes: bodyLength(call.requestBody) + bodyLength(call.responseBody) };
         fresh.push(handed.key);
         freshCalls.push(call);
         freshBytes += handed.bytes;
@@ -128,10 +129,4 @@ export class KeptParts {
   get size(): number {
     return this.windows.size;
   }
-}
-
-function bodyBytes(body: BodyInput | null): number {
-  let length = 0;
-  if (body) for (const chunk of body.chunks) length += chunk.length;
-  return length;
 }
