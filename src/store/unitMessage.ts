@@ -90,13 +90,6 @@ export function packUnit(unit: PostedUnit): PackedUnit {
   return { unit: { ...unit, calls }, transfer, bytes };
 }
 
-/** The bytes a body keeps (its chunks' lengths). */
-export function bodyLength(body: BodyInput | null): number {
-  let length = 0;
-  if (body) for (const chunk of body.chunks) length += chunk.length;
-  return length;
-}
-
 /** On the store's thread: the bodies arrive as Uint8Arrays (structured clone drops Buffer's class). */
 export function unpackUnit(unit: UnitInput): UnitInput {
   const asBuffers = (body: BodyInput | null): BodyInput | null =>

@@ -1,5 +1,5 @@
 import type { CallInput, UnitInput } from '../builder/input';
-import { bodyLength } from './unitMessage';
+import { bodyLength } from './bodyLength';
 
 /**
  * A unit stored again and again while it runs (the process's command capture, stored each second: see
