@@ -8,7 +8,7 @@
 // baseline), and the peaks under the rate (RSS, anonymous pages, the app thread's ArrayBuffers, the bytes in
 // flight, the heap and external bytes the thread says it holds), the units dropped and the process's CPU per unit
 // kept. --dist: another build of Probe (bench/.exp/, inside the repository so its dependencies resolve).
-// Variants: `young:N` (the thread's young generation bound, MB), `env:K=V` (an environment variable of the child,
+// Variants: `young:N` (the thread's young generation bound, MB; old 1024), `old:N` (its old generation's; young 8), `env:K=V` (an environment variable of the child,
 // e.g. env:MALLOC_ARENA_MAX=2), `default` (the build's own bounds), `none` (no store: the process's own RSS),
 // comma-separated, each with `@DIR` for another build than --dist's; each round runs them all.
 // Usage: node bench/store-rss.mjs [--variants young:8,young:4,env:MALLOC_ARENA_MAX=2] [--rate 150] [--seconds 5]
@@ -76,7 +76,7 @@ async function parent() {
       const store =
         variant === 'none'
           ? ''
-          : ` thread heap ${MB(out.threadHeapUsed)}/${MB(out.threadHeapTotal)} external ${MB(out.threadExternal)} in flight ${MB(out.backlog)} dropped ${out.dropped}, CPU ${out.cpuPerUnit.toFixed(0)} µs per unit kept`;
+          : ` thread heap (baseline ${MB(out.threadBaselineHeap)}) ${MB(out.threadHeapUsed)}/${MB(out.threadHeapTotal)} external ${MB(out.threadExternal)} in flight ${MB(out.backlog)} dropped ${out.dropped}, CPU ${out.cpuPerUnit.toFixed(0)} µs per unit kept`;
       console.log(
         `  ${variant.padEnd(24)} rss MB: before ${MB(out.before)} baseline ${MB(out.baseline)} peak ${MB(out.rss)} (anon ${MB(out.anon)}) app arrayBuffers ${MB(out.arrayBuffers)}${store}; ${out.units} units (load ${loadAverage()})`,
       );
@@ -153,9 +153,11 @@ async function child({ variant: named, rate, seconds, answer, dist: defaultDist 
   });
   let dropped = 0;
   let baseline = before;
+  let threadBaseline = { heapUsed: 0, heapTotal: 0, external: 0 };
   if (variant !== 'none') {
     const config = loadConfig({ cwd: root, env: { PROBE_ROOT: root } });
     const young = variant.startsWith('young:') ? Number(variant.slice(6)) : null;
+    const oldBound = variant.startsWith('old:') ? Number(variant.slice(4)) : null;
     store = new ThreadedStore(
       new FileStore({ path: path.join(root, '.probe', 'captures'), limit: 200, within: path.join(root, '.probe') }),
       undefined,
@@ -164,12 +166,14 @@ async function child({ variant: named, rate, seconds, answer, dist: defaultDist 
         config,
         build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} },
         ...(young ? { threadLimits: { maxYoungGenerationSizeMb: young, maxOldGenerationSizeMb: 1024 } } : {}),
+        ...(oldBound ? { threadLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: oldBound } } : {}),
       },
     );
     // Past the first puts built on this thread: the store's thread started, its config loaded, one unit built.
     for (let n = 0; n < 9; n++) await store.putUnit(unit(units++));
     await new Promise((resolve) => setTimeout(resolve, 500));
     baseline = process.memoryUsage().rss;
+    threadBaseline = store.memory();
   }
   const timer = setInterval(sample, 25);
   const cpu = process.cpuUsage();
@@ -191,5 +195,15 @@ async function child({ variant: named, rate, seconds, answer, dist: defaultDist 
   clearInterval(timer);
   sample();
   rmSync(root, { recursive: true, force: true });
-  process.stdout.write(JSON.stringify({ before, baseline, ...peak, units, dropped, cpuPerUnit: (used.user + used.system) / Math.max(1, units - dropped) }));
+  process.stdout.write(
+    JSON.stringify({
+      before,
+      baseline,
+      threadBaselineHeap: threadBaseline.heapTotal,
+      ...peak,
+      units,
+      dropped,
+      cpuPerUnit: (used.user + used.system) / Math.max(1, units - dropped),
+    }),
+  );
 }
