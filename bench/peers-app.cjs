@@ -83,14 +83,31 @@ function memorySampler() {
         store = this;
         return putUnit.call(this, unit);
       };
+      // The body bytes handed over in chunks small enough to be copied (and the copy left to the app's collector) or
+      // large enough to be moved (unitMessage.ts's MOVE_MIN_BYTES).
+      const message = require(`${dist}/store/unitMessage.js`);
+      const packUnit = message.packUnit;
+      message.packUnit = function (unit) {
+        for (const call of unit.calls ?? []) {
+          for (const body of [call.requestBody, call.responseBody]) {
+            for (const chunk of body?.chunks ?? []) {
+              if (chunk.length >= (message.MOVE_MIN_BYTES ?? Infinity)) chunks.large += chunk.length;
+              else chunks.small += chunk.length;
+            }
+          }
+        }
+        return packUnit.call(this, unit);
+      };
     } catch {
       // another build's layout: app-side figures only
     }
   }
+  const chunks = { small: 0, large: 0 };
   let peak = {};
+  let pages = {};
   const sample = () => {
     const m = process.memoryUsage();
-    const now = { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
+    const now = { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, ...pages };
     if (store) {
       now.backlog = store.inFlight ?? store.backlog?.inFlight ?? 0;
       now.lagUnits = (store.posted ?? 0) - (store.finished?.[0] ?? 0);
@@ -100,14 +117,60 @@ function memorySampler() {
     for (const [key, value] of Object.entries(now)) peak[key] = Math.max(peak[key] ?? 0, value);
   };
   setInterval(sample, 25).unref();
+  // Reading smaps costs more than memoryUsage: four times a second.
+  setInterval(() => (pages = residentPages() ?? {}), 250).unref();
   return {
     take() {
       sample();
-      const out = { ...peak, dropped: store?.dropped?.units ?? 0 };
+      const out = { ...peak, dropped: store?.dropped?.units ?? 0, ...(store ? { chunksSmall: chunks.small, chunksLarge: chunks.large } : {}) };
       peak = {};
       return out;
     },
   };
+}
+
+/**
+ * Linux: the resident pages by kind, in bytes: anonymous and file-backed (/proc/self/status), and of the anonymous
+ * ones those in glibc's malloc arenas (/proc/self/smaps): the main arena is the [heap] mapping; another thread's
+ * arena is a 64 MB-aligned reservation of 64 MB, mapped read-write as it grows (rw-p) and the rest PROT_NONE (---p).
+ * V8's own pages are anonymous mappings too, but neither [heap] nor such reservations. Null elsewhere.
+ */
+function residentPages() {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    const out = { anon: kb('RssAnon'), file: kb('RssFile') };
+    const ARENA = 64 * 1024 * 1024;
+    let mainArena = 0;
+    let arenas = 0;
+    let arenaCount = 0;
+    let open = null;
+    for (const block of readFileSync('/proc/self/smaps', 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
+      const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ (\d+)[ \t]*([^\n]*)/.exec(block);
+      if (!head) continue;
+      const start = parseInt(head[1], 16);
+      const end = parseInt(head[2], 16);
+      const rss = Number(/^Rss:\s+(\d+) kB/m.exec(block)?.[1] ?? 0) * 1024;
+      const name = head[5].trim();
+      if (name === '[heap]') mainArena += rss;
+      if (head[4] !== '0' || name) {
+        open = null;
+        continue;
+      }
+      // A thread arena: rw-p at a 64 MB boundary, then ---p up to the next boundary (or all rw-p).
+      if (head[3] === 'rw-p' && start % ARENA === 0) {
+        open = { start, rss };
+        if (end - start === ARENA) ((arenas += rss), arenaCount++, (open = null));
+      } else if (open && head[3] === '---p' && end - open.start === ARENA) {
+        arenas += open.rss;
+        arenaCount++;
+        open = null;
+      } else open = null;
+    }
+    return { ...out, mainArena, threadArenas: arenas, threadArenaCount: arenaCount * 1024 * 1024 };
+  } catch {
+    return null;
+  }
 }
 
 process.on('message', async (msg) => {

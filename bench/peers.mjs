@@ -13,10 +13,12 @@
 // (monitorEventLoopDelay: median p99 and the worst max over the rounds; issue 28's stall target is 50 ms), medians
 // and ratios, and fails when a peer did not really export (no spans counted, nothing reached its sink) or Probe
 // stored nothing.
-// With --variants none,otel,probe only those run (ids: none otel otlp sentry probe sampled try); with --memory each
+// With --variants none,otel,probe only those run (ids: none otel otlp sentry probe sampled try, and diagnostics run
+// only when named: otelarena2 arena2 otelsemi4 semi4, see below); with --memory each
 // round also prints where the app's memory went (peaks over the measured load: RSS, the app thread's heap, external
 // and ArrayBuffer bytes; for Probe the bytes in flight to the store's thread, the units it had not finished, the
-// heap it reports, and the units dropped).
+// heap it reports, and the units dropped; on Linux the RSS split into anonymous and file pages, and the anonymous
+// pages in glibc's malloc arenas: the main one, [heap], and those of other threads, 64 MB reservations).
 // Usage: node bench/peers.mjs [--answer 60,5k,50k,500k] [--rounds 5] [--seconds 6] [--connections 16] [--warm 2] [--try DIST_DIR]
 //   [--variants ids] [--memory]
 import { parseArgs } from 'node:util';
@@ -25,7 +27,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { readdirSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { BENCH_DIR, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import { BENCH_DIR, OTEL_PRELOAD, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
 import { ask } from './lib/ipc.mjs';
 
 const { values } = parseArgs({
@@ -88,9 +90,16 @@ const allVariants = [
   { id: 'probe', label: 'Probe, defaults', proof: 'captures' },
   { id: 'sampled', label: 'Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' }, proof: 'captures' },
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
+  // Diagnostics of peak RSS (issue 28), only when named in --variants: glibc's malloc arenas (each thread that
+  // allocates gets one of its own, up to 8 per core; MALLOC_ARENA_MAX=2 caps them) and the app thread's young
+  // generation (V8 grows its semi-spaces up to 16 MB each under a high allocation rate).
+  { id: 'otelarena2', label: 'plain OTel, MALLOC_ARENA_MAX=2', preloadFile: OTEL_PRELOAD, env: { MALLOC_ARENA_MAX: '2' }, proof: 'spans', only: true },
+  { id: 'arena2', label: 'Probe, MALLOC_ARENA_MAX=2', probe: true, env: { MALLOC_ARENA_MAX: '2' }, proof: 'captures', only: true },
+  { id: 'otelsemi4', label: 'plain OTel, --max-semi-space-size=4', preloadFile: OTEL_PRELOAD, flags: ['--max-semi-space-size=4'], proof: 'spans', only: true },
+  { id: 'semi4', label: 'Probe, --max-semi-space-size=4', probe: true, flags: ['--max-semi-space-size=4'], proof: 'captures', only: true },
 ];
 const wanted = values.variants?.split(',').map((id) => id.trim());
-const variants = wanted ? allVariants.filter((v) => wanted.includes(v.id)) : allVariants;
+const variants = wanted ? allVariants.filter((v) => wanted.includes(v.id)) : allVariants.filter((v) => !v.only);
 if (!variants.length) throw new Error(`--variants: none of ${values.variants} (ids: ${allVariants.map((v) => v.id).join(' ')})`);
 const MB = (bytes) => (bytes / (1024 * 1024)).toFixed(0);
 const prepared = variants.map((v) => prepareVariant(v, app));
@@ -128,7 +137,10 @@ try {
     upstream = await startUpstream({ answerBytes: size });
     for (let round = 0; round < rounds; round++) {
       for (const variant of rotated(prepared, round)) {
-        const run = startChild(values.memory ? { ...variant, env: { ...variant.env, BENCH_MEMORY: '1' } } : variant, [upstream.url], { ipc: true });
+        const run = startChild(values.memory ? { ...variant, env: { ...variant.env, BENCH_MEMORY: '1' } } : variant, [upstream.url], {
+          ipc: true,
+          flags: variant.flags ?? [],
+        });
         const [, port] = await run.match;
         const url = `http://127.0.0.1:${port}/checkout`;
         await load(url, Number(values.warm));
@@ -139,10 +151,10 @@ try {
         if (values.memory) {
           const { memory: m } = await ask(run.child, 'memory');
           const extra = Object.entries(m)
-            .filter(([key]) => !['rss', 'heapUsed', 'heapTotal', 'external', 'arrayBuffers', 'dropped', 'lagUnits'].includes(key))
+            .filter(([key]) => !['rss', 'heapUsed', 'heapTotal', 'external', 'arrayBuffers', 'dropped', 'lagUnits', 'backlog'].includes(key))
             .map(([key, value]) => ` ${key} ${MB(value)}`)
             .join('');
-          const store = 'backlog' in m ? ` lag ${m.lagUnits} units, dropped ${m.dropped}` : '';
+          const store = 'backlog' in m ? ` backlog ${MB(m.backlog)} lag ${m.lagUnits} units, dropped ${m.dropped}` : '';
           console.log(
             `  ${variant.id}: peak MB: rss ${MB(m.rss)} heap ${MB(m.heapUsed)}/${MB(m.heapTotal)} external ${MB(m.external)} arrayBuffers ${MB(m.arrayBuffers)}${extra}${store} (load ${loadAverage()})`,
           );

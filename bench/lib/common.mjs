@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO = path.resolve(BENCH_DIR, '..');
-const OTEL = path.join(BENCH_DIR, 'otel-preload.cjs');
+export const OTEL_PRELOAD = path.join(BENCH_DIR, 'otel-preload.cjs');
+const OTEL = OTEL_PRELOAD;
 
 export const VARIANTS = [
   { id: 'none', label: '(a) no instrumentation' },

@@ -18,6 +18,7 @@ import { loadConfig } from '../config/load';
 import { unpackUnit } from './unitMessage';
 import { KeptParts, type PostedUnit } from './unitParts';
 import { sayThreadMemory } from './threadMemory';
+import { BodyRelease } from './BodyRelease';
 
 const {
   store: driver,
@@ -119,8 +120,10 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
   const batch: Put[] = units ? message.units : message;
   // Joined in order as the batch arrives (a later part of a unit needs the earlier ones), built later for Redis.
   const whole = new Map<number, UnitInput | Error>();
+  const bodies = new BodyRelease();
   if (units) {
     for (const [seq, put] of message.units) {
+      bodies.hold(put);
       try {
         whole.set(seq, kept.join(unpackUnit(put as UnitInput)));
       } catch (error) {
@@ -136,6 +139,14 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
     if (unit instanceof Error) throw unit;
     return unit;
   };
+  // The capture holds strings only: the unit's bodies go as soon as it is built (BodyRelease).
+  const built = (seq: number, posted: PostedUnit): Capture => {
+    try {
+      return buildCapture(unitOf(seq), config!);
+    } finally {
+      bodies.done(posted);
+    }
+  };
   const outcome: BatchDone = { done: [], failed: [] };
   // One answer per batch, once its writes (and, for files, the shared trim) have settled.
   const puts = batch.map((entry) => {
@@ -146,10 +157,10 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
         written = inSlot(() => {
           // Built now; the batch no longer holds the unit's bodies once its capture is written.
           entry[1] = null as never;
-          return writer.putBuilt(buildCapture(unitOf(seq), config!));
+          return writer.putBuilt(built(seq, put as PostedUnit));
         });
       } else {
-        written = units ? writer.putBuilt(buildCapture(unitOf(seq), config!)) : writer.putPrepared(put as PreparedPut);
+        written = units ? writer.putBuilt(built(seq, put as PostedUnit)) : writer.putPrepared(put as PreparedPut);
       }
     } catch (error) {
       written = Promise.reject(error);
