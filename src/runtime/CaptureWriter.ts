@@ -58,6 +58,8 @@ export class CaptureWriter {
   private waiting: Array<() => void> = [];
   /** Captures lost (queue full, put failed or timed out) since the process started. */
   dropped = 0;
+  /** Units the store's thread had not written, or failed to write, when the process ended (settleHandedSync). */
+  private lostAtExit = false;
   /** Captures the store confirmed. */
   stored = 0;
   /** Of those, the ones not yet reported as a total. */
@@ -197,7 +199,11 @@ export class CaptureWriter {
    */
   sayLost(): void {
     if (!this.unreported) return;
-    const why = this.failing ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)` : '';
+    const why = this.failing
+      ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)`
+      : this.lostAtExit
+        ? ` at exit (the store's thread could not write them)`
+        : '';
     this.logger.warn(`${this.unreported} capture(s) were lost${why} (${this.dropped} since start)`);
     this.unreported = 0;
   }
@@ -220,6 +226,7 @@ export class CaptureWriter {
   settleHandedSync(): void {
     if (!this.units || this.handed.size === 0) return;
     const lost = this.units.settleSync();
+    if (lost) this.lostAtExit = true;
     this.dropped += lost;
     this.unreported += lost;
   }

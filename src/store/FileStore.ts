@@ -64,8 +64,8 @@ const HEAD_BYTES = 4096;
 const TRIM_EVERY_MS = 0;
 /**
  * Opening flags. O_NOFOLLOW: a symbolic link planted in the folder under a capture's name is never opened
- * (a repository can commit one pointing at any file). O_EXCL on the temp file: it is new, never a file
- * or a link already there. O_NONBLOCK on reads: a FIFO planted under a capture's name cannot hold a reader.
+ * (a repository can commit one pointing at any file). O_EXCL on every file created (a capture's first file,
+ * a temp file): it is new, never a file or a link already there. O_NONBLOCK on reads: a FIFO planted under a capture's name cannot hold a reader.
  */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
@@ -78,13 +78,15 @@ const TEMP_TAG = `${process.pid}.${randomBytes(4).toString('hex')}`;
 let tempCount = 0;
 
 /**
- * One JSON file per capture, named by its order key (`<started_at µs>-<id>.json`) and written atomically
- * (temp file + rename). The file holds the index row first, then the capture (see captureFile): `index()`
+ * One JSON file per capture, named by its order key (`<started_at µs>-<id>.json`), created whole
+ * under that name (O_EXCL) or, when it replaces a file there, written atomically (temp file + rename): see
+ * writeCapture. The file holds the index row first, then the capture (see captureFile): `index()`
  * reads only the head (and the last few bytes) of each file, so it costs the same whatever the captures
  * weigh, and the trim sorts file names and never opens a file. Only regular files count: whatever else sits
  * under a capture's name (a link, a FIFO) is never opened, written, trimmed or removed.
  *
- * Concurrency without locks: a put writes its file (the rename commits it), then waits for a trim (shared
+ * Concurrency without locks: a put writes its file (its name commits it; a reader skips it until its end is
+ * written), then waits for a trim (shared
  * with the other puts of the moment, see trimSoon) to the `limit` newest files it sees. A trim only deletes
  * a capture that has at least `limit` newer ones beside it, so the newest `limit` captures are never
  * deleted, and the last trim to run sees every committed capture: once all writers are done exactly `limit`
@@ -137,7 +139,7 @@ export class FileStore implements Store {
   private write(prepared: PreparedPut): void {
     // Checked again: a prepared put may come from another thread.
     if (!isValidCaptureId(prepared.id) || parseCaptureName(prepared.name)?.id !== prepared.id) throw badId(prepared.id);
-    this.writeAtomic(prepared.name, captureFileText(prepared.rowText, prepared.captureText, prepared.id));
+    this.writeCapture(prepared.name, captureFileText(prepared.rowText, prepared.captureText, prepared.id));
   }
 
   /**
@@ -208,17 +210,19 @@ export class FileStore implements Store {
 
   async clear(): Promise<void> {
     // Temp files too, whatever their age: a put in progress whose temp file goes here finds it gone at its
-    // rename and counts as written before the clear (see writeAtomic).
+    // rename and counts as written before the clear (see writeAtomic); a first file removed while it is written
+    // is written to the removed file, and counts as written before the clear too.
     for (const name of this.list()) if (parseCaptureName(name) || isTempName(name) || isLegacySpare(name)) this.remove(name);
   }
 
   async close(): Promise<void> {}
 
+  /** The ids of the capture files' names: a capture being written is named before find() can read it (see NewCaptures). */
   async ids(): Promise<string[]> {
     return [...new Set(this.captureFiles().map((file) => file.id))];
   }
 
-  /** A folder watch: a capture appears by a rename into the folder. A folder not there yet is not watched (callers poll too). */
+  /** A folder watch: a capture appears by its creation (then its write) or a rename into the folder. A folder not there yet is not watched (callers poll too). */
   watch(onChange: () => void): () => void {
     try {
       const watcher = watch(this.path, { persistent: false }, () => onChange());
@@ -309,10 +313,41 @@ export class FileStore implements Store {
     return captureOfText(whole.toString('utf8', 0, total))?.id === id;
   }
 
-  private writeAtomic(name: string, text: string): void {
-    const temp = path.join(this.path, `.${name}.${TEMP_TAG}.${++tempCount}.tmp`);
+  /**
+   * A capture's first file is created under its final name with O_EXCL (never over a file or a link already
+   * there), one open, write and close: readers never take it for a whole capture before its `end` is written
+   * (index() checks the end, find() parses the whole file, `probe tail` retries an id it could not read). A
+   * temp file and a rename only replace a file already there (a capture put again with the same start), so a
+   * reader of a replaced capture sees the old file or the new one, never a mix. Most captures are written once:
+   * the rename cost each put about a third more than its write (profile of the store's thread, issue 28).
+   */
+  private writeCapture(name: string, data: string): void {
     this.ensureFolder();
-    const data = Buffer.from(text, 'utf8');
+    const file = path.join(this.path, name);
+    try {
+      if (this.createOrExists(file, data)) return;
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      this.folderMade = false; // the folder was removed under us
+      this.ensureFolder();
+      if (this.createOrExists(file, data)) return;
+    }
+    this.writeAtomic(name, data);
+  }
+
+  /** writeNew, false when the name is taken (by a capture file to replace, or whatever was planted there). */
+  private createOrExists(file: string, data: string): boolean {
+    try {
+      writeNew(file, data);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException)?.code === 'EEXIST') return false;
+      throw error;
+    }
+  }
+
+  private writeAtomic(name: string, data: string): void {
+    const temp = path.join(this.path, `.${name}.${TEMP_TAG}.${++tempCount}.tmp`);
     try {
       writeNew(temp, data);
     } catch (error) {
@@ -382,11 +417,21 @@ function captureFilesOf(names: string[]): CaptureName[] {
   return files.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
 }
 
-/** Creates `file` (never an existing file or link) holding `data`; on a fault (a full disk) nothing stays. */
-function writeNew(file: string, data: Buffer): void {
+/**
+ * Creates `file` (never an existing file or link) holding `text` in UTF-8; on a fault (a full disk) nothing
+ * stays. The text is written as a string: Node encodes it for the write without a Buffer of its own (measured,
+ * a 1.5 KB capture's Buffer.from cost more user time than its write). A short write, which a regular file
+ * gives only near a fault, writes the rest from the encoded bytes.
+ */
+function writeNew(file: string, text: string): void {
   const fd = openSync(file, CREATE_FLAGS, 0o666);
   try {
-    for (let done = 0; done < data.length;) done += writeSync(fd, data, done, data.length - done);
+    const length = Buffer.byteLength(text, 'utf8');
+    let done = writeSync(fd, text, null, 'utf8');
+    if (done < length) {
+      const data = Buffer.from(text, 'utf8');
+      while (done < length) done += writeSync(fd, data, done, length - done);
+    }
   } catch (error) {
     closeSync(fd);
     try {

@@ -71,6 +71,9 @@ export class NewCaptures {
     for (const id of fresh) {
       const capture = await this.store.find(id);
       if (capture) captures.push(capture);
+      // Not readable yet: a file store names a capture's file before its write ends. Read again next check
+      // (an id gone for good leaves the listing, and with it this set).
+      else this.seen.delete(id);
     }
     captures.sort((a, b) => a.started_at - b.started_at);
     for (const capture of captures) if (!this.stopped) this.options.onCapture(capture);

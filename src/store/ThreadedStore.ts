@@ -124,9 +124,14 @@ export class ThreadedStore implements Store {
   private unitBatchBytes = 0;
   /** The thread loaded the config: null while it loads, false when it could not (units are built here). */
   private buildsThere: boolean | null = null;
-  /** Units posted to the thread, and (shared with it) those it has finished: the exit path waits on these. */
+  /**
+   * Units posted to the thread, and (shared with it) those it has finished and those of them that failed: the exit
+   * path waits on these. `failedSeen`: failures whose answer reached this thread (their puts rejected, counted lost
+   * by the writer); those whose answer never will (process.exit()) are the difference.
+   */
   private posted = 0;
-  private readonly finished = new Int32Array(new SharedArrayBuffer(4));
+  private readonly finished = new Int32Array(new SharedArrayBuffer(8));
+  private failedSeen = 0;
   /** What the thread says it holds (threadMemory.ts). */
   private readonly threadMemory = sharedThreadMemory();
   private readonly threadLimits: ResourceLimits;
@@ -338,7 +343,9 @@ export class ThreadedStore implements Store {
     for (;;) {
       const done = Atomics.load(this.finished, 0);
       const left = end - Date.now();
-      if (done >= this.posted || left <= 0 || !this.worker) return Math.max(0, this.posted - done);
+      if (done >= this.posted || left <= 0 || !this.worker) {
+        return Math.max(0, this.posted - done) + Math.max(0, Atomics.load(this.finished, 1) - this.failedSeen);
+      }
       Atomics.wait(this.finished, 0, done, left);
     }
   }
@@ -447,6 +454,7 @@ export class ThreadedStore implements Store {
     for (const seq of done) this.take(seq)?.resolve();
     for (const { seq, code, message } of failed) {
       const pending = this.take(seq);
+      if (pending?.unit) this.failedSeen++;
       // What the thread keeps of a unit whose running version failed is not relied on: its next version goes whole.
       if (pending?.partOf) this.parts.forget(pending.partOf);
       pending?.reject(new StoreError(code, message));
@@ -506,7 +514,9 @@ export class ThreadedStore implements Store {
     this.lostToHeap += lost;
     // The new thread counts from zero what the exit path waits for.
     this.posted = 0;
+    this.failedSeen = 0;
     Atomics.store(this.finished, 0, 0);
+    Atomics.store(this.finished, 1, 0);
     if (this.build) this.buildsThere = null;
     this.logger?.warnOnce(
       'store-thread-heap',

@@ -27,7 +27,10 @@ const {
 } = workerData as {
   store: ThreadDriver;
   build: BuildSource | null;
-  /** Units finished (written or failed), shared with the app's thread: its exit path waits on it. */
+  /**
+   * Shared with the app's thread: [0] units finished (written or failed), which its exit path waits on; [1] those of
+   * them that failed, which it counts lost when their answer cannot reach it any more (process.exit()).
+   */
   finished: Int32Array;
   /** What this thread holds, said after each batch (threadMemory.ts). */
   memory: Float64Array;
@@ -152,8 +155,15 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
       written = Promise.reject(error);
     }
     if (units) {
-      if (writer.syncWrites) unitFinished();
-      else written = written.finally(unitFinished);
+      // Counted failed before finished: the exit path reads both once every unit is finished.
+      const failed = (error: unknown) => {
+        Atomics.add(finished, 1, 1);
+        throw error;
+      };
+      if (writer.syncWrites) {
+        unitFinished();
+        written = written.catch(failed);
+      } else written = written.catch(failed).finally(unitFinished);
     }
     return written.then(
       () => void outcome.done.push(seq),

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/util/logger';
 import { REPO_ROOT, TestApp, eventually } from '../helpers/app';
 import { collect, runChild, startChild, waitForLine } from '../helpers/child';
 import { RedisServer, freePort } from '../helpers/redis';
+import { startOkServer } from '../helpers/upstream';
 import { makeCapture } from './contract';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
@@ -173,7 +174,8 @@ describe('redis store faults', () => {
       return false;
     }, 120_000);
     const lines = probeLines(stderr);
-    assert.equal(lines.filter((line) => /could not store a capture: .*Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/.test(line)).length, 1, stderr);
+    // The first failure is said once: a refused connection (unreachable) or a write cut by the shutdown.
+    assert.equal(lines.filter((line) => /could not store a capture: .*Redis at redis:\/\/127\.0\.0\.1:\d+/.test(line)).length, 1, stderr);
     const back = lines.filter((line) => /is back/.test(line));
     assert.equal(back.length, 1, stderr);
     const match = /the redis store is back; (\d+) capture\(s\) were lost while it failed \((\d+) since start\)/.exec(back[0]!);
@@ -187,6 +189,47 @@ describe('redis store faults', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(await stored(), sent - lost);
     assert.doesNotMatch(stderr, /Unhandled|TypeError/);
+  });
+
+  // Whether the last job reaches the store's thread before process.exit() or is built at exit, its loss is said
+  // (the thread's case alone, deterministically: test/store/exit-failures.test.ts).
+  test('Redis refusing writes right before process.exit(): every capture not stored is said lost at exit', async (t) => {
+    const app = appFor(server.url);
+    app.write(
+      'exit.js',
+      `const { job } = require('probe');
+const call = () => fetch(process.env.UP).then((response) => response.text());
+(async () => {
+  for (let i = 0; i < 10; i++) await job('job ' + i, call);
+  console.log('ready');
+  process.stdin.once('data', async () => {
+    await job('last', call);
+    process.exit(0);
+  });
+})();`,
+    );
+    const upstream = await startOkServer();
+    t.after(() => upstream.close());
+    const child = app.spawn('exit.js', { env: { UP: upstream.url, REDIS_URL: undefined, PROBE_DEBUG: undefined } });
+    t.after(() => child.kill('SIGKILL'));
+    const done = collect(child, 90_000);
+    await waitForLine(child, /ready/);
+    const indexKey = `${prefixOf(app)}index`;
+    // Past the first 8 units (written on the app's thread) the store's thread is connected and writes.
+    await eventually(async () => Number((await server.cli('ZCARD', indexKey)).trim()) === 10, 60_000);
+    // Writes now fail at once (an OOM answer), so the thread's answer would come in time if the loop still ran.
+    await server.cli('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+    await server.cli('CONFIG', 'SET', 'maxmemory', '1');
+    t.after(() => server.cli('CONFIG', 'SET', 'maxmemory', '0'));
+    child.stdin!.write('go\n');
+    const result = await done;
+    assert.equal(result.code, 0, result.stderr);
+    // The job 'last' (posted to the thread) and the script's command capture (built at exit): both said lost.
+    const said = probeLines(result.stderr)
+      .map((line) => /(\d+) capture\(s\) were lost|could not store (\d+) capture\(s\) at exit/.exec(line))
+      .reduce((sum, match) => sum + Number(match?.[1] ?? match?.[2] ?? 0), 0);
+    assert.equal(said, 2, result.stderr);
+    assert.doesNotMatch(result.stderr, /Unhandled|TypeError/);
   });
 
   test('Redis killed mid-run: a writing process finishes normally, and after the restart the limit still holds', async () => {
