@@ -72,6 +72,20 @@ test('puts reach the thread in batches: one message for a burst, not one per cap
   for (const c of [...first, ...second]) assert.ok(ids.has(c.id), `capture ${c.id} kept`);
 });
 
+test("after a batch, the store's thread says what its heap holds (zeros before)", async (t) => {
+  const dir = path.join(tempFolder(t), 'captures');
+  const store = new ThreadedStore(new FileStore({ path: dir, limit: 50 }), undefined, SCRIPT);
+  t.after(() => store.close());
+  assert.deepEqual(store.memory(), { heapUsed: 0, heapTotal: 0, external: 0 });
+  const base = Date.now() / 1000;
+  // Past the first 8 puts, written here: the rest go to the thread, which answers after their batch.
+  await Promise.all(Array.from({ length: 12 }, (_, i) => store.put(makeCapture({ startedAt: base + i }))));
+  assert.equal(store.threaded, true);
+  const { heapUsed, heapTotal, external } = store.memory();
+  assert.ok(heapUsed > 0 && heapTotal >= heapUsed, `heap ${heapUsed} of ${heapTotal}`);
+  assert.ok(external >= 0, `external ${external}`);
+});
+
 test('a write the thread cannot make rejects its put with a StoreError', async (t) => {
   const root = tempFolder(t);
   const blocked = path.join(root, 'not-a-folder');
