@@ -13,7 +13,12 @@
 // (monitorEventLoopDelay: median p99 and the worst max over the rounds; issue 28's stall target is 50 ms), medians
 // and ratios, and fails when a peer did not really export (no spans counted, nothing reached its sink) or Probe
 // stored nothing.
-// With --variants none,otel,probe only those run (ids: none otel otlp sentry probe sampled try); with --memory each
+// The floor variants (bench/floor-preload.cjs) are plain OTel plus the least a tool keeping every call's bodies must
+// do (copy the bytes on the app's thread; on one worker thread decode, one masking pass, one serialisation, one file per
+// request, 200 kept): `floor`, `floor-rename` (temp file then rename, as Probe's file store), `floor-stack` (+ the
+// caller's stack per call), `floor-sampled` (the last, keeping 1 request in 10); each proves its work by the files written.
+// With --variants none,otel,probe only those run (ids: none otel otlp sentry floor floor-rename floor-stack floor-sampled
+// probe sampled try); with --memory each
 // round also prints where the app's memory went (peaks over the measured load: RSS, the app thread's heap, external
 // and ArrayBuffer bytes; for Probe the bytes in flight to the store's thread, the units it had not finished, the
 // heap it reports, and the units dropped).
@@ -85,10 +90,22 @@ const allVariants = [
     env: { BENCH_SENTRY_DSN: `http://public@127.0.0.1:${sink.port}/1` },
     proof: 'sink:/api/1/envelope/',
   },
+  // The floor of keeping bodies (bench/floor-preload.cjs): plain OTel plus the least a tool keeping every call's bodies must do.
+  ...floorVariants(),
   { id: 'probe', label: 'Probe, defaults', proof: 'captures' },
   { id: 'sampled', label: 'Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' }, proof: 'captures' },
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
 ];
+function floorVariants() {
+  const preloadFile = path.join(BENCH_DIR, 'floor-preload.cjs');
+  const floor = (id, label, env) => ({ id, label, preloadFile, env, proof: 'floor' });
+  return [
+    floor('floor', 'floor: OTel + copy, mask, serialise, write', {}),
+    floor('floor-rename', 'floor + temp file and rename', { BENCH_FLOOR_RENAME: '1' }),
+    floor('floor-stack', 'floor + rename + caller stack', { BENCH_FLOOR_RENAME: '1', BENCH_FLOOR_STACK: '1' }),
+    floor('floor-sampled', 'floor + rename + stack, 1 in 10 kept', { BENCH_FLOOR_RENAME: '1', BENCH_FLOOR_STACK: '1', BENCH_FLOOR_SAMPLE: '0.1' }),
+  ];
+}
 const wanted = values.variants?.split(',').map((id) => id.trim());
 const variants = wanted ? allVariants.filter((v) => wanted.includes(v.id)) : allVariants;
 if (!variants.length) throw new Error(`--variants: none of ${values.variants} (ids: ${allVariants.map((v) => v.id).join(' ')})`);
@@ -104,6 +121,8 @@ const results = Object.fromEntries(
   ]),
 );
 const spans = Object.fromEntries(variants.map((v) => [v.id, 0]));
+/** Per floor variant: what its thread wrote, summed over the rounds (requests kept, files, bytes, faults). */
+const floorWork = Object.fromEntries(variants.map((v) => [v.id, { requests: 0, files: 0, bytes: 0, faults: 0, dir: null }]));
 const load = (url, duration) => autocannon({ url, connections: Number(values.connections), duration, pipelining: 1 });
 const captureFiles = (root) => {
   try {
@@ -164,6 +183,11 @@ try {
         out.stallMax.push(after.delay.max);
         out.errors += r.errors + r.non2xx;
         spans[variant.id] += counted.spans ?? 0;
+        if (counted.floor) {
+          const work = floorWork[variant.id];
+          for (const key of ['requests', 'files', 'bytes', 'faults']) work[key] += counted.floor[key];
+          work.dir = counted.floor.dir;
+        }
       }
       process.stdout.write(`  ${sizeLabel(size)}: round ${round + 1}/${rounds} done\n`);
     }
@@ -179,6 +203,12 @@ try {
 const proofs = variants.map((v) => {
   if (!v.proof) return [v.label, '-'];
   if (v.proof === 'spans') return [v.label, `${spans[v.id]} spans exported`, spans[v.id] > 0];
+  if (v.proof === 'floor') {
+    const work = floorWork[v.id];
+    const kept = work.dir ? readdirSync(work.dir).filter((f) => f.endsWith('.json')).length : 0;
+    const text = `${spans[v.id]} spans; ${work.files} files written (${MB(work.bytes)} MB) for ${work.requests} requests, ${kept} kept (limit 200), ${work.faults} faults`;
+    return [v.label, text, spans[v.id] > 0 && work.files > 0 && kept > 0 && work.faults === 0];
+  }
   if (v.proof === 'captures') {
     const n = captureFiles(prepared.find((p) => p.id === v.id).root);
     return [v.label, `${n} capture files kept (store limit 200)`, n > 0];
