@@ -6,11 +6,12 @@
 // in 64 KB chunks as socket reads come) and the hand-over (structuredClone with the buffers transferred: what
 // postMessage serialises and the thread deserialises); on the floor's thread (bench/lib/floor-record.cjs) the UTF-8
 // decode, the masking pass, the record's JSON.stringify, and the file: open O_EXCL + write + close (+ unlink past 200),
-// then the same with a temp file and rename. Prints medians over the rounds per step, and the sum. A floor of
+// then the same with a temp file and rename; and a raw file (bodies kept as bytes after a JSON head: a latin1 masking
+// pass, no UTF-8 decode, no escaping). Prints medians over the rounds per step, and the sums. A floor of
 // keeping bodies beside a server's CPU per request (bench/peers.mjs): what the disk and V8 charge for the kept bytes.
 // Usage: node bench/floor-parts.mjs [--answer 60,5k,50k,500k] [--rounds 3] [--bytes 60m]
 import { parseArgs } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, unlinkSync, writevSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,44 @@ import { median, table, machine } from './lib/common.mjs';
 const require = createRequire(import.meta.url);
 const { FloorBody } = require('./lib/floor-body.cjs');
 const { decode, maskText, maskHeaders, FloorFiles } = require('./lib/floor-record.cjs');
+
+/**
+ * The raw variant of the file (not a peers variant): each body stays bytes. The masking pass reads it as latin1 (one
+ * byte per character: the secret patterns are ASCII, and a latin1 round trip gives back every byte, UTF-8 included),
+ * and only a body it changed is encoded again; the file is a JSON head (the record with each body's length) then the
+ * bodies as they are: no UTF-8 decode, no escaping of the body inside a JSON string.
+ */
+function rawBody(body) {
+  if (!body?.bytes) return null;
+  const bytes = Buffer.from(body.bytes.buffer, body.bytes.byteOffset, body.bytes.byteLength);
+  const text = bytes.latin1Slice(0, bytes.length);
+  const masked = maskText(text);
+  return masked === text ? bytes : Buffer.from(masked, 'latin1');
+}
+
+/** One file per record from a head and the body buffers (writev), temp name then rename, 200 kept. */
+class RawFiles {
+  constructor(dir) {
+    this.dir = dir;
+    this.kept = [];
+    this.written = 0;
+    mkdirSync(dir, { recursive: true });
+  }
+
+  write(parts) {
+    const name = `${++this.written}.cap`;
+    const temp = path.join(this.dir, `.${name}.tmp`);
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
+    try {
+      writevSync(fd, parts);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path.join(this.dir, name));
+    this.kept.push(name);
+    if (this.kept.length > 200) unlinkSync(path.join(this.dir, this.kept.shift()));
+  }
+}
 
 const { values } = parseArgs({
   options: {
@@ -98,7 +137,18 @@ function records(n, answer) {
   }));
 }
 
-const STEPS = ['copy (app)', 'hand-over (clone + transfer)', 'decode', 'mask pass', 'JSON.stringify', 'file: O_EXCL write close', 'file: + temp and rename'];
+const STEPS = [
+  'copy (app)',
+  'hand-over (clone + transfer)',
+  'decode',
+  'mask pass',
+  'JSON.stringify',
+  'file: O_EXCL write close',
+  'file: + temp and rename',
+  'raw: latin1 mask pass',
+  'raw: head JSON.stringify',
+  'raw: file writev + rename',
+];
 console.log(`floor parts: answers of ${sizes.map(sizeLabel).join(', ')}, ${rounds} rounds, ${machine()}, load average ${os.loadavg()[0].toFixed(2)}`);
 const rows = [];
 for (const size of sizes) {
@@ -141,6 +191,19 @@ for (const size of sizes) {
       per['file: O_EXCL write close'].push(timed(n, (i) => plain.write(json[i])));
       const renamed = new FloorFiles(path.join(dir, 'renamed'), true);
       per['file: + temp and rename'].push(timed(n, (i) => renamed.write(json[i])));
+      const raws = new Array(n);
+      per['raw: latin1 mask pass'].push(timed(n, (i) => (raws[i] = batch[i].calls.flatMap((c) => [rawBody(c.request), rawBody(c.response)]))));
+      const heads = new Array(n);
+      per['raw: head JSON.stringify'].push(
+        timed(n, (i) => {
+          const lengths = raws[i].map((b) => b?.length ?? -1);
+          heads[i] = Buffer.from(
+            JSON.stringify({ ...kept[i], calls: kept[i].calls.map((c) => ({ ...c, request_body: null, response_body: null })), lengths }) + '\n',
+          );
+        }),
+      );
+      const rawFiles = new RawFiles(path.join(dir, 'raw'));
+      per['raw: file writev + rename'].push(timed(n, (i) => rawFiles.write([heads[i], ...raws[i].filter(Boolean)])));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -149,7 +212,8 @@ for (const size of sizes) {
   // The floor: everything but the rename (floor) or everything, the rename's file step instead of the plain one.
   const floor = med[0] + med[1] + med[2] + med[3] + med[4] + med[5];
   const floorRename = floor - med[5] + med[6];
-  rows.push([sizeLabel(size), n, ...med.map((x) => x.toFixed(0)), floor.toFixed(0), floorRename.toFixed(0)]);
+  const raw = med[0] + med[1] + med[7] + med[8] + med[9];
+  rows.push([sizeLabel(size), n, ...med.map((x) => x.toFixed(0)), floor.toFixed(0), floorRename.toFixed(0), raw.toFixed(0)]);
 }
-console.log(table(['answer', 'requests', ...STEPS.map((s) => `${s} µs/req`), 'floor µs/req', 'floor-rename µs/req'], rows));
+console.log(table(['answer', 'requests', ...STEPS.map((s) => `${s} µs/req`), 'floor µs/req', 'floor-rename µs/req', 'raw + rename µs/req'], rows));
 console.log(`load average at the end: ${os.loadavg()[0].toFixed(2)}`);
