@@ -30,7 +30,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { readdirSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { BENCH_DIR, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import { BENCH_DIR, FLOOR_VARIANTS, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
 import { ask } from './lib/ipc.mjs';
 
 const { values } = parseArgs({
@@ -91,21 +91,11 @@ const allVariants = [
     proof: 'sink:/api/1/envelope/',
   },
   // The floor of keeping bodies (bench/floor-preload.cjs): plain OTel plus the least a tool keeping every call's bodies must do.
-  ...floorVariants(),
+  ...FLOOR_VARIANTS,
   { id: 'probe', label: 'Probe, defaults', proof: 'captures' },
   { id: 'sampled', label: 'Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' }, proof: 'captures' },
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
 ];
-function floorVariants() {
-  const preloadFile = path.join(BENCH_DIR, 'floor-preload.cjs');
-  const floor = (id, label, env) => ({ id, label, preloadFile, env, proof: 'floor' });
-  return [
-    floor('floor', 'floor: OTel + copy, mask, serialise, write', {}),
-    floor('floor-rename', 'floor + temp file and rename', { BENCH_FLOOR_RENAME: '1' }),
-    floor('floor-stack', 'floor + rename + caller stack', { BENCH_FLOOR_RENAME: '1', BENCH_FLOOR_STACK: '1' }),
-    floor('floor-sampled', 'floor + rename + stack, 1 in 10 kept', { BENCH_FLOOR_RENAME: '1', BENCH_FLOOR_STACK: '1', BENCH_FLOOR_SAMPLE: '0.1' }),
-  ];
-}
 const wanted = values.variants?.split(',').map((id) => id.trim());
 const variants = wanted ? allVariants.filter((v) => wanted.includes(v.id)) : allVariants;
 if (!variants.length) throw new Error(`--variants: none of ${values.variants} (ids: ${allVariants.map((v) => v.id).join(' ')})`);
