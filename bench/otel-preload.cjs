@@ -1,31 +1,5 @@
 // Plain OpenTelemetry, as an app would set it up by hand: a tracer provider with a batch processor and an
-// exporter that drops everything, plus the http and undici instrumentations Probe builds on.
+// exporter that drops everything, plus the http and undici instrumentations Probe builds on (bench/lib/plain-otel.cjs).
 // Used by the benchmarks as variant (b): `node --require bench/otel-preload.cjs app.js`.
 'use strict';
-const { context } = require('@opentelemetry/api');
-const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
-const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
-const { registerInstrumentations } = require('@opentelemetry/instrumentation');
-const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http');
-const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici');
-const { ExportResultCode } = require('@opentelemetry/core');
-
-// Counts what it drops, so a benchmark can show the baseline really instrumented the calls.
-const dropping = {
-  export(spans, done) {
-    globalThis.__benchSpans = (globalThis.__benchSpans ?? 0) + spans.length;
-    done({ code: ExportResultCode.SUCCESS });
-  },
-  shutdown: async () => {},
-  forceFlush: async () => {},
-};
-
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] });
-globalThis.__benchFlush = () => provider.forceFlush();
-registerInstrumentations({
-  tracerProvider: provider,
-  instrumentations: [new HttpInstrumentation(), new UndiciInstrumentation()],
-});
-require('node:http');
-require('node:https');
+require('./lib/plain-otel.cjs').startPlainOtel();

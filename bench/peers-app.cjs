@@ -191,7 +191,8 @@ process.on('message', async (msg) => {
   if (msg === 'spans') {
     // Batch processors export on a timer: flush what the preload holds before counting.
     await globalThis.__benchFlush?.();
-    process.send({ spans: globalThis.__benchSpans ?? null });
+    // A preload that keeps bodies without Probe (bench/floor-preload.cjs) also says what its thread wrote.
+    process.send({ spans: globalThis.__benchSpans ?? null, floor: globalThis.__benchProof?.() ?? null });
   }
 });
 process.on('SIGTERM', () => process.exit(0));

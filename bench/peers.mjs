@@ -13,8 +13,12 @@
 // (monitorEventLoopDelay: median p99 and the worst max over the rounds; issue 28's stall target is 50 ms), medians
 // and ratios, and fails when a peer did not really export (no spans counted, nothing reached its sink) or Probe
 // stored nothing.
-// With --variants none,otel,probe only those run (ids: none otel otlp sentry probe sampled try, and diagnostics run
-// only when named: otelarena2 arena2 otelsemi4 semi4, see below); with --memory each
+// The floor variants (bench/floor-preload.cjs) are plain OTel plus the least a tool keeping every call's bodies must
+// do (copy the bytes on the app's thread; on one worker thread decode, one masking pass, one serialisation, one file per
+// request, 200 kept): `floor`, `floor-rename` (temp file then rename, as Probe's file store), `floor-stack` (+ the
+// caller's stack per call), `floor-sampled` (the last, keeping 1 request in 10); each proves its work by the files written.
+// With --variants none,otel,probe only those run (ids: none otel otlp sentry floor floor-rename floor-stack floor-sampled
+// probe sampled try, and diagnostics run only when named: otelarena2 arena2 otelsemi4 semi4, see below); with --memory each
 // round also prints where the app's memory went (peaks over the measured load: RSS, the app thread's heap, external
 // and ArrayBuffer bytes; for Probe the bytes in flight to the store's thread, the units it had not finished, the
 // heap it reports, and the units dropped; on Linux the RSS split into anonymous and file pages, and the anonymous
@@ -27,7 +31,20 @@ import path from 'node:path';
 import os from 'node:os';
 import { readdirSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { BENCH_DIR, OTEL_PRELOAD, tryVariant, prepareVariant, startChild, startUpstream, median, rotated, table, machine, ratio } from './lib/common.mjs';
+import {
+  BENCH_DIR,
+  FLOOR_VARIANTS,
+  OTEL_PRELOAD,
+  tryVariant,
+  prepareVariant,
+  startChild,
+  startUpstream,
+  median,
+  rotated,
+  table,
+  machine,
+  ratio,
+} from './lib/common.mjs';
 import { ask } from './lib/ipc.mjs';
 
 const { values } = parseArgs({
@@ -87,6 +104,8 @@ const allVariants = [
     env: { BENCH_SENTRY_DSN: `http://public@127.0.0.1:${sink.port}/1` },
     proof: 'sink:/api/1/envelope/',
   },
+  // The floor of keeping bodies (bench/floor-preload.cjs): plain OTel plus the least a tool keeping every call's bodies must do.
+  ...FLOOR_VARIANTS,
   { id: 'probe', label: 'Probe, defaults', proof: 'captures' },
   { id: 'sampled', label: 'Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' }, proof: 'captures' },
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
@@ -113,6 +132,8 @@ const results = Object.fromEntries(
   ]),
 );
 const spans = Object.fromEntries(variants.map((v) => [v.id, 0]));
+/** Per floor variant: what its thread wrote, summed over the rounds (requests kept, files, bytes, faults). */
+const floorWork = Object.fromEntries(variants.map((v) => [v.id, { requests: 0, files: 0, bytes: 0, faults: 0, dir: null }]));
 const load = (url, duration) => autocannon({ url, connections: Number(values.connections), duration, pipelining: 1 });
 const captureFiles = (root) => {
   try {
@@ -176,6 +197,11 @@ try {
         out.stallMax.push(after.delay.max);
         out.errors += r.errors + r.non2xx;
         spans[variant.id] += counted.spans ?? 0;
+        if (counted.floor) {
+          const work = floorWork[variant.id];
+          for (const key of ['requests', 'files', 'bytes', 'faults']) work[key] += counted.floor[key];
+          work.dir = counted.floor.dir;
+        }
       }
       process.stdout.write(`  ${sizeLabel(size)}: round ${round + 1}/${rounds} done\n`);
     }
@@ -191,6 +217,12 @@ try {
 const proofs = variants.map((v) => {
   if (!v.proof) return [v.label, '-'];
   if (v.proof === 'spans') return [v.label, `${spans[v.id]} spans exported`, spans[v.id] > 0];
+  if (v.proof === 'floor') {
+    const work = floorWork[v.id];
+    const kept = work.dir ? readdirSync(work.dir).filter((f) => f.endsWith('.json')).length : 0;
+    const text = `${spans[v.id]} spans; ${work.files} files written (${MB(work.bytes)} MB) for ${work.requests} requests, ${kept} kept (limit 200), ${work.faults} faults`;
+    return [v.label, text, spans[v.id] > 0 && work.files > 0 && kept > 0 && work.faults === 0];
+  }
   if (v.proof === 'captures') {
     const n = captureFiles(prepared.find((p) => p.id === v.id).root);
     return [v.label, `${n} capture files kept (store limit 200)`, n > 0];

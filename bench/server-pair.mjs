@@ -6,11 +6,12 @@
 // the same drift, so their ratio holds still. Prints each round's ratio and the median.
 // Usage: node bench/server-pair.mjs [--a otel] [--b probe] [--rounds 6] [--requests 3000] [--warm 1000] [--connections 8] [--answer 50k]
 //   --answer: the upstream's JSON answer size (default 60 B; pages of records as in bench/peers.mjs: 5k, 50k, 500k)
-//   a variant is none | otel | probe | bodies | nostore | noorigin | sampled (sampling.rate 0.1), or a folder holding a build of Probe (a dist/ copy)
+//   a variant is none | otel | probe | bodies | nostore | noorigin | sampled (sampling.rate 0.1) | floor | floor-rename |
+//   floor-stack | floor-sampled (bench/floor-preload.cjs), or a folder holding a build of Probe (a dist/ copy)
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, tryVariant, prepareVariant, startUpstream, median, machine } from './lib/common.mjs';
+import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, FLOOR_VARIANTS, tryVariant, prepareVariant, startUpstream, median, machine } from './lib/common.mjs';
 import { runPair } from './lib/pair.mjs';
 
 const { values } = parseArgs({
@@ -26,10 +27,12 @@ const { values } = parseArgs({
 });
 const app = path.join(BENCH_DIR, 'server-app.mjs');
 const variantOf = (spec) => {
-  const known = [...VARIANTS, ...DIAGNOSTIC_VARIANTS].find((v) => v.id === spec);
+  const known = [...VARIANTS, ...DIAGNOSTIC_VARIANTS, ...FLOOR_VARIANTS].find((v) => v.id === spec);
   if (known) return known;
   if (existsSync(path.join(spec, 'register.js'))) return tryVariant(spec);
-  throw new Error(`unknown variant ${spec}: one of ${[...VARIANTS, ...DIAGNOSTIC_VARIANTS].map((v) => v.id).join(', ')}, or a folder with register.js`);
+  throw new Error(
+    `unknown variant ${spec}: one of ${[...VARIANTS, ...DIAGNOSTIC_VARIANTS, ...FLOOR_VARIANTS].map((v) => v.id).join(', ')}, or a folder with register.js`,
+  );
 };
 const pair = [variantOf(values.a), variantOf(values.b)].map((v) => prepareVariant(v, app));
 const answer = /^(\d+)([km]?)$/i.exec(values.answer);

@@ -30,6 +30,22 @@ export const DIAGNOSTIC_VARIANTS = [
   { id: 'sampled', label: '(g) Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' } },
 ];
 
+/**
+ * The floor of keeping bodies (bench/floor-preload.cjs): plain OTel plus the least a tool keeping every call's bodies
+ * must do, without Probe: `floor`, `floor-rename` (temp file then rename, as Probe's file store), `floor-stack` (+ the
+ * caller's stack per call), `floor-sampled` (the last, keeping 1 request in 10).
+ */
+export const FLOOR_VARIANTS = (() => {
+  const preloadFile = path.join(BENCH_DIR, 'floor-preload.cjs');
+  const floor = (id, label, env) => ({ id, label, preloadFile, env, proof: 'floor' });
+  return [
+    floor('floor', 'floor: OTel + copy, mask, serialise, write', {}),
+    floor('floor-rename', 'floor + temp file and rename', { BENCH_FLOOR_RENAME: '1' }),
+    floor('floor-stack', 'floor + rename + caller stack', { BENCH_FLOOR_RENAME: '1', BENCH_FLOOR_STACK: '1' }),
+    floor('floor-sampled', 'floor + rename + stack, 1 in 10 kept', { BENCH_FLOOR_RENAME: '1', BENCH_FLOOR_STACK: '1', BENCH_FLOOR_SAMPLE: '0.1' }),
+  ];
+})();
+
 const DROPPING_STORE_CONFIG = `module.exports = {
   storage: { driver: 'bench-drop' },
   register(probe) {
