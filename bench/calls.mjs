@@ -4,7 +4,6 @@
 // Usage: node bench/calls.mjs [--rounds 9] [--calls 2000] [--warm 500] [--profile] [--diagnose] [--try DIST_DIR]
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import os from 'node:os';
 import { readdirSync } from 'node:fs';
 import {
   BENCH_DIR,
@@ -19,6 +18,7 @@ import {
   table,
   machine,
   ratio,
+  loadAverage,
 } from './lib/common.mjs';
 
 const { values } = parseArgs({
@@ -38,12 +38,7 @@ const prepared = variants.map((v) => prepareVariant(v, app));
 const upstream = await startUpstream();
 const results = Object.fromEntries(variants.map((v) => [v.id, { fetch: [], http: [], fetchCpu: [], httpCpu: [] }]));
 
-console.log(
-  `load average at the start: ${os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')}`,
-);
+console.log(`load average at the start: ${loadAverage()}`);
 console.log(`calls: ${rounds} rounds × ${values.calls} calls per client (after ${values.warm} warm-up), ${machine()}`);
 try {
   for (let round = 0; round < rounds; round++) {
@@ -77,12 +72,7 @@ for (const client of ['fetch', 'http']) {
     rows.push([`${client === 'http' ? 'node:http' : 'fetch'} ${v.label}`, wall.toFixed(0), ratio(wall, med.none[client]), cpu.toFixed(0), ...others]);
   }
 }
-console.log(
-  `\nload average at the end: ${os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')}`,
-);
+console.log(`\nload average at the end: ${loadAverage()}`);
 console.log('\n' + table(['client / variant', 'wall µs/call', 'wall vs none', 'CPU µs/call', 'CPU vs none', 'CPU vs OTel'], rows));
 if (values.profile) {
   for (const v of prepared) {

@@ -28,7 +28,6 @@
 import { parseArgs } from 'node:util';
 import http from 'node:http';
 import path from 'node:path';
-import os from 'node:os';
 import { readdirSync } from 'node:fs';
 import autocannon from 'autocannon';
 import {
@@ -44,6 +43,7 @@ import {
   table,
   machine,
   ratio,
+  loadAverage,
 } from './lib/common.mjs';
 import { ask } from './lib/ipc.mjs';
 
@@ -142,11 +142,6 @@ const captureFiles = (root) => {
     return 0;
   }
 };
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 
 console.log(`load average at the start: ${loadAverage()}`);
 console.log(

@@ -10,7 +10,7 @@ import os from 'node:os';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
-import { BENCH_DIR, REPO, prepareVariant, startChild, startUpstream } from './lib/common.mjs';
+import { BENCH_DIR, REPO, prepareVariant, startChild, startUpstream, loadAverage } from './lib/common.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -54,12 +54,7 @@ try {
   const url = `http://127.0.0.1:${port}/checkout`;
   await autocannon({ url, connections: Number(values.connections), duration: 2 });
   const r = await autocannon({ url, connections: Number(values.connections), duration: seconds + 1 });
-  console.log(
-    `${r.requests.total} requests in ${seconds + 1} s, answers of ${bytes} bytes, load average ${os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`${r.requests.total} requests in ${seconds + 1} s, answers of ${bytes} bytes, load average ${loadAverage()}`);
 } finally {
   run.child.kill('SIGTERM');
   await run.done;

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeCapture } from '../test/store/fixtures/capture.mjs';
+import { loadAverage } from './lib/common.mjs';
 const require = createRequire(import.meta.url);
 const [a, b, blocks = '16', per = '400', bytes = '1500'] = process.argv.slice(2);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'probe-put-pair-'));
@@ -50,10 +51,5 @@ for (let k = 0; k < Number(blocks); k++) {
 }
 for (const v of variants) console.log(`${v.name}: user ${(v.user / v.n).toFixed(1)} µs, sys ${(v.sys / v.n).toFixed(1)} µs per put`);
 ratios.sort((x, y) => x - y);
-console.log(
-  `B/A per block: median ${ratios[ratios.length >> 1].toFixed(3)}, range ${ratios[0].toFixed(3)}-${ratios.at(-1).toFixed(3)}; load ${os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')}`,
-);
+console.log(`B/A per block: median ${ratios[ratios.length >> 1].toFixed(3)}, range ${ratios[0].toFixed(3)}-${ratios.at(-1).toFixed(3)}; load ${loadAverage()}`);
 rmSync(dir, { recursive: true, force: true });

@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { answerOf } from './lib/answer.mjs';
+import { loadAverage } from './lib/common.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -46,11 +47,6 @@ else await parent();
 
 async function parent() {
   const variants = values.variants.split(',').map((v) => v.trim());
-  const loadAverage = () =>
-    os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ');
   console.log(`load average at the start: ${loadAverage()}`);
   console.log(
     `store-rss: ${values.rate} units/s of 3 × ${values.answer} JSON answers for ${values.seconds}s, ${values.rounds} rounds; ${os.cpus().length} cores, Node ${process.version}`,

@@ -7,11 +7,10 @@
 // Usage: node bench/thread-cpu.mjs [--variants otel,sampled,probe] [--answer 60] [--requests 3000] [--rounds 2]
 //   a variant is one of bench/lib/common.mjs's ids, or a folder holding a build of Probe (a dist/ copy)
 import { readdirSync, readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, machine, tryVariant, prepareVariant, startChild, startUpstream } from './lib/common.mjs';
+import { BENCH_DIR, VARIANTS, DIAGNOSTIC_VARIANTS, machine, tryVariant, prepareVariant, startChild, startUpstream, loadAverage } from './lib/common.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -62,12 +61,7 @@ try {
     const after = runs.map(({ run }) => threadCpu(run.child.pid));
     for (const { run } of runs) run.child.kill('SIGTERM');
     await Promise.all(runs.map(({ run }) => run.done));
-    console.log(
-      `\nround ${round + 1} (load average ${os
-        .loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' ')})`,
-    );
+    console.log(`\nround ${round + 1} (load average ${loadAverage()})`);
     runs.forEach((_, i) => {
       const per = (seconds) => ((seconds * 1e6) / Math.max(1, results[i].requests.total)).toFixed(0);
       const rows = Object.entries(after[i])

@@ -155,4 +155,11 @@ export function machine() {
   return `${os.availableParallelism?.() ?? os.cpus().length} cores, ${cpu}, Node ${process.version}, ${os.platform()} ${os.release()}`;
 }
 
+/** The machine's load averages (1, 5, 15 min), printed beside every figure: the VM's 2 cores are shared. */
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
 export const ratio = (a, b) => (b ? (a / b).toFixed(2) + '×' : '-');
