@@ -109,6 +109,9 @@ const allVariants = [
   { id: 'probe', label: 'Probe, defaults', proof: 'captures' },
   { id: 'sampled', label: 'Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' }, proof: 'captures' },
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
+  // Diagnostic of sampling's fixed cost (issue 28), only when named: every request left out, so what remains is what
+  // Probe costs a request it does not record (units, the sampling decision, the lenses asking).
+  { id: 'sampled0', label: 'Probe, sampling.rate 0 (nothing recorded)', probe: true, env: { PROBE_SAMPLE_RATE: '0' }, only: true },
   // Diagnostics of peak RSS (issue 28), only when named in --variants: glibc's malloc arenas (each thread that
   // allocates gets one of its own, up to 8 per core; MALLOC_ARENA_MAX=2 caps them) and the app thread's young
   // generation (V8 grows its semi-spaces up to 16 MB each under a high allocation rate).

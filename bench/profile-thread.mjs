@@ -3,7 +3,7 @@
 // `--cpu-prof`, and the store's thread from inside (`node:inspector`), since `--cpu-prof` writes no profile for a
 // worker terminated at exit. The store thread's file is patched in a copy of dist/ under bench/.exp/ (never in
 // dist/ itself); both profiles are then summarised by bench/profile-top.mjs.
-// Usage: node bench/profile-thread.mjs [--answer 50k] [--seconds 8] [--connections 16] [--out DIR]
+// Usage: node bench/profile-thread.mjs [--answer 50k] [--seconds 8] [--connections 16] [--out DIR] [--rate 0.1 (sampling.rate)]
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import os from 'node:os';
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '8' },
     connections: { type: 'string', default: '16' },
     out: { type: 'string' },
+    rate: { type: 'string' },
   },
 });
 const m = /^(\d+)([km]?)$/i.exec(values.answer);
@@ -47,7 +48,7 @@ if (!text.includes('"use strict";\n')) throw new Error(`${threadFile}: not the c
 writeFileSync(threadFile, text.replace('"use strict";\n', `"use strict";\n${probe}`));
 
 const upstream = await startUpstream({ answerBytes: bytes });
-const variant = prepareVariant({ id: 'try', dist: copy }, path.join(BENCH_DIR, 'peers-app.cjs'));
+const variant = prepareVariant({ id: 'try', dist: copy, env: values.rate ? { PROBE_SAMPLE_RATE: values.rate } : {} }, path.join(BENCH_DIR, 'peers-app.cjs'));
 const run = startChild(variant, [upstream.url], { ipc: true, flags: ['--cpu-prof', '--cpu-prof-dir', out] });
 try {
   const [, port] = await run.match;

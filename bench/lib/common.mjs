@@ -123,8 +123,8 @@ export function startChild(prepared, args = [], { flags = [], ready = /^listenin
 }
 
 /** The upstream server, in its own process; `answerBytes` sets the size of its JSON answer (bench/upstream.mjs). */
-export async function startUpstream({ answerBytes = 0 } = {}) {
-  const env = { ...process.env, BENCH_ANSWER_BYTES: String(answerBytes) };
+export async function startUpstream({ answerBytes = 0, keepAliveMs = 0 } = {}) {
+  const env = { ...process.env, BENCH_ANSWER_BYTES: String(answerBytes), ...(keepAliveMs ? { BENCH_KEEPALIVE_MS: String(keepAliveMs) } : {}) };
   const started = startChild({ id: 'upstream', preload: [], script: path.join(BENCH_DIR, 'upstream.mjs'), root: BENCH_DIR, env });
   const m = await started.match;
   return { url: `http://127.0.0.1:${m[1]}`, stop: () => started.child.kill('SIGTERM') };
