@@ -20,9 +20,17 @@ const EQUALS = 0x3d;
  * read as Masker.text reads a string value. Credentials are looked for by the credential scan over the whole
  * text: a string without escapes reads the same inside the text as alone (its quotes are no token characters).
  *
- * Two linear passes: the credential scan, then this one. Each `:` and `=` looks back over the name before it,
- * and names before different separators do not overlap (a separator is no name character; quoted names
- * end at distinct quotes); each escaped string is decoded once.
+ * Linear: the credential scan (linear, see there), one native copy of the text's code units into a typed
+ * array (codesOf), then one pass over them. Each character is read once by the pass, except inside strings
+ * past their first WALK characters, where the next quote, backslash, colon and equals sign are each found by
+ * indexOf from where the last one found of that character was passed: those searches read disjoint stretches
+ * per character, so the whole text at most four times more (StringJumps). Each `:` and `=` looks back over the
+ * name before it, and names before different separators do not overlap (a separator is no name character;
+ * quoted names end at distinct quotes); the name memo compares a name with at most two held names, each read
+ * once for the comparison (no more than reading the name); each escaped string is decoded once.
+ *
+ * Its answers are those of the pre-scan it replaced (test/helpers/jsonPrescanBefore.ts), checked on generated
+ * bodies by test/mask/prescan-equivalence.test.ts; bench/prescan.mjs measures both.
  */
 export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boolean, stats?: ScanStats): boolean {
   if (holdsCredential(text, stats)) return true;
