@@ -137,7 +137,8 @@ test('the pre-scan answers as before with one secret at any place in a long clea
   const record = (id: number, extra: string) =>
     `{"id":${id},"title":"Product number ${id}","description":"${'a quiet long text without any of them '.repeat(3)}${extra}","url":"https://x.test/p/${id}?a=1"}`;
   const plants = ['', 'password: x', 'x?token=1', 'pass\\u0077ord: 1', '\\"password\\": 1', j('gh', 'p_', B62), 'caf\u00e9'];
-  for (const records of [3, 400, 1800]) {
+  // 3 records: a small text; 400 and 1800: the scratch buffer grown; 2600 (over 512 K characters): a buffer of its own.
+  for (const records of [3, 400, 1800, 2600]) {
     for (const plant of plants) {
       for (const at of [0, Math.floor(records / 2), records - 1]) {
         const items = Array.from({ length: records }, (_, id) => record(id, id === at ? plant : ''));
