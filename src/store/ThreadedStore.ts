@@ -11,7 +11,7 @@ import { buildCapture } from '../builder/buildCapture';
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import type { RedisStore } from './RedisStore';
 import { StoreError } from './StoreError';
-import { WRITE_THREAD_MARK } from './threadMark';
+import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from './threadMark';
 import { Backlog } from './Backlog';
 import { bodyLength } from './bodyLength';
 import { packUnit, type PackedUnit } from './unitMessage';
@@ -406,7 +406,7 @@ export class ThreadedStore implements Store {
           finished: this.finished,
           memory: this.threadMemory,
         },
-        execArgv: [],
+        execArgv: STORE_THREAD_EXEC_ARGV,
         resourceLimits: this.threadLimits,
         // The config file the thread loads reads the app's environment as the app did.
         env: this.build?.env ?? {},
