@@ -83,6 +83,8 @@ export interface ThreadedStoreOptions {
   maxBacklogBytes?: number;
   /** The thread's V8 heap bounds (default THREAD_RESOURCE_LIMITS; tests make them tiny). */
   threadLimits?: ResourceLimits;
+  /** How far the thread's heap grows past its live size before it collects between batches (HeapCollector). */
+  heapStepBytes?: number;
 }
 
 /** A batch's outcome, from the thread: the puts written, and the faults of the ones that were not. */
@@ -135,6 +137,7 @@ export class ThreadedStore implements Store {
   /** What the thread says it holds (threadMemory.ts). */
   private readonly threadMemory = sharedThreadMemory();
   private readonly threadLimits: ResourceLimits;
+  private readonly heapStepBytes: number | undefined;
   /** Threads started again after one ran out of its heap, and the units lost with them. */
   private restarts = 0;
   private lostToHeap = 0;
@@ -158,6 +161,7 @@ export class ThreadedStore implements Store {
     this.build = options.config ? (options.build ?? null) : null;
     this.backlog = new Backlog(logger, options.maxBacklogBytes);
     this.threadLimits = options.threadLimits ?? THREAD_RESOURCE_LIMITS;
+    this.heapStepBytes = options.heapStepBytes;
     if (this.config && !this.build) this.buildsThere = false;
     if (store instanceof FileStore) this.putSync = (capture) => store.putSync(capture);
   }
@@ -405,6 +409,7 @@ export class ThreadedStore implements Store {
           build: this.build,
           finished: this.finished,
           memory: this.threadMemory,
+          heapStep: this.heapStepBytes,
         },
         execArgv: STORE_THREAD_EXEC_ARGV,
         resourceLimits: this.threadLimits,
