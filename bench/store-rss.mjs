@@ -73,7 +73,7 @@ async function parent() {
       const store =
         variant === 'none'
           ? ''
-          : ` thread heap (baseline ${MB(out.threadBaselineHeap)}) ${MB(out.threadHeapUsed)}/${MB(out.threadHeapTotal)} external ${MB(out.threadExternal)} in flight ${MB(out.backlog)} dropped ${out.dropped}, CPU ${out.cpuPerUnit.toFixed(0)} µs per unit kept`;
+          : ` thread heap (baseline ${MB(out.threadBaselineHeap)}) ${MB(out.threadHeapUsed)}/${MB(out.threadHeapTotal)} external ${MB(out.threadExternal)} in flight ${MB(out.backlog)} collections ${out.collections} dropped ${out.dropped}, CPU ${out.cpuPerUnit.toFixed(0)} µs per unit kept`;
       console.log(
         `  ${variant.padEnd(24)} rss MB: before ${MB(out.before)} baseline ${MB(out.baseline)} peak ${MB(out.rss)} (anon ${MB(out.anon)}) app arrayBuffers ${MB(out.arrayBuffers)}${store}; ${out.units} units (load ${loadAverage()})`,
       );
@@ -93,13 +93,19 @@ async function child({ variant: named, rate, seconds, answer, dist: defaultDist 
   const body = Buffer.from(answerOf(bytesOf(answer)));
   const anon = () => Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
   const before = process.memoryUsage().rss;
-  const peak = { rss: 0, anon: 0, arrayBuffers: 0, backlog: 0, threadHeapUsed: 0, threadHeapTotal: 0, threadExternal: 0 };
+  const peak = { rss: 0, anon: 0, arrayBuffers: 0, backlog: 0, threadHeapUsed: 0, threadHeapTotal: 0, threadExternal: 0, collections: 0 };
   let store = null;
   const sample = () => {
     const m = process.memoryUsage();
     const now = { rss: m.rss, anon: anon(), arrayBuffers: m.arrayBuffers, backlog: store?.inFlight ?? 0 };
     const thread = store?.memory();
-    if (thread) Object.assign(now, { threadHeapUsed: thread.heapUsed, threadHeapTotal: thread.heapTotal, threadExternal: thread.external });
+    if (thread)
+      Object.assign(now, {
+        threadHeapUsed: thread.heapUsed,
+        threadHeapTotal: thread.heapTotal,
+        threadExternal: thread.external,
+        collections: thread.collections ?? 0,
+      });
     for (const [key, value] of Object.entries(now)) peak[key] = Math.max(peak[key], value);
   };
   let units = 0;
