@@ -8,7 +8,8 @@
 // baseline), and the peaks under the rate (RSS, anonymous pages, the app thread's ArrayBuffers, the bytes in
 // flight, the heap and external bytes the thread says it holds), the units dropped and the process's CPU per unit
 // kept. --dist: another build of Probe (bench/.exp/, inside the repository so its dependencies resolve).
-// Variants: `young:N` (the thread's young generation bound, MB; old 1024), `old:N` (its old generation's; young 8), `env:K=V` (an environment variable of the child,
+// Variants: `young:N` (the thread's young generation bound, MB; old 1024), `old:N` (its old generation's; young 8),
+// `limits:Y/O` (both), `env:K=V` (an environment variable of the child,
 // e.g. env:MALLOC_ARENA_MAX=2), `default` (the build's own bounds), `none` (no store: the process's own RSS),
 // comma-separated, each with `@DIR` for another build than --dist's; each round runs them all.
 // Usage: node bench/store-rss.mjs [--variants young:8,young:4,env:MALLOC_ARENA_MAX=2] [--rate 150] [--seconds 5]
@@ -72,7 +73,7 @@ async function parent() {
       const store =
         variant === 'none'
           ? ''
-          : ` thread heap (baseline ${MB(out.threadBaselineHeap)}) ${MB(out.threadHeapUsed)}/${MB(out.threadHeapTotal)} external ${MB(out.threadExternal)} in flight ${MB(out.backlog)} dropped ${out.dropped}, CPU ${out.cpuPerUnit.toFixed(0)} µs per unit kept`;
+          : ` thread heap (baseline ${MB(out.threadBaselineHeap)}) ${MB(out.threadHeapUsed)}/${MB(out.threadHeapTotal)} external ${MB(out.threadExternal)} in flight ${MB(out.backlog)} collections ${out.collections} dropped ${out.dropped}, CPU ${out.cpuPerUnit.toFixed(0)} µs per unit kept`;
       console.log(
         `  ${variant.padEnd(24)} rss MB: before ${MB(out.before)} baseline ${MB(out.baseline)} peak ${MB(out.rss)} (anon ${MB(out.anon)}) app arrayBuffers ${MB(out.arrayBuffers)}${store}; ${out.units} units (load ${loadAverage()})`,
       );
@@ -92,13 +93,19 @@ async function child({ variant: named, rate, seconds, answer, dist: defaultDist 
   const body = Buffer.from(answerOf(bytesOf(answer)));
   const anon = () => Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
   const before = process.memoryUsage().rss;
-  const peak = { rss: 0, anon: 0, arrayBuffers: 0, backlog: 0, threadHeapUsed: 0, threadHeapTotal: 0, threadExternal: 0 };
+  const peak = { rss: 0, anon: 0, arrayBuffers: 0, backlog: 0, threadHeapUsed: 0, threadHeapTotal: 0, threadExternal: 0, collections: 0 };
   let store = null;
   const sample = () => {
     const m = process.memoryUsage();
     const now = { rss: m.rss, anon: anon(), arrayBuffers: m.arrayBuffers, backlog: store?.inFlight ?? 0 };
     const thread = store?.memory();
-    if (thread) Object.assign(now, { threadHeapUsed: thread.heapUsed, threadHeapTotal: thread.heapTotal, threadExternal: thread.external });
+    if (thread)
+      Object.assign(now, {
+        threadHeapUsed: thread.heapUsed,
+        threadHeapTotal: thread.heapTotal,
+        threadExternal: thread.external,
+        collections: thread.collections ?? 0,
+      });
     for (const [key, value] of Object.entries(now)) peak[key] = Math.max(peak[key], value);
   };
   let units = 0;
@@ -154,6 +161,7 @@ async function child({ variant: named, rate, seconds, answer, dist: defaultDist 
     const config = loadConfig({ cwd: root, env: { PROBE_ROOT: root } });
     const young = variant.startsWith('young:') ? Number(variant.slice(6)) : null;
     const oldBound = variant.startsWith('old:') ? Number(variant.slice(4)) : null;
+    const both = variant.startsWith('limits:') ? variant.slice(7).split('/').map(Number) : null;
     store = new ThreadedStore(
       new FileStore({ path: path.join(root, '.probe', 'captures'), limit: 200, within: path.join(root, '.probe') }),
       undefined,
@@ -163,6 +171,7 @@ async function child({ variant: named, rate, seconds, answer, dist: defaultDist 
         build: { cwd: root, env: { PROBE_ROOT: root }, overrides: {} },
         ...(young ? { threadLimits: { maxYoungGenerationSizeMb: young, maxOldGenerationSizeMb: 1024 } } : {}),
         ...(oldBound ? { threadLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: oldBound } } : {}),
+        ...(both ? { threadLimits: { maxYoungGenerationSizeMb: both[0], maxOldGenerationSizeMb: both[1] } } : {}),
       },
     );
     // Past the first puts built on this thread: the store's thread started, its config loaded, one unit built.

@@ -11,7 +11,7 @@ import { buildCapture } from '../builder/buildCapture';
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import type { RedisStore } from './RedisStore';
 import { StoreError } from './StoreError';
-import { WRITE_THREAD_MARK } from './threadMark';
+import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from './threadMark';
 import { Backlog } from './Backlog';
 import { bodyLength } from './bodyLength';
 import { packUnit, type PackedUnit } from './unitMessage';
@@ -83,6 +83,8 @@ export interface ThreadedStoreOptions {
   maxBacklogBytes?: number;
   /** The thread's V8 heap bounds (default THREAD_RESOURCE_LIMITS; tests make them tiny). */
   threadLimits?: ResourceLimits;
+  /** How far the thread's heap grows past its live size before it collects between batches (HeapCollector). */
+  heapStepBytes?: number;
 }
 
 /** A batch's outcome, from the thread: the puts written, and the faults of the ones that were not. */
@@ -135,6 +137,7 @@ export class ThreadedStore implements Store {
   /** What the thread says it holds (threadMemory.ts). */
   private readonly threadMemory = sharedThreadMemory();
   private readonly threadLimits: ResourceLimits;
+  private readonly heapStepBytes: number | undefined;
   /** Threads started again after one ran out of its heap, and the units lost with them. */
   private restarts = 0;
   private lostToHeap = 0;
@@ -158,6 +161,7 @@ export class ThreadedStore implements Store {
     this.build = options.config ? (options.build ?? null) : null;
     this.backlog = new Backlog(logger, options.maxBacklogBytes);
     this.threadLimits = options.threadLimits ?? THREAD_RESOURCE_LIMITS;
+    this.heapStepBytes = options.heapStepBytes;
     if (this.config && !this.build) this.buildsThere = false;
     if (store instanceof FileStore) this.putSync = (capture) => store.putSync(capture);
   }
@@ -405,8 +409,9 @@ export class ThreadedStore implements Store {
           build: this.build,
           finished: this.finished,
           memory: this.threadMemory,
+          heapStep: this.heapStepBytes,
         },
-        execArgv: [],
+        execArgv: STORE_THREAD_EXEC_ARGV,
         resourceLimits: this.threadLimits,
         // The config file the thread loads reads the app's environment as the app did.
         env: this.build?.env ?? {},

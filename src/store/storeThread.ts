@@ -19,12 +19,14 @@ import { unpackUnit } from './unitMessage';
 import { KeptParts, type PostedUnit } from './unitParts';
 import { sayThreadMemory } from './threadMemory';
 import { BodyRelease } from './BodyRelease';
+import { HeapCollector } from './HeapCollector';
 
 const {
   store: driver,
   build,
   finished,
   memory,
+  heapStep,
 } = workerData as {
   store: ThreadDriver;
   build: BuildSource | null;
@@ -35,6 +37,8 @@ const {
   finished: Int32Array;
   /** What this thread holds, said after each batch (threadMemory.ts). */
   memory: Float64Array;
+  /** HeapCollector's step, when not its default (tests). */
+  heapStep: number | undefined;
 };
 /**
  * Trims at most twice a second here: each one lists and sorts the whole folder, and at a few hundred
@@ -85,6 +89,9 @@ if (build) {
 }
 
 type Put = [number, PreparedPut | PostedUnit];
+
+/** Collects this thread's heap between batches once its builds have grown it by a step (HeapCollector). */
+const heap = new HeapCollector(heapStep);
 
 /** The calls kept of units handed in parts (the process's command capture while it runs), until their last version. */
 const kept = new KeptParts();
@@ -188,7 +195,9 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
   });
   if (units) outcome.windows = kept.size;
   void Promise.all(puts).then(() => {
-    sayThreadMemory(memory);
+    sayThreadMemory(memory, heap.collections);
     port.postMessage(outcome);
+    // Answered first: the app's thread does not wait for the collection.
+    void heap.afterBatch(memory[0]!).then(() => sayThreadMemory(memory, heap.collections));
   });
 });

@@ -76,7 +76,7 @@ test("after a batch, the store's thread says what its heap holds (zeros before)"
   const dir = path.join(tempFolder(t), 'captures');
   const store = new ThreadedStore(new FileStore({ path: dir, limit: 50 }), undefined, SCRIPT);
   t.after(() => store.close());
-  assert.deepEqual(store.memory(), { heapUsed: 0, heapTotal: 0, external: 0 });
+  assert.deepEqual(store.memory(), { heapUsed: 0, heapTotal: 0, external: 0, collections: 0 });
   const base = Date.now() / 1000;
   // Past the first 8 puts, written here: the rest go to the thread, which answers after their batch.
   await Promise.all(Array.from({ length: 12 }, (_, i) => store.put(makeCapture({ startedAt: base + i }))));
