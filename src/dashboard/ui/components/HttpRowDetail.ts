@@ -91,7 +91,7 @@ function ExceptionChain({ row }: { row: HttpRow }) {
   <//>`;
 }
 
-/** Everything recorded about one call (SPEC 6), unfolded under its row. */
+/** Everything recorded about one call, unfolded under its row. */
 export function HttpRowDetail({ row, index }: { row: HttpRow; index: number }) {
   return html`<div class="row-detail" data-testid="row-detail" data-row=${String(index)}>
     <div class="detail-url">
