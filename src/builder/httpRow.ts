@@ -176,7 +176,19 @@ function runCapture(captureClass: ResponseCaptureClass, input: Parameters<NonNul
 function exceptionOf(call: CallInput): ExceptionInfo {
   const file = call.origin ? `${call.origin.file}:${call.origin.line}` : null;
   if (!call.error) return { class: 'Error', message: 'no response', code: null, file, previous: [] };
-  return { class: call.error.class, message: call.error.message, code: call.error.code, file, previous: call.error.causes };
+  return { class: call.error.class, message: withCause(call.error.message, call.error.causes), code: call.error.code, file, previous: call.error.causes };
+}
+
+/**
+ * The message a row states: the error's own, then its innermost cause where that says more. A client's own error
+ * is often a wrapper that names nothing (undici's `fetch failed`, axios' `Network Error`); the reason
+ * (`connect ECONNREFUSED 127.0.0.1:34999`, `other side closed`) is the innermost cause, and every view that shows
+ * the message shows it. `previous` keeps the chain as thrown.
+ */
+export function withCause(message: string, causes: ReadonlyArray<{ message: string }>): string {
+  const innermost = causes.length ? causes[causes.length - 1]!.message : '';
+  if (!innermost || message.includes(innermost)) return message || innermost;
+  return message ? `${message}: ${innermost}` : innermost;
 }
 
 function roundTiming(timing: CallInput['timing'] & object): Timing {
