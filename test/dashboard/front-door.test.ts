@@ -27,9 +27,7 @@ describe('the dashboard: sortable calls, a search across captures, a legend, the
   });
 
   async function column(testid: string, cell: string): Promise<string[]> {
-    return page
-      .locator('[data-testid=http-row]')
-      .evaluateAll((rows, selector) => rows.map((r) => r.querySelector(selector)?.textContent?.trim() ?? ''), cell);
+    return page.locator('[data-testid=http-row]').evaluateAll((rows, selector) => rows.map((r) => r.querySelector(selector)?.textContent?.trim() ?? ''), cell);
   }
 
   it('a header click sorts the calls by that column, a second reverses it, a third restores call order', async () => {
