@@ -3,7 +3,7 @@ import { samplingNote, samplingOf } from './sampling';
 import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
 import { checkInputSizes } from './inputs';
-import { ROW_LIMITS, clip, fitRows } from './clip';
+import { ANSWER_BUDGET, ROW_LIMITS, clip, fitRows } from './clip';
 import { KNOWN_SECTIONS, sectionsInIndex } from './locate';
 import { parseSince } from './since';
 import { groupByRoute, type RouteGroup } from './routeGroups';
@@ -57,7 +57,13 @@ export interface ListResult {
 }
 
 /** Index rows matching the filters, newest first. `now` is epoch seconds (a parameter so tests can fix it). */
-export async function queryList(store: Store, input: ListInput = {}, now = Date.now() / 1000, findings?: StoreFindings): Promise<ListResult> {
+export async function queryList(
+  store: Store,
+  input: ListInput = {},
+  now = Date.now() / 1000,
+  findings?: StoreFindings,
+  budget = ANSWER_BUDGET,
+): Promise<ListResult> {
   checkInputSizes(input);
   const limit = input.limit ?? LIST_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT)
@@ -85,7 +91,10 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
       has.every((name) => (row.counts?.[name] ?? 0) > 0),
   );
   if (input.has_findings !== undefined) matched = await withFindings(store, index, matched, input.has_findings, findings);
-  const fitted = fitRows(matched.slice(0, limit).map((row) => clip(row, ROW_LIMITS) as IndexRow));
+  const fitted = fitRows(
+    matched.slice(0, limit).map((row) => clip(row, ROW_LIMITS) as IndexRow),
+    budget,
+  );
   const notes: string[] = [];
   const sampling = samplingOf(index);
   if (sampling) notes.push(samplingNote(sampling));
