@@ -6,6 +6,7 @@ import type { Capture } from '../capture/types';
 import { isValidCaptureId } from '../capture/indexRow';
 import { folderOutside } from '../store/folderGuard';
 import { StoreError } from '../store/StoreError';
+import type { Baseline, BaselineEntry } from './types';
 
 /**
  * Captures kept by name to compare later runs with (`probe baseline save`), in `<root>/.probe/baselines`, one
@@ -21,23 +22,6 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
 const READ_FLAGS = constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0);
 const SUFFIX = '.json';
-
-export interface Baseline {
-  name: string;
-  /** Epoch seconds. */
-  saved_at: number;
-  capture: Capture;
-}
-
-export interface BaselineEntry {
-  name: string;
-  saved_at: number;
-  id: string;
-  type: string;
-  capture_name: string;
-  status: string;
-  calls: number;
-}
 
 export class BaselineStore {
   readonly folder: string;

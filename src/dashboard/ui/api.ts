@@ -1,4 +1,7 @@
 import type { Capture, IndexRow } from '../../capture/types';
+import type { Finding } from '../../findings/Finding';
+import type { DiffResult } from '../../diff/Diff';
+import type { BaselineEntry } from '../../baselines/types';
 
 export interface DashboardInfo {
   service: string;
@@ -19,6 +22,10 @@ export const api = {
   info: () => getJson<DashboardInfo | null>('/api/info'),
   index: () => getJson<IndexRow[]>('/api/captures'),
   capture: (id: string) => getJson<Capture>(`/api/captures/${encodeURIComponent(id)}`),
+  findings: (id: string) => getJson<Finding[]>(`/api/captures/${encodeURIComponent(id)}/findings`),
+  compare: (id: string, to: string) =>
+    getJson<{ diff: DiffResult; before: Capture }>(`/api/captures/${encodeURIComponent(id)}/compare?to=${encodeURIComponent(to)}`),
+  baselines: () => getJson<BaselineEntry[]>('/api/baselines'),
 };
 
 /**
