@@ -29,7 +29,7 @@ export const retryAfterFailure: FindingRule = {
       const outcome = last.failed ? `still failed (${statusText(last.status)})` : `then answered ${statusText(last.status)}`;
       out.push({
         kind: 'retry',
-        message: `retry: ${head.method} ${head.url} failed (${statusText(head.status)}) and was made again ${chain.length - 1} time${chain.length === 2 ? '' : 's'}, ${outcome}`,
+        message: `retry: ${head.method} ${head.url} failed (${statusText(head.status)}) and was made again ${chain.length === 2 ? 'once' : `${chain.length - 1} times`}, ${outcome}`,
         rows: chain,
         lines: codeLines(rows, chain),
         endpoint: head.endpoint,

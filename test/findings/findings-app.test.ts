@@ -106,7 +106,7 @@ describe('findings of a real request, everywhere they are read', () => {
     const section = text.stdout.slice(text.stdout.indexOf('findings ('), text.stdout.indexOf('\n\n'));
     assert.match(section, /^ {2}N\+1: GET http:\/\/127\.0\.0\.1:\d+\/items\/\{id\} called 5 times in a row/m);
     assert.match(section, /^ {2}duplicate: GET http:\/\/127\.0\.0\.1:\d+\/config made 2 times/m);
-    assert.match(section, /^ {2}retry: GET http:\/\/127\.0\.0\.1:\d+\/flaky failed \(503\) and was made again 1 time, then answered 200/m);
+    assert.match(section, /^ {2}retry: GET http:\/\/127\.0\.0\.1:\d+\/flaky failed \(503\) and was made again once, then answered 200/m);
     assert.match(section, /^ {2}sequential: 2 independent calls made one after another/m);
     for (const expected of Object.values(EXPECTED)) for (const line of expected.lines) assert.ok(section.includes(line), line);
     const listed = await app.cli(['list', '--findings', '--json']);
