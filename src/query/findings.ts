@@ -11,6 +11,9 @@ import { durationsByEndpoint, endpointStats } from '../findings/endpointStats';
  * keeps one of these: each capture's durations are read once and kept while the capture is in the index
  * (keyed by id and duration: a running command capture stored again with more calls is read again).
  */
+/** Captures (with calls) the p95s are taken over, newest first: a bound on what one read of a capture costs. */
+export const STATS_CAPTURES = 100;
+
 export class StoreFindings {
   private readonly durations = new Map<string, Map<string, number[]>>();
   /** The last stats made and the captures they were made of: a listing asks once per capture. */
@@ -26,12 +29,13 @@ export class StoreFindings {
     return findingsOf(capture, this.settings, await this.stats(index));
   }
 
-  /** Each endpoint's count and p95 across the stored captures. */
+  /** Each endpoint's count and p95 across the newest STATS_CAPTURES stored captures with calls. */
   async stats(index?: readonly IndexRow[]): Promise<Map<string, EndpointStat>> {
     const rows = index ?? (await this.store.index());
     const live = new Set<string>();
     const perCapture: Array<Map<string, number[]>> = [];
     for (const row of rows) {
+      if (perCapture.length === STATS_CAPTURES) break;
       if ((row.counts?.http ?? 0) === 0) continue;
       const key = `${row.id}:${row.duration}`;
       live.add(key);
