@@ -19,3 +19,5 @@ export type { ProbeConfig, HttpClientLensOptions } from './config/types';
 export type { Mask } from './mask/Mask';
 export type { ResponseCaptureInput, ResponseCaptureOutput } from './response/ResponseCapture';
 export type { EventStreamCards, StreamEvent } from './response/EventStreamCapture';
+export type { Finding, FindingKind } from './findings/Finding';
+export type { DiffResult, CallChange, CallRef } from './diff/Diff';

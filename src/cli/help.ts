@@ -36,6 +36,7 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--has <sections>', 'only captures with rows in these sections (comma list or repeated), e.g. http'],
       ['--has-errors, --errors', 'only captures with a failed call or an error'],
       ['--no-errors', 'only captures without'],
+      ['--findings', 'only captures with findings (N+1, duplicate, sequential, retry, slow calls); --no-findings for those without'],
       ['--since <duration>', 'only captures started within it: 30s, 15m, 2h, 1d'],
       ['--type <type>', 'request, job, command or test'],
       ['--route <template>', 'only captures of this route template, e.g. /api/users/:id'],
@@ -54,6 +55,7 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--limit <n>', 'rows shown per section (default 5, max 100)'],
       ['--row <n>', 'return row n whole (the ROW number of probe rows and the dashboard; 0 is the first)'],
       ['--section <name>', 'with --row: the section of that row (default http)'],
+      ['--compare-to <what>', 'also the diff from previous (the run of the same name before), baseline:NAME or a capture id'],
       JSON_FLAG,
     ],
     examples: ['probe show', 'probe show <id> --sections http --limit 20', 'probe show <id> --row 2'],
@@ -84,6 +86,26 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       'probe rows --where failed=true --fields url,status,exception.message',
       'probe rows --since 1h --type request --where "status>=500" --sort duration --dir desc',
     ],
+  },
+  diff: {
+    usage: 'probe diff <before-id> <after-id> | --name NAME | --baseline NAME [id] [options]',
+    about:
+      'What changed between two captures: their calls aligned by endpoint, then order; calls added and removed with their code lines, endpoints called a different number of times, and per aligned call the status, failure, duration (beyond the threshold), URL, request headers, request payload and response fields by JSON path (masked values stay masked). Exit code 0 when the same, 1 when different, 2 for a bad input.',
+    options: [
+      ['--name <name>', 'the newest two captures of this name, route template or test title'],
+      ['--baseline <name>', 'a saved baseline against the capture given (default: the newest of the same name)'],
+      ['--threshold-ms <n>', 'a duration change counts from this many ms (default 100)'],
+      ['--threshold-percent <n>', '… and this share of the earlier duration (default 50)'],
+      ['--json', 'print the diff as JSON'],
+    ],
+    examples: ['probe diff <id-a> <id-b>', "probe diff --name 'GET /checkout'", 'probe diff --baseline checkout --json'],
+  },
+  baseline: {
+    usage: 'probe baseline save <id> [name] | list | rm <name> [--json]',
+    about:
+      'Keeps a capture by name in .probe/baselines (private files, outside the store and its limit) to compare later runs with: probe diff --baseline NAME. The name defaults to the capture name as letters, digits and dashes.',
+    options: [['--json', 'print JSON']],
+    examples: ['probe baseline save <id> checkout', 'probe baseline list', 'probe baseline rm checkout'],
   },
   tail: {
     usage: 'probe tail [--json] [--where CLAUSE] [--type TYPE] [--name GLOB]',

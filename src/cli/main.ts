@@ -19,6 +19,14 @@ const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
   },
   show: { summary: 'one capture: header, summary and first rows, or one row whole (--row; --json)', load: () => require('./commands/show').show },
   rows: { summary: 'rows of a section of one capture or, with --since, of many; filtered and sorted (--json)', load: () => require('./commands/rows').rows },
+  diff: {
+    summary: 'what changed between two captures: calls added, removed, changed (--name, --baseline, --json; exit 0 same, 1 different)',
+    load: () => require('./commands/diff').diff,
+  },
+  baseline: {
+    summary: 'keep a capture by name to compare with later (save <id> [name], list, rm <name>)',
+    load: () => require('./commands/baseline').baseline,
+  },
   tail: {
     summary: 'each new call as it is stored, one line per row, until Ctrl+C (--json, --where, --type, --name)',
     load: () => require('./commands/tail').tail,

@@ -1,6 +1,6 @@
 import type { CliIo } from './io';
 import type { Store } from '../capture/Store';
-import { closeContext, openContext } from './context';
+import { closeContext, openContext, type CliContext } from './context';
 import { QueryError } from '../query/QueryError';
 
 /**
@@ -11,14 +11,20 @@ import { QueryError } from '../query/QueryError';
 export async function runQuery<R>(
   io: CliIo,
   command: string,
-  options: { json?: boolean; query: (store: Store) => Promise<R>; render: (result: R) => string },
+  options: {
+    json?: boolean;
+    query: (store: Store, context: CliContext) => Promise<R>;
+    render: (result: R) => string;
+    /** The exit code of a result (default 0). */
+    exitCode?: (result: R) => number;
+  },
 ): Promise<number> {
   const context = openContext(io);
   if (!context) return 2;
   try {
-    const result = await options.query(context.store);
+    const result = await options.query(context.store, context);
     io.out(options.json ? JSON.stringify(result, null, 2) : options.render(result));
-    return 0;
+    return options.exitCode?.(result) ?? 0;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
     io.err(`probe ${command}: ${error.message}`);

@@ -28,6 +28,8 @@ export async function serveDashboard(context: CliContext, io: CliIo, command: st
     token: resolveAccessToken(options.host, options.token ?? undefined, process.env),
     info: { service: config.service, driver: config.storage.driver, root: config.root, editor: editorTemplate(process.env.PROBE_EDITOR) },
     logger: createLogger((line) => io.err(line)),
+    findings: config.findings,
+    root: config.root,
   };
   try {
     return await startDashboard({ ...common, port: options.port ?? DEFAULT_DASHBOARD_PORT });

@@ -17,6 +17,8 @@ export const DEFAULT_REDIS_PREFIX = 'probe:';
 export const DEFAULT_REDIS_TTL = 86_400;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_ROWS = 1000;
+/** Calls in a row to one endpoint that the findings call an N+1. */
+export const DEFAULT_N_PLUS_ONE = 5;
 
 /** The environment variables that override a setting of the file (REDIS_URL is a default, below). */
 export const ENV_SETTINGS = ['PROBE_ENABLED', 'PROBE_STORAGE', 'PROBE_SAMPLE_RATE'] as const;
@@ -168,6 +170,7 @@ export interface Defaults {
   origin: { enabled: boolean };
   sampling: { rate: number; max_per_second: number | null };
   background: { window_seconds: number };
+  findings: { n_plus_one: number };
   except: Array<RegExp | Glob>;
   register: ((probe: RegisterApi) => void) | null;
 }
@@ -200,6 +203,7 @@ export function defaultSettings(root: string, env: NodeJS.ProcessEnv): Defaults 
     origin: { enabled: true },
     sampling: { rate: 1, max_per_second: null },
     background: { window_seconds: 300 },
+    findings: { n_plus_one: DEFAULT_N_PLUS_ONE },
     except: [],
     register: null,
   };

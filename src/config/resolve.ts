@@ -42,13 +42,14 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
     origin: settings.origin,
     sampling: { rate: settings.sampling.rate, maxPerSecond: settings.sampling.max_per_second },
     background: { windowMs: settings.background.window_seconds * 1000 },
+    findings: { nPlusOne: settings.findings.n_plus_one },
     except: settings.except,
     register: settings.register,
   });
 }
 
 /** Sections `probe install`'s template leaves empty. */
-const SECTIONS = new Set<keyof ProbeConfig>(['storage', 'lenses', 'mask', 'origin', 'sampling', 'background']);
+const SECTIONS = new Set<keyof ProbeConfig>(['storage', 'lenses', 'mask', 'origin', 'sampling', 'background', 'findings']);
 
 /**
  * False when nothing is set: a file with no key or only empty sections, and no Probe environment variable.

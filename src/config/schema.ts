@@ -158,6 +158,7 @@ function settingsSchema(root: string) {
         window_seconds: z.number({ error: 'expected a number of seconds ≥ 1' }).min(1, { error: 'expected a number of seconds ≥ 1' }).finite(),
       }).partial(),
     ),
+    findings: section(strict({ n_plus_one: wholeAtLeast(2) }).partial()),
     except,
     register: z.custom<(...args: unknown[]) => unknown>((value) => typeof value === 'function', { error: 'expected a function' }),
     default: z.unknown(),

@@ -53,6 +53,10 @@ export interface ProbeConfig {
     /** Seconds a window of the process's command capture spans before the next one starts; default 300. */
     window_seconds?: number;
   };
+  findings?: {
+    /** Calls in a row to one endpoint that a finding calls an N+1 (at least 2); default 5. */
+    n_plus_one?: number;
+  };
   /** Capture names kept out of recording: globs (`GET /health`, `scripts/seed.js*`) or RegExps. */
   except?: Array<string | RegExp>;
   /** Called before any store is made: the place for `probe.extendStore(...)`. */
@@ -100,6 +104,8 @@ export interface ResolvedConfig {
   readonly sampling: { readonly rate: number; readonly maxPerSecond: number | null };
   /** How long one window of the process's command capture spans (see runtime/BackgroundTicker). */
   readonly background: { readonly windowMs: number };
+  /** Settings of the findings computed when a capture is read. */
+  readonly findings: { readonly nPlusOne: number };
   /** Globs compiled to linear matchers; RegExps as the user wrote them. */
   readonly except: ReadonlyArray<RegExp | Glob>;
   readonly register: ((probe: RegisterApi) => void) | null;

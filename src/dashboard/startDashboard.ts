@@ -15,6 +15,12 @@ import { MOCK_FILES, isMockFormat } from '../export/mockFiles';
 import { packageVersion } from '../util/packageVersion';
 import { newAccessToken } from '../util/accessToken';
 import { isLoopbackHost, isWildcardHost, shownHost } from '../util/listenAddress';
+import type { FindingSettings } from '../findings/Finding';
+import { StoreFindings } from '../query/findings';
+import { BaselineStore } from '../baselines/BaselineStore';
+import { compareTarget } from '../query/diff';
+import { QueryError } from '../query/QueryError';
+import { diffCaptures } from '../diff/diffCaptures';
 
 export interface DashboardOptions {
   store: Store;
@@ -33,6 +39,10 @@ export interface DashboardOptions {
   pollMs?: number;
   assetsDir?: string;
   logger?: Logger;
+  /** Settings of the findings shown on a capture. */
+  findings?: FindingSettings;
+  /** The app root, whose `.probe/baselines` the "Compare with…" view offers. */
+  root?: string;
 }
 
 export interface RunningDashboard {
@@ -50,6 +60,8 @@ const SSE_KEEPALIVE_MS = 15_000;
 const HAR_SUFFIX = '/har';
 /** `/api/captures/<id>/mocks/<format>`: the same file `probe export <id> --<format>` writes. */
 const MOCKS_PATH = /^\/api\/captures\/([^/]+)\/mocks\/([^/]+)$/;
+/** `/api/captures/<id>/findings` and `/api/captures/<id>/compare?to=previous|baseline:<name>|<id>`. */
+const READING_PATH = /^\/api\/captures\/([^/]+)\/(findings|compare)$/;
 
 /** Starts the local dashboard server: the page, its built assets, and a read-only JSON API over the store. */
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
@@ -59,6 +71,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const assetsDir = options.assetsDir ?? ASSETS_DIR;
   const watcher = new IndexWatcher(options.store, options.pollMs ?? 1000, options.logger);
   const streams = new Set<ServerResponse>();
+  const findings = new StoreFindings(options.store, options.findings);
+  const baselines = options.root !== undefined ? new BaselineStore(options.root) : null;
   let port = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -102,6 +116,24 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     if (pathname === '/api/calls') {
       const text = url.searchParams.get('q') ?? '';
       return sendJson(response, 200, await searchCalls(text, await options.store.index(), (id) => options.store.find(id)));
+    }
+    if (pathname === '/api/baselines') return sendJson(response, 200, baselines ? await baselines.list() : []);
+    const reading = READING_PATH.exec(pathname);
+    if (reading) {
+      const id = decodeURIComponentSafe(reading[1]!);
+      if (!isValidCaptureId(id)) return sendJson(response, 400, { error: 'invalid capture id' });
+      const capture = await options.store.find(id);
+      if (!capture) return sendJson(response, 404, { error: 'capture not found' });
+      if (reading[2] === 'findings') return sendJson(response, 200, await findings.of(capture));
+      if (!baselines) return sendJson(response, 404, { error: 'no app root to read baselines from' });
+      try {
+        const target = await compareTarget(options.store, baselines, capture, url.searchParams.get('to') ?? 'previous');
+        const diff = diffCaptures(target.capture, capture, target.baseline !== undefined ? { baselines: { before: target.baseline } } : {});
+        return sendJson(response, 200, { diff, before: target.capture });
+      } catch (error) {
+        if (error instanceof QueryError) return sendJson(response, 404, { error: error.message });
+        throw error;
+      }
     }
     const mocks = MOCKS_PATH.exec(pathname);
     if (mocks) {

@@ -4,6 +4,7 @@ import { CAPTURE_TYPES, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../query/list
 import { ROWS_DEFAULT_LIMIT, ROWS_MAX_LIMIT } from '../query/rows';
 import { SHOW_DEFAULT_LIMIT, SHOW_MAX_LIMIT } from '../query/show';
 import { MAX_INPUT_CHARS, MAX_INPUT_ITEMS } from '../query/inputs';
+import { DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS } from '../query/budget';
 
 /**
  * Input schemas of the three tools. They accept what agents commonly send besides the documented form
@@ -41,6 +42,14 @@ const count = (min: number, max: number, fallback: number, what: string) =>
     .max(max, { error: `limit must be at most ${max}` })
     .optional()
     .describe(`${what} (default ${fallback}, max ${max})`);
+
+const maxTokens = z.coerce
+  .number({ error: `max_tokens must be a whole number from ${MIN_MAX_TOKENS} to ${MAX_MAX_TOKENS}` })
+  .int({ error: `max_tokens must be a whole number from ${MIN_MAX_TOKENS} to ${MAX_MAX_TOKENS}` })
+  .min(MIN_MAX_TOKENS, { error: `max_tokens must be at least ${MIN_MAX_TOKENS}` })
+  .max(MAX_MAX_TOKENS, { error: `max_tokens must be at most ${MAX_MAX_TOKENS}` })
+  .optional()
+  .describe(`Answer size cap in tokens (default ${DEFAULT_MAX_TOKENS}); cuts are listed in "omitted"`);
 
 const captureId = text('id', 100).describe('Capture id, as returned by probe-list or probe-show. Default: the newest capture.');
 
@@ -90,6 +99,7 @@ export const rowsInput = {
   since: since.describe('Read every capture started within this duration, newest first: "30s", "15m", "2h", "1d"; rows then carry capture_id and capture_name'),
   type: captureType.describe(`Only captures of this type: ${CAPTURE_TYPES.join(', ')}`),
   name: text('name').min(1).optional().describe('Only captures whose name matches this glob, case ignored: "GET /orders/*", "*sync*"'),
+  max_tokens: maxTokens,
 };
 
 export const listInput = {
@@ -106,7 +116,13 @@ export const listInput = {
     .enum(['route'], { error: 'group_by must be "route"' })
     .optional()
     .describe('"route": also count every matching capture per route template (captures, with_errors, avg/max duration, latest id)'),
+  has_findings: z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .transform((value) => value === true || value === 'true')
+    .optional()
+    .describe('true: only captures with findings (N+1, duplicate, sequential, retry, slow calls)'),
   limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
+  max_tokens: maxTokens,
 };
 
 export const showInput = {
@@ -120,4 +136,6 @@ export const showInput = {
     .min(0, { error: 'row must be 0 or more (0 is the first row)' })
     .optional()
     .describe('Index of one row to return whole (as "row" in probe-rows and the dashboard; 0 is the first)'),
+  compare_to: text('compare_to', 200).min(1).optional().describe('Also diff from "previous" (same name, run before), "baseline:<name>" or a capture id'),
+  max_tokens: maxTokens,
 };

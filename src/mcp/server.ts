@@ -9,35 +9,82 @@ import { queryGroups } from '../query/groups';
 import { queryShow } from '../query/show';
 import { LIST_DESCRIPTION, ROWS_DESCRIPTION, SHOW_DESCRIPTION } from './descriptions';
 import { listInput, rowsInput, showInput } from './schemas';
+import { DEFAULT_MAX_TOKENS, fitTokens, type AskFor } from '../query/budget';
+import { StoreFindings } from '../query/findings';
+import { BaselineStore } from '../baselines/BaselineStore';
+import type { FindingSettings } from '../findings/Finding';
+
+export interface McpServerOptions {
+  /** The app root: baselines are read from its `.probe/baselines`. */
+  root?: string;
+  findings?: FindingSettings;
+}
 
 /**
  * The agent tools over a store. Read-only by construction: only `index()` and `find()` are called, each
  * call reads the store afresh, so captures written after the server started are seen.
  */
-export function createMcpServer(store: Store, version: string): McpServer {
+export function createMcpServer(store: Store, version: string, options: McpServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'probe', version });
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+  const findings = new StoreFindings(store, options.findings);
+  const readers = { findings, ...(options.root !== undefined ? { baselines: new BaselineStore(options.root) } : {}) };
 
   server.registerTool(
     'probe-rows',
     { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: rowsInput, annotations: readOnly },
-    (input) => answer(() => (input.group_by !== undefined ? queryGroups(store, { ...input, group_by: input.group_by }) : queryRows(store, input))),
+    ({ max_tokens, ...input }) =>
+      answer(max_tokens, rowsAsk(input), () =>
+        input.group_by !== undefined ? queryGroups(store, { ...input, group_by: input.group_by }) : queryRows(store, input, undefined, Infinity),
+      ),
   );
   server.registerTool(
     'probe-list',
     { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: listInput, annotations: readOnly },
-    (input) => answer(() => queryList(store, input)),
+    ({ max_tokens, ...input }) => answer(max_tokens, listAsk, () => queryList(store, input, undefined, findings, Infinity)),
   );
-  server.registerTool('probe-show', { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: showInput, annotations: readOnly }, (input) =>
-    answer(() => queryShow(store, input)),
+  server.registerTool(
+    'probe-show',
+    { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: showInput, annotations: readOnly },
+    ({ max_tokens, ...input }) => answer(max_tokens, showAsk, () => queryShow(store, input, readers)),
   );
   return server;
 }
 
-/** Results go out twice, as `structuredContent` and as the same JSON in text for clients that read only text. */
-async function answer(run: () => Promise<object>): Promise<CallToolResult> {
+const rowNumber = (next: unknown): number | null => {
+  const row = (next as { row?: unknown } | null)?.row;
+  return typeof row === 'number' ? row : null;
+};
+const fromRow = (row: number) => `"where": [{"field": "row", "op": ">=", "value": "${row}"}]`;
+
+/** How to read the rows a probe-rows answer left out: the same call from the first one left out. */
+function rowsAsk(input: { id?: string; since?: string }): AskFor {
+  return (path, next) => {
+    const row = rowNumber(next);
+    if (path === 'rows' && row !== null && input.id !== '*' && input.since === undefined) return `the same call with ${fromRow(row)} added`;
+    return 'list fewer fields, add where clauses or lower limit';
+  };
+}
+
+const listAsk: AskFor = () => 'lower limit, or narrow with since, type or route';
+
+const showAsk: AskFor = (path, next) => {
+  const section = /^sections\.([^.[]+)\.rows$/.exec(path)?.[1];
+  const row = rowNumber(next);
+  if (section !== undefined && row !== null)
+    return `probe-rows with this id, "section": "${section}" and ${fromRow(row)}; one row whole: probe-show with "section" and "row"`;
+  if (path.startsWith('compare')) return 'in a shell: probe diff <before id> <after id> --json';
+  if (path.startsWith('findings')) return 'in a shell: probe show <id> --json';
+  return 'a lower limit or fewer sections';
+};
+
+/**
+ * Results go out twice, as `structuredContent` and as the same JSON in text for clients that read only text;
+ * each within the token budget (query/budget.ts).
+ */
+async function answer(maxTokens: number | undefined, askFor: AskFor, run: () => Promise<object>): Promise<CallToolResult> {
   try {
-    const result = await run();
+    const result = fitTokens(await run(), maxTokens ?? DEFAULT_MAX_TOKENS, askFor);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
   } catch (error) {
     // Clipped: an error may quote what the store or a caller handed it, and an agent's context is small.

@@ -58,7 +58,7 @@ export function clip(value: unknown, limits: ClipLimits, key = '', depth = 0): u
 }
 
 /** Total characters of JSON an answer may hold; rows beyond it are left out (and counted). */
-const ANSWER_BUDGET = 60_000;
+export const ANSWER_BUDGET = 60_000;
 
 /** The leading rows whose JSON fits the budget (at least one), and how many were left out. */
 export function fitRows<T>(rows: readonly T[], budget = ANSWER_BUDGET): { rows: T[]; left_out: number } {

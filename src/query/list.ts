@@ -3,10 +3,24 @@ import { samplingNote, samplingOf } from './sampling';
 import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
 import { checkInputSizes } from './inputs';
-import { ROW_LIMITS, clip, fitRows } from './clip';
+import { ANSWER_BUDGET, ROW_LIMITS, clip, fitRows } from './clip';
 import { KNOWN_SECTIONS, sectionsInIndex } from './locate';
 import { parseSince } from './since';
 import { groupByRoute, type RouteGroup } from './routeGroups';
+import { StoreFindings } from './findings';
+
+/** The rows whose captures have findings (`want` true) or none, each with its count as `findings`. */
+async function withFindings(store: Store, index: IndexRow[], rows: IndexRow[], want: boolean, given?: StoreFindings): Promise<IndexRow[]> {
+  const reader = given ?? new StoreFindings(store);
+  const out: IndexRow[] = [];
+  for (const row of rows) {
+    const capture = await store.find(row.id);
+    if (!capture) continue;
+    const count = (await reader.of(capture, index)).length;
+    if (count > 0 === want) out.push({ ...row, findings: count } as IndexRow);
+  }
+  return out;
+}
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 500;
@@ -21,6 +35,8 @@ export interface ListInput {
   type?: string;
   /** Only captures of this route template (`/api/users/:id`). */
   route?: string;
+  /** Only captures with findings (true) or without (false); each returned capture then carries its count. */
+  has_findings?: boolean;
   /** `route`: also count the matching captures per route template. */
   group_by?: string;
   limit?: number;
@@ -41,7 +57,13 @@ export interface ListResult {
 }
 
 /** Index rows matching the filters, newest first. `now` is epoch seconds (a parameter so tests can fix it). */
-export async function queryList(store: Store, input: ListInput = {}, now = Date.now() / 1000): Promise<ListResult> {
+export async function queryList(
+  store: Store,
+  input: ListInput = {},
+  now = Date.now() / 1000,
+  findings?: StoreFindings,
+  budget = ANSWER_BUDGET,
+): Promise<ListResult> {
   checkInputSizes(input);
   const limit = input.limit ?? LIST_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT)
@@ -60,7 +82,7 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
       if (!present.has(name)) throw new QueryError(`no capture has a section ${JSON.stringify(name)}`, [...present]);
     }
   }
-  const matched = index.filter(
+  let matched = index.filter(
     (row) =>
       (input.type === undefined || row.type === input.type) &&
       (input.has_errors === undefined || row.has_errors === input.has_errors) &&
@@ -68,7 +90,11 @@ export async function queryList(store: Store, input: ListInput = {}, now = Date.
       (input.route === undefined || row.route === input.route) &&
       has.every((name) => (row.counts?.[name] ?? 0) > 0),
   );
-  const fitted = fitRows(matched.slice(0, limit).map((row) => clip(row, ROW_LIMITS) as IndexRow));
+  if (input.has_findings !== undefined) matched = await withFindings(store, index, matched, input.has_findings, findings);
+  const fitted = fitRows(
+    matched.slice(0, limit).map((row) => clip(row, ROW_LIMITS) as IndexRow),
+    budget,
+  );
   const notes: string[] = [];
   const sampling = samplingOf(index);
   if (sampling) notes.push(samplingNote(sampling));

@@ -2,7 +2,7 @@ import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
 import { checkInputSizes, shownInput } from './inputs';
-import { fitRows } from './clip';
+import { ANSWER_BUDGET, fitRows } from './clip';
 import { captureFilter, describeFilter } from './captureFilter';
 import { KNOWN_SECTIONS, findCapture, newestCapture, sectionsInIndex, sectionsOf } from './locate';
 import { selectRows, type RowItem } from './rowSelect';
@@ -69,7 +69,8 @@ const EMPTY_STORE = 'The store holds no captures yet: run the app and make it do
  * Rows of one section, filtered, sorted, cut to `limit` and to the listed fields: of one capture, or with
  * `since` or `id: "*"` of every capture that matches (newest first). `now` is epoch seconds (for tests).
  */
-export async function queryRows(store: Store, input: RowsInput = {}, now = Date.now() / 1000): Promise<RowsResult> {
+/** `budget`: characters of rows kept (the agent tools fit the whole answer to max_tokens instead: Infinity). */
+export async function queryRows(store: Store, input: RowsInput = {}, now = Date.now() / 1000, budget = ANSWER_BUDGET): Promise<RowsResult> {
   checkInputSizes(input);
   const limit = input.limit ?? ROWS_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > ROWS_MAX_LIMIT)
@@ -78,7 +79,7 @@ export async function queryRows(store: Store, input: RowsInput = {}, now = Date.
   if (dir !== 'asc' && dir !== 'desc') throw new QueryError(`dir ${shownInput(dir)} is not a direction`, ['asc', 'desc']);
   const read = await readSection(store, input, now);
   if ('empty' in read) return read.empty;
-  return answer(read.section, read.groups, { where: input.where, sort: input.sort, dir, limit, fields: input.fields }, read.capture);
+  return answer(read.section, read.groups, { where: input.where, sort: input.sort, dir, limit, fields: input.fields }, read.capture, budget);
 }
 
 /** The rows a query reads: one capture's (`capture` set) or, across captures, each capture's rows newest first. */
@@ -138,10 +139,10 @@ function itemsOf(capture: Capture, section: string): RowItem[] {
   return rowsOfSection(capture.sections[section]).map((row, index) => ({ row, index, capture }));
 }
 
-function answer(section: string, groups: RowItem[][], select: Parameters<typeof selectRows>[2], capture: Capture | null): RowsResult {
+function answer(section: string, groups: RowItem[][], select: Parameters<typeof selectRows>[2], capture: Capture | null, budget: number): RowsResult {
   const across = capture === null;
   const selection = selectRows(groups, section, select, across);
-  const fitted = fitRows(selection.rows);
+  const fitted = fitRows(selection.rows, budget);
   const notes: string[] = [];
   if (selection.matched > select.limit) notes.push(`${selection.matched - select.limit} more matching rows beyond limit ${select.limit}.`);
   if (fitted.left_out > 0) notes.push(`${fitted.left_out} rows left out to keep the answer short: list fields, add where clauses or lower limit.`);

@@ -5,6 +5,18 @@ import { checkInputSizes } from './inputs';
 import { FIELD_LIMITS, SHOW_LIMITS, clip } from './clip';
 import { findCapture, newestCapture, sectionsOf } from './locate';
 import { DEFAULT_SECTION, captureRef, rowsOfSection, type CaptureRef } from './rows';
+import type { Finding } from '../findings/Finding';
+import type { DiffResult } from '../diff/Diff';
+import { diffCaptures } from '../diff/diffCaptures';
+import { StoreFindings } from './findings';
+import { compareTarget } from './diff';
+import type { BaselineStore } from '../baselines/BaselineStore';
+
+/** What a reader that lives keeps between queries (findings' per-capture durations) and where baselines are. */
+export interface QueryReaders {
+  findings?: StoreFindings;
+  baselines?: BaselineStore;
+}
 
 export const SHOW_DEFAULT_LIMIT = 5;
 export const SHOW_MAX_LIMIT = 100;
@@ -20,6 +32,8 @@ export interface ShowInput {
   section?: string;
   /** Index of one row (as `row` in probe-rows and the dashboard), returned whole. */
   row?: number;
+  /** Also the diff from another capture to this one: `previous` (the run of the same name before), `baseline:<name>`, or an id. */
+  compare_to?: string;
 }
 
 /** One row whole: `data` is the row, long strings and bodies clipped with a marker. */
@@ -58,6 +72,10 @@ export interface ShowResult {
   job_id?: string | null;
   meta?: Record<string, unknown>;
   summary?: Capture['summary'];
+  /** Wasteful calls found when the capture was read (N+1, duplicates, sequential calls, retries, slow calls). */
+  findings?: Finding[];
+  /** With `compare_to`: what changed from that capture to this one. */
+  compare?: DiffResult;
   /** Rows per section for every section of the capture, listed or not. */
   counts?: Record<string, number>;
   sections?: Record<string, ShownRows | unknown>;
@@ -65,11 +83,14 @@ export interface ShowResult {
 }
 
 /** A capture's header and summary next to the first rows of the listed sections. */
-export function queryShow(store: Store, input?: Omit<ShowInput, 'section' | 'row'>): Promise<ShowResult>;
-export function queryShow(store: Store, input: ShowInput): Promise<ShowResult | ShownRow>;
-export async function queryShow(store: Store, input: ShowInput = {}): Promise<ShowResult | ShownRow> {
+export function queryShow(store: Store, input?: Omit<ShowInput, 'section' | 'row'>, readers?: QueryReaders): Promise<ShowResult>;
+export function queryShow(store: Store, input: ShowInput, readers?: QueryReaders): Promise<ShowResult | ShownRow>;
+export async function queryShow(store: Store, input: ShowInput = {}, readers: QueryReaders = {}): Promise<ShowResult | ShownRow> {
   checkInputSizes(input);
-  if (input.row !== undefined || input.section !== undefined) return showRow(store, input);
+  if (input.row !== undefined || input.section !== undefined) {
+    if (input.compare_to !== undefined) throw new QueryError('compare_to compares whole captures: leave out section and row');
+    return showRow(store, input);
+  }
   const limit = input.limit ?? SHOW_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 0 || limit > SHOW_MAX_LIMIT)
     throw new QueryError(`limit must be a whole number from 0 to ${SHOW_MAX_LIMIT}, got ${limit}`);
@@ -104,6 +125,13 @@ export async function queryShow(store: Store, input: ShowInput = {}): Promise<Sh
     if (section.length > rows.length) more = true;
     sections[name] = { total: section.length, shown: rows.length, rows } satisfies ShownRows;
   }
+  const findings = await (readers.findings ?? new StoreFindings(store)).of(capture);
+  let compare: DiffResult | undefined;
+  if (input.compare_to !== undefined) {
+    if (!readers.baselines) throw new QueryError('compare_to needs the baselines folder of the app');
+    const target = await compareTarget(store, readers.baselines, capture, input.compare_to);
+    compare = diffCaptures(target.capture, capture, target.baseline !== undefined ? { baselines: { before: target.baseline } } : {});
+  }
   return {
     id: capture.id,
     type: capture.type,
@@ -121,6 +149,8 @@ export async function queryShow(store: Store, input: ShowInput = {}): Promise<Sh
     job_id: capture.job_id,
     meta: capture.meta,
     summary: capture.summary,
+    findings,
+    ...(compare ? { compare } : {}),
     counts,
     sections,
     note: `Long values are clipped.${more ? ` More rows: probe-rows with id ${capture.id} and a section, filtered and sorted.` : ''}`,

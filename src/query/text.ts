@@ -6,6 +6,7 @@ import { clipString } from './clip';
 import { getPath } from './paths';
 import { terminalText } from '../util/terminalText';
 import { exitStatusText } from './exitStatus';
+import { findingLines, renderDiff } from './diffText';
 
 /** Readable renderings of query results for the CLI (the same data as `--json`, for people). */
 
@@ -67,17 +68,20 @@ export function cliNote(note: string): string {
 }
 
 export function renderList(result: ListResult): string {
-  const rows = result.captures.map((row: IndexRow) => [
+  const withFindings = result.captures.some((row) => 'findings' in row);
+  const rows = result.captures.map((row: IndexRow & { findings?: number }) => [
     row.id,
     row.type,
     statusText(row.type, row.status),
     ms(row.duration),
     String(row.counts?.http ?? 0),
     row.errors ? String(row.errors) : '',
+    ...(withFindings ? [row.findings ? String(row.findings) : ''] : []),
     timeText(row.started_at),
     cell(row.name),
   ]);
-  const out = rows.length ? [renderTable(['id', 'type', 'status', 'duration', 'http', 'errors', 'started (utc)', 'name'], rows)] : [];
+  const headers = ['id', 'type', 'status', 'duration', 'http', 'errors', ...(withFindings ? ['findings'] : []), 'started (utc)', 'name'];
+  const out = rows.length ? [renderTable(headers, rows)] : [];
   if (result.groups?.length) {
     const groups = result.groups.map((group) => [
       cell(group.route ?? '(no route)'),
@@ -154,6 +158,13 @@ export function renderShow(result: ShowResult | ShownRow): string {
     out.push(`http: ${totals.http_calls} calls, ${totals.http_failed} failed, ${ms(totals.http_ms)} total (${hosts})`);
   }
   if (result.summary?.errors.length) out.push('errors:', ...result.summary.errors.map((error) => `  ${inline(error)}`));
+  if (result.findings?.length) out.push(`findings (${result.findings.length}):`, ...result.findings.flatMap(findingLines));
+  if (result.compare)
+    out.push(
+      '',
+      `compared with ${result.compare.before.baseline !== undefined ? 'baseline ' : ''}${inline(result.compare.before.baseline ?? result.compare.before.id)}:`,
+      indent(renderDiff(result.compare)),
+    );
   for (const [name, section] of Object.entries(result.sections ?? {})) {
     out.push('');
     if (isShownRows(section)) {

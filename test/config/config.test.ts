@@ -91,7 +91,15 @@ const bad: Array<[string, ProbeConfig | Record<string, unknown>, string]> = [
     "lenses.HttpClientLens.capture.response_types['text/*']",
   ],
   ['bad redis url', { storage: { redis: { url: 'http://x' } } }, 'storage.redis.url'],
+  ['N+1 count below 2', { findings: { n_plus_one: 1 } }, 'findings.n_plus_one'],
+  ['N+1 count not whole', { findings: { n_plus_one: 2.5 } }, 'findings.n_plus_one'],
+  ['unknown findings setting', { findings: { n_plus_two: 3 } }, 'findings.n_plus_two'],
 ];
+
+test('findings.n_plus_one: 5 by default, as set otherwise', () => {
+  assert.equal(resolve({}).findings.nPlusOne, 5);
+  assert.equal(resolve({ findings: { n_plus_one: 3 } }).findings.nPlusOne, 3);
+});
 for (const [what, file, setting] of bad) {
   test(`bad config names the setting: ${what}`, () => {
     assert.throws(

@@ -3,6 +3,7 @@ import type { CliCommand } from '../io';
 import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { queryList } from '../../query/list';
 import { renderList } from '../../query/text';
+import { StoreFindings } from '../../query/findings';
 
 /** `probe list`: recent captures, newest first; the probe-list tool as a shell command. */
 export const list: CliCommand = async (argv, io) => {
@@ -13,6 +14,8 @@ export const list: CliCommand = async (argv, io) => {
       'has-errors': { type: 'boolean' },
       errors: { type: 'boolean' },
       'no-errors': { type: 'boolean' },
+      findings: { type: 'boolean' },
+      'no-findings': { type: 'boolean' },
       since: { type: 'string' },
       type: { type: 'string' },
       route: { type: 'string' },
@@ -24,16 +27,22 @@ export const list: CliCommand = async (argv, io) => {
   });
   return runQuery(io, 'list', {
     json: values.json,
-    query: (store) =>
-      queryList(store, {
-        has: commaList(values.has),
-        has_errors: values['has-errors'] || values.errors ? true : values['no-errors'] ? false : undefined,
-        since: values.since,
-        type: values.type,
-        route: values.route,
-        group_by: values['group-by'],
-        limit: numberFlag(values.limit),
-      }),
+    query: (store, context) =>
+      queryList(
+        store,
+        {
+          has: commaList(values.has),
+          has_errors: values['has-errors'] || values.errors ? true : values['no-errors'] ? false : undefined,
+          since: values.since,
+          type: values.type,
+          route: values.route,
+          group_by: values['group-by'],
+          limit: numberFlag(values.limit),
+          has_findings: values.findings ? true : values['no-findings'] ? false : undefined,
+        },
+        undefined,
+        new StoreFindings(store, context.config.findings),
+      ),
     render: renderList,
   });
 };

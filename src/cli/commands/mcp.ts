@@ -8,7 +8,7 @@ import { packageVersion } from '../../util/packageVersion';
 export const mcp: CliCommand = async (_argv, io) => {
   const context = openContext(io);
   if (!context) return 2;
-  const server = createMcpServer(context.store, packageVersion());
+  const server = createMcpServer(context.store, packageVersion(), { root: context.config.root, findings: context.config.findings });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     // The client ends the session by closing our stdin; a Redis socket would otherwise keep us alive.

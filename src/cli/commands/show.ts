@@ -3,6 +3,8 @@ import type { CliCommand } from '../io';
 import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { queryShow } from '../../query/show';
 import { renderShow } from '../../query/text';
+import { StoreFindings } from '../../query/findings';
+import { BaselineStore } from '../../baselines/BaselineStore';
 
 /** `probe show [id]`: one capture (default the newest), or one row whole with --row; the probe-show tool as a shell command. */
 export const show: CliCommand = async (argv, io) => {
@@ -14,6 +16,7 @@ export const show: CliCommand = async (argv, io) => {
       limit: { type: 'string' },
       section: { type: 'string' },
       row: { type: 'string' },
+      'compare-to': { type: 'string' },
       json: { type: 'boolean' },
     },
     allowPositionals: true,
@@ -35,14 +38,19 @@ export const show: CliCommand = async (argv, io) => {
   }
   return runQuery(io, 'show', {
     json: values.json,
-    query: (store) =>
-      queryShow(store, {
-        id: values.id ?? positionals[0],
-        sections: commaList(values.sections),
-        limit: numberFlag(values.limit),
-        section: values.section,
-        row,
-      }),
+    query: (store, context) =>
+      queryShow(
+        store,
+        {
+          id: values.id ?? positionals[0],
+          sections: commaList(values.sections),
+          limit: numberFlag(values.limit),
+          section: values.section,
+          row,
+          compare_to: values['compare-to'],
+        },
+        { findings: new StoreFindings(store, context.config.findings), baselines: new BaselineStore(context.config.root) },
+      ),
     render: renderShow,
   });
 };

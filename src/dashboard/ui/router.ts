@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 
-export type Tab = 'overview' | 'timeline' | 'http';
+export type Tab = 'overview' | 'timeline' | 'http' | 'compare';
 
 export type Route = { page: 'list' } | { page: 'capture'; id: string; tab: Tab; row: number | null };
 
-const TABS: Tab[] = ['overview', 'timeline', 'http'];
+const TABS: Tab[] = ['overview', 'timeline', 'http', 'compare'];
 
 /** `#/captures/<id>/<tab>/<row>` → route. Hash routing keeps the server to one page. Pure. */
 export function parseHash(hash: string): Route {

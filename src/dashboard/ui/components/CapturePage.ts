@@ -8,14 +8,24 @@ import { CaptureStatus, TypeBadge } from './Badges';
 import { HttpTab } from './HttpTab';
 import { Overview } from './Overview';
 import { Timeline } from './Timeline';
+import type { Finding } from '../../../findings/Finding';
+import { FindingsPanel, findingFlags } from './Findings';
+import { ComparePanel } from './ComparePanel';
 
 type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; capture: Capture };
 
 export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: number | null }) {
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const [findings, setFindings] = useState<Finding[]>([]);
   useEffect(() => {
     let live = true;
     setState({ kind: 'loading' });
+    setFindings([]);
+    // Findings are read apart: the capture shows at once, the marks follow.
+    api.findings(id).then(
+      (found) => live && setFindings(found),
+      () => undefined,
+    );
     api.capture(id).then(
       (capture) => live && setState({ kind: 'ready', capture }),
       (error: Error) => live && setState({ kind: 'error', message: error.message }),
@@ -35,6 +45,7 @@ export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: numbe
     { value: 'overview', label: 'Overview' },
     { value: 'timeline', label: 'Timeline' },
     { value: 'http', label: 'HTTP', count: rows.length },
+    { value: 'compare', label: 'Compare with…' },
   ];
   return html`<div class="capture-page">
     <a class="back" href="#/">← Captures</a>
@@ -50,8 +61,10 @@ export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: numbe
         <span><b>${ms(capture.duration)}</b></span>
         <span>${fullTime(capture.started_at)}</span>
         <span class="mono small">${capture.id}</span>
+        ${findings.length ? html`<span class="tag tag-warn" data-testid="findings-badge">${String(findings.length)} finding${findings.length === 1 ? '' : 's'}</span>` : null}
       </div>
     </header>
+    <${FindingsPanel} captureId=${capture.id} findings=${findings} />
     <nav class="tabs" role="tablist">
       ${tabs.map(
         (
@@ -64,7 +77,8 @@ export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: numbe
     <div class="tab-body">
       ${tab === 'overview' ? html`<${Overview} capture=${capture} />` : null}
       ${tab === 'timeline' ? html`<${Timeline} capture=${capture} onOpenRow=${(index: number) => (location.hash = captureHref(capture.id, 'http', index))} />` : null}
-      ${tab === 'http' ? html`<${HttpTab} key=${`${capture.id}:${row ?? ''}`} captureId=${capture.id} rows=${rows} dropped=${capture.summary.dropped_rows ?? 0} focus=${row} />` : null}
+      ${tab === 'http' ? html`<${HttpTab} key=${`${capture.id}:${row ?? ''}`} captureId=${capture.id} rows=${rows} dropped=${capture.summary.dropped_rows ?? 0} focus=${row} flags=${findingFlags(findings)} />` : null}
+      ${tab === 'compare' ? html`<${ComparePanel} capture=${capture} />` : null}
     </div>
   </div>`;
 }

@@ -8,6 +8,8 @@ import { MethodBadge, StatusBadge } from './Badges';
 import { CodeLine, HttpRowDetail } from './HttpRowDetail';
 import { sortRows, type SortKey, type SortState } from '../sortRows';
 import { MOCK_FILES, type MockFormat } from '../../../export/mockFiles';
+import type { FindingKind } from '../../../findings/Finding';
+import { FINDING_LABELS } from './Findings';
 
 const COLUMNS = 9;
 /** Rows rendered per frame: a 1,000-row capture appears at once and fills in without one long freeze. */
@@ -28,26 +30,33 @@ interface RowProps {
   onToggle: (index: number) => void;
   /** Scroll to this row when it first appears (opened from the timeline). */
   focused?: boolean;
+  /** Kinds of the findings that name this row. */
+  flags?: FindingKind[];
 }
 
 /** One call. A class with shouldComponentUpdate so unfolding one row of 1,000 re-renders only that row. */
 class CallRow extends Component<RowProps> {
   override shouldComponentUpdate(next: RowProps): boolean {
-    return next.row !== this.props.row || next.open !== this.props.open || next.maxDuration !== this.props.maxDuration;
+    return (
+      next.row !== this.props.row ||
+      next.open !== this.props.open ||
+      next.maxDuration !== this.props.maxDuration ||
+      (next.flags ?? []).join() !== (this.props.flags ?? []).join()
+    );
   }
 
   override componentDidMount(): void {
     if (this.props.focused) (this.base as HTMLElement | undefined)?.scrollIntoView?.({ block: 'center' });
   }
 
-  override render({ row, index, open, maxDuration, onToggle }: RowProps) {
+  override render({ row, index, open, maxDuration, onToggle, flags }: RowProps) {
     const { origin, rest } = splitUrl(row.url);
     const share = maxDuration > 0 && row.duration !== null ? Math.max(1, (row.duration / maxDuration) * 100) : 0;
     return html`
       <tr class=${`call ${open ? 'open' : ''} ${row.failed ? 'is-failed' : ''}`} data-testid="http-row" data-row=${String(index)} onClick=${() => onToggle(index)}>
         <td class="num muted" data-testid="row-number" title="Row index, as in probe rows and probe-show">${String(index)}</td>
         <td><${MethodBadge} method=${row.method} /></td>
-        <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}${row.cache ? html` <span class="tag tag-fake">cache</span>` : null}</td>
+        <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}${row.cache ? html` <span class="tag tag-fake">cache</span>` : null}${(flags ?? []).map((kind) => html` <span class="tag tag-warn" data-testid="row-finding" data-kind=${kind} title="A finding names this call (see Findings above)">${FINDING_LABELS[kind]}</span>`)}</td>
         <td class="url mono" title=${row.url}><span class="url-origin">${origin}</span><span class="url-path">${rest}</span></td>
         <td class="num">${bytes(row.request_bytes)}</td>
         <td class="num">${bytes(row.response_bytes)}</td>
@@ -84,10 +93,12 @@ export interface HttpTabProps {
   dropped: number;
   /** Row to unfold on arrival (from the timeline). */
   focus: number | null;
+  /** Row → kinds of the findings that name it. */
+  flags?: ReadonlyMap<number, FindingKind[]>;
 }
 
 /** The HTTP tab: every call, grouped or not, each unfolding to its detail. */
-export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
+export function HttpTab({ captureId, rows, dropped, focus, flags }: HttpTabProps) {
   const [by, setBy] = useState<GroupBy>('none');
   const [text, setText] = useState('');
   const [failedOnly, setFailedOnly] = useState(false);
@@ -115,7 +126,7 @@ export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
       return next;
     });
   const renderRow = (index: number) =>
-    html`<${CallRow} key=${index} row=${rows[index]!} index=${index} open=${open.has(index)} maxDuration=${maxDuration} onToggle=${toggle} focused=${index === focus} />`;
+    html`<${CallRow} key=${index} row=${rows[index]!} index=${index} open=${open.has(index)} maxDuration=${maxDuration} onToggle=${toggle} focused=${index === focus} flags=${flags?.get(index)} />`;
 
   // One flat keyed list (headers and rows side by side), so regrouping moves row nodes instead of re-creating them.
   const items = groups

@@ -1,0 +1,136 @@
+import { closeSync, constants, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Capture } from '../capture/types';
+import { isValidCaptureId } from '../capture/indexRow';
+import { folderOutside } from '../store/folderGuard';
+import { StoreError } from '../store/StoreError';
+import type { Baseline, BaselineEntry } from './types';
+
+/**
+ * Captures kept by name to compare later runs with (`probe baseline save`), in `<root>/.probe/baselines`, one
+ * file per baseline, outside the store and so outside `storage.limit` and any driver's expiry. Written as
+ * the file store writes captures: the folder checked to lie inside `<root>/.probe` (no link leading out),
+ * a new temp file (O_EXCL, O_NOFOLLOW) renamed into place, and, being kept on purpose, private to the user
+ * (folder 0700, files 0600). Reads never follow a link nor open anything but a regular file.
+ */
+export const BASELINE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const BASELINE_NAME_RULE = '1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit';
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+const READ_FLAGS = constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+const SUFFIX = '.json';
+
+export class BaselineStore {
+  readonly folder: string;
+  private readonly probeDir: string;
+
+  constructor(root: string) {
+    this.probeDir = path.join(root, '.probe');
+    this.folder = path.join(this.probeDir, 'baselines');
+  }
+
+  /** A name for a baseline of this capture when none is given: its name as letters, digits and dashes. */
+  static defaultName(capture: Pick<Capture, 'name' | 'id'>): string {
+    const slug = capture.name
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 64)
+      .replace(/-+$/, '');
+    return BASELINE_NAME.test(slug) ? slug : capture.id;
+  }
+
+  save(name: string, capture: Capture, now = Date.now() / 1000): Baseline {
+    if (!BASELINE_NAME.test(name)) throw new StoreError('PROBE_STORE_BAD_NAME', `baseline name ${JSON.stringify(name)} is not valid: ${BASELINE_NAME_RULE}`);
+    if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', 'refusing to keep a capture without a valid id');
+    this.ensureFolder();
+    const baseline: Baseline = { name, saved_at: now, capture };
+    const temp = path.join(this.folder, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const fd = openSync(temp, CREATE_FLAGS, 0o600);
+    try {
+      writeSync(fd, JSON.stringify(baseline));
+    } catch (error) {
+      closeSync(fd);
+      unlinkSync(temp);
+      throw error;
+    }
+    closeSync(fd);
+    try {
+      renameSync(temp, path.join(this.folder, name + SUFFIX));
+    } catch (error) {
+      unlinkSync(temp);
+      throw error;
+    }
+    return baseline;
+  }
+
+  async find(name: string): Promise<Baseline | null> {
+    if (!BASELINE_NAME.test(name)) return null;
+    let handle;
+    try {
+      handle = await open(path.join(this.folder, name + SUFFIX), READ_FLAGS);
+    } catch {
+      return null;
+    }
+    try {
+      if (!(await handle.stat()).isFile()) return null;
+      const parsed = JSON.parse(await handle.readFile('utf8')) as Partial<Baseline>;
+      if (parsed?.name !== name || !parsed.capture || !isValidCaptureId(parsed.capture.id)) return null;
+      return { name, saved_at: Number(parsed.saved_at) || 0, capture: parsed.capture };
+    } catch {
+      return null;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Every baseline, newest saved first; unreadable files are skipped. */
+  async list(): Promise<BaselineEntry[]> {
+    const out: BaselineEntry[] = [];
+    for (const name of this.names()) {
+      const baseline = await this.find(name);
+      if (!baseline) continue;
+      const { capture } = baseline;
+      out.push({
+        name,
+        saved_at: baseline.saved_at,
+        id: capture.id,
+        type: capture.type,
+        capture_name: capture.name,
+        status: capture.status,
+        calls: Array.isArray(capture.sections?.http) ? capture.sections.http.length : 0,
+      });
+    }
+    return out.sort((a, b) => b.saved_at - a.saved_at);
+  }
+
+  /** True when it was there. Only a regular file of that name is removed. */
+  remove(name: string): boolean {
+    if (!BASELINE_NAME.test(name) || !this.names().includes(name)) return false;
+    try {
+      unlinkSync(path.join(this.folder, name + SUFFIX));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private names(): string[] {
+    try {
+      return readdirSync(this.folder, { withFileTypes: true })
+        .filter((entry) => entry.isFile() && entry.name.endsWith(SUFFIX))
+        .map((entry) => entry.name.slice(0, -SUFFIX.length))
+        .filter((name) => BASELINE_NAME.test(name));
+    } catch {
+      return [];
+    }
+  }
+
+  private ensureFolder(): void {
+    const outside = folderOutside(this.folder, this.probeDir);
+    if (outside) throw new StoreError('PROBE_STORE_UNSAFE_PATH', `refusing to write baselines: ${outside}`);
+    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+  }
+}

@@ -1,0 +1,47 @@
+import { parseArgs } from 'node:util';
+import type { CliCommand } from '../io';
+import { numberFlag, runQuery } from '../queryCommand';
+import { queryDiff } from '../../query/diff';
+import { renderDiff } from '../../query/diffText';
+import { BaselineStore } from '../../baselines/BaselineStore';
+
+const USAGE = 'usage: probe diff <before-id> <after-id> | --name NAME | --baseline NAME [id]; see probe diff --help';
+
+/**
+ * `probe diff`: what changed between two captures. Exit code 0 when they are the same, 1 when they differ,
+ * 2 for a bad input (one line), so a test or CI step can use it.
+ */
+export const diff: CliCommand = async (argv, io) => {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      name: { type: 'string' },
+      baseline: { type: 'string' },
+      'threshold-ms': { type: 'string' },
+      'threshold-percent': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const most = values.baseline !== undefined ? 1 : values.name !== undefined ? 0 : 2;
+  if (positionals.length > most || (values.baseline === undefined && values.name === undefined && positionals.length < 2)) {
+    io.err(`probe diff: ${positionals.length > most ? 'too many capture ids' : 'two capture ids needed'} (${USAGE})`);
+    return 2;
+  }
+  const ms = numberFlag(values['threshold-ms']);
+  const percent = numberFlag(values['threshold-percent']);
+  return runQuery(io, 'diff', {
+    json: values.json,
+    query: (store, context) =>
+      queryDiff(store, new BaselineStore(context.config.root), {
+        before: values.baseline !== undefined ? undefined : positionals[0],
+        after: values.baseline !== undefined ? positionals[0] : positionals[1],
+        name: values.name,
+        baseline: values.baseline,
+        threshold: { ...(ms !== undefined ? { ms } : {}), ...(percent !== undefined ? { percent } : {}) },
+      }),
+    render: renderDiff,
+    exitCode: (result) => (result.same ? 0 : 1),
+  });
+};

@@ -1,0 +1,56 @@
+import type { Capture, IndexRow } from '../capture/types';
+import type { Store } from '../capture/Store';
+import type { EndpointStat, Finding, FindingSettings } from '../findings/Finding';
+import { DEFAULT_FINDING_SETTINGS } from '../findings/Finding';
+import { findingsOf } from '../findings/findingsOf';
+import { durationsByEndpoint, endpointStats } from '../findings/endpointStats';
+
+/**
+ * Findings of captures as read from a store: the pure rules (findings/) given each endpoint's durations
+ * across the stored captures, for the `slow` rule. A reader that lives (the MCP server, the dashboard)
+ * keeps one of these: each capture's durations are read once and kept while the capture is in the index
+ * (keyed by id and duration: a running command capture stored again with more calls is read again).
+ */
+/** Captures (with calls) the p95s are taken over, newest first: a bound on what one read of a capture costs. */
+export const STATS_CAPTURES = 100;
+
+export class StoreFindings {
+  private readonly durations = new Map<string, Map<string, number[]>>();
+  /** The last stats made and the captures they were made of: a listing asks once per capture. */
+  private last: { keys: string; stats: Map<string, EndpointStat> } | null = null;
+
+  constructor(
+    private readonly store: Store,
+    readonly settings: FindingSettings = DEFAULT_FINDING_SETTINGS,
+  ) {}
+
+  /** The findings of one capture. */
+  async of(capture: Capture, index?: readonly IndexRow[]): Promise<Finding[]> {
+    return findingsOf(capture, this.settings, await this.stats(index));
+  }
+
+  /** Each endpoint's count and p95 across the newest STATS_CAPTURES stored captures with calls. */
+  async stats(index?: readonly IndexRow[]): Promise<Map<string, EndpointStat>> {
+    const rows = index ?? (await this.store.index());
+    const live = new Set<string>();
+    const perCapture: Array<Map<string, number[]>> = [];
+    for (const row of rows) {
+      if (perCapture.length === STATS_CAPTURES) break;
+      if ((row.counts?.http ?? 0) === 0) continue;
+      const key = `${row.id}:${row.duration}`;
+      live.add(key);
+      let durations = this.durations.get(key);
+      if (!durations) {
+        const capture = await this.store.find(row.id);
+        if (!capture) continue;
+        durations = durationsByEndpoint(Array.isArray(capture.sections?.http) ? capture.sections.http : []);
+        this.durations.set(key, durations);
+      }
+      perCapture.push(durations);
+    }
+    for (const key of this.durations.keys()) if (!live.has(key)) this.durations.delete(key);
+    const keys = [...live].join(',');
+    if (this.last?.keys !== keys) this.last = { keys, stats: endpointStats(perCapture) };
+    return this.last.stats;
+  }
+}

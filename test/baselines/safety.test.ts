@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Capture } from '../../src/capture/types';
+import { BaselineStore } from '../../src/baselines/BaselineStore';
+
+const capture = (id = 'cap_0000000001', name = 'GET /checkout') => ({ id, name, type: 'request', status: '200', sections: { http: [] } }) as unknown as Capture;
+
+test('saved private, read back, listed, removed; names checked; the default name is the capture name as a slug', async () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'probe-baselines-'));
+  const store = new BaselineStore(root);
+  store.save('checkout', capture());
+  const file = path.join(root, '.probe', 'baselines', 'checkout.json');
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.equal((await store.find('checkout'))?.capture.id, 'cap_0000000001');
+  assert.deepEqual(
+    (await store.list()).map((entry) => entry.name),
+    ['checkout'],
+  );
+  assert.equal(BaselineStore.defaultName(capture()), 'GET-checkout');
+  assert.throws(() => store.save('../x', capture()), /not valid/);
+  assert.equal(await store.find('../x'), null);
+  assert.equal(store.remove('checkout'), true);
+  assert.equal(store.remove('checkout'), false);
+  assert.deepEqual(readdirSync(path.dirname(file)), [], 'no temp file left behind');
+});
+
+test('no link is followed: a baselines folder leading outside .probe is refused, a link planted under a name is never read', async () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'probe-baselines-'));
+  const outside = mkdtempSync(path.join(os.tmpdir(), 'probe-outside-'));
+  mkdirSync(path.join(root, '.probe'));
+  symlinkSync(outside, path.join(root, '.probe', 'baselines'));
+  assert.throws(() => new BaselineStore(root).save('checkout', capture()), /outside/);
+  assert.deepEqual(readdirSync(outside), []);
+
+  const other = mkdtempSync(path.join(os.tmpdir(), 'probe-baselines-'));
+  const store = new BaselineStore(other);
+  store.save('real', capture());
+  const secret = path.join(outside, 'secret.json');
+  writeFileSync(secret, JSON.stringify({ name: 'planted', saved_at: 1, capture: capture('cap_0000000002') }));
+  symlinkSync(secret, path.join(other, '.probe', 'baselines', 'planted.json'));
+  assert.equal(await store.find('planted'), null);
+  assert.deepEqual(
+    (await store.list()).map((entry) => entry.name),
+    ['real'],
+  );
+  assert.equal(store.remove('planted'), false);
+  assert.ok(readFileSync(secret, 'utf8').includes('planted'), 'the link target is untouched');
+});

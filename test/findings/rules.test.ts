@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Capture, HttpRow } from '../../src/capture/types';
+import { findingsOf } from '../../src/findings/findingsOf';
+import { durationsByEndpoint, endpointStats } from '../../src/findings/endpointStats';
+
+// Rule-level checks on hand-made rows; the end-to-end test (findings-app.test.ts) runs a real app.
+function row(over: Partial<HttpRow> & { url: string; time: number }): HttpRow {
+  const url = new URL(over.url);
+  return {
+    method: 'GET',
+    host: url.host,
+    endpoint: `${over.method ?? 'GET'} ${url.origin}${url.pathname.replace(/\/\d+/g, '/{id}')}`,
+    request_headers: {},
+    request_bytes: 0,
+    request_payload: null,
+    request_body: null,
+    status: 200,
+    response_headers: {},
+    response_bytes: 0,
+    response_capture: null,
+    response_body: null,
+    duration: 10,
+    timing: null,
+    failed: false,
+    exception: null,
+    pool: null,
+    fake: false,
+    origin: { file: 'app.js', line: 1, chain: [] },
+    ...over,
+  } as HttpRow;
+}
+
+const captureOf = (rows: HttpRow[]) => ({ sections: { http: rows } }) as unknown as Capture;
+
+test('N+1 at the configured count, not below', () => {
+  const loop = (n: number) =>
+    Array.from({ length: n }, (_, i) => row({ url: `http://api.test/items/${i}`, time: i * 20, origin: { file: 'app.js', line: 7, chain: [] } }));
+  assert.deepEqual(
+    findingsOf(captureOf(loop(4))).map((f) => f.kind),
+    [],
+  );
+  const [found] = findingsOf(captureOf(loop(5)));
+  assert.equal(found?.kind, 'n_plus_one');
+  assert.deepEqual(found?.rows, [0, 1, 2, 3, 4]);
+  assert.deepEqual(found?.lines, ['app.js:7']);
+  assert.equal(findingsOf(captureOf(loop(4)), { nPlusOne: 3 })[0]?.kind, 'n_plus_one');
+});
+
+test('sequential calls: independent ones are found with their saving; one that uses an earlier answer is not', () => {
+  const a = row({
+    url: 'http://api.test/user',
+    time: 0,
+    duration: 30,
+    response_capture: { capture: 'JsonCapture', cards: { id: 'u-12345678', plan: 'pro' }, raw: null },
+  });
+  const b = row({ url: 'http://api.test/flags', time: 31, duration: 20, origin: { file: 'app.js', line: 2, chain: [] } });
+  const [found] = findingsOf(captureOf([a, b]));
+  assert.equal(found?.kind, 'sequential');
+  assert.equal(found?.saving_ms, 20);
+  assert.deepEqual(found?.lines, ['app.js:1', 'app.js:2']);
+  const uses = row({ url: 'http://api.test/orders?user=u-12345678', time: 31 });
+  assert.deepEqual(findingsOf(captureOf([a, uses])), []);
+  const parallel = row({ url: 'http://api.test/flags', time: 5 });
+  assert.deepEqual(findingsOf(captureOf([a, parallel])), [], 'calls that overlapped already ran together');
+});
+
+test('duplicate and retry are told apart: a failed call then the same call is a retry, two answered ones a duplicate', () => {
+  const failed = row({ url: 'http://api.test/pay', method: 'POST', request_payload: { amount: 5 }, time: 0, status: 503, failed: true });
+  const retried = row({ url: 'http://api.test/pay', method: 'POST', request_payload: { amount: 5 }, time: 20 });
+  const kinds = findingsOf(captureOf([failed, retried])).map((f) => f.kind);
+  assert.deepEqual(kinds, ['retry']);
+  const again = row({ url: 'http://api.test/pay', method: 'POST', request_payload: { amount: 5 }, time: 40 });
+  assert.deepEqual(
+    findingsOf(captureOf([failed, retried, again])).map((f) => [f.kind, f.rows]),
+    [
+      ['retry', [0, 1]],
+      ['duplicate', [1, 2]],
+    ],
+  );
+  const otherBody = row({ url: 'http://api.test/pay', method: 'POST', request_payload: { amount: 6 }, time: 40 });
+  assert.deepEqual(findingsOf(captureOf([retried, otherBody])), []);
+});
+
+test('slow: much slower than the endpoint p95 across stored captures, with enough calls to know', () => {
+  const usual = Array.from({ length: 20 }, (_, i) => row({ url: 'http://api.test/search', time: i * 20, duration: 10 + (i % 3) }));
+  const stats = endpointStats([durationsByEndpoint(usual)]);
+  const slow = row({ url: 'http://api.test/search', time: 0, duration: 400 });
+  const [found] = findingsOf(captureOf([slow]), undefined, stats);
+  assert.equal(found?.kind, 'slow');
+  assert.match(found!.message, /p95/);
+  assert.deepEqual(findingsOf(captureOf([slow]), undefined, endpointStats([durationsByEndpoint(usual.slice(0, 5))])), [], 'too few calls to judge');
+});
