@@ -1,5 +1,6 @@
 import type { CliIo } from './io';
 import type { Store } from '../capture/Store';
+import type { ResolvedConfig } from '../config/types';
 import { closeContext, openContext } from './context';
 import { QueryError } from '../query/QueryError';
 
@@ -11,12 +12,12 @@ import { QueryError } from '../query/QueryError';
 export async function runQuery<R>(
   io: CliIo,
   command: string,
-  options: { json?: boolean; query: (store: Store) => Promise<R>; render: (result: R) => string },
+  options: { json?: boolean; query: (store: Store, config: ResolvedConfig) => Promise<R>; render: (result: R) => string },
 ): Promise<number> {
   const context = openContext(io);
   if (!context) return 2;
   try {
-    const result = await options.query(context.store);
+    const result = await options.query(context.store, context.config);
     io.out(options.json ? JSON.stringify(result, null, 2) : options.render(result));
     return 0;
   } catch (error) {

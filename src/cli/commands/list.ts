@@ -3,6 +3,7 @@ import type { CliCommand } from '../io';
 import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { queryList } from '../../query/list';
 import { renderList } from '../../query/text';
+import { elsewhereLine, storesBelow } from '../storesElsewhere';
 
 /** `probe list`: recent captures, newest first; the probe-list tool as a shell command. */
 export const list: CliCommand = async (argv, io) => {
@@ -24,8 +25,8 @@ export const list: CliCommand = async (argv, io) => {
   });
   return runQuery(io, 'list', {
     json: values.json,
-    query: (store) =>
-      queryList(store, {
+    query: async (store, config) => {
+      const result = await queryList(store, {
         has: commaList(values.has),
         has_errors: values['has-errors'] || values.errors ? true : values['no-errors'] ? false : undefined,
         since: values.since,
@@ -33,7 +34,12 @@ export const list: CliCommand = async (argv, io) => {
         route: values.route,
         group_by: values['group-by'],
         limit: numberFlag(values.limit),
-      }),
+      });
+      if (result.total > 0 || config.storage.driver !== 'file') return result;
+      // An empty store at a root below which a process with a root of its own stored: say where.
+      const elsewhere = storesBelow(config.root);
+      return elsewhere.length ? { ...result, note: elsewhereLine(elsewhere) } : result;
+    },
     render: renderList,
   });
 };
