@@ -5,30 +5,22 @@ import type { ProbeConfig, ResolvedConfig } from './types';
 import { ProbeConfigError } from './ProbeConfigError';
 import { resolveConfig } from './resolve';
 import { mergeConfig } from './merge';
+import { findAppRoot } from './appRoot';
 
 const CONFIG_NAMES = ['probe.config.mjs', 'probe.config.js', 'probe.config.cjs', 'probe.config.json'];
 
-/** The app root: `PROBE_ROOT`, else the nearest folder at or above `cwd` holding a package.json, else `cwd`. */
-function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
-  if (env.PROBE_ROOT) return path.resolve(cwd, env.PROBE_ROOT);
-  let dir = path.resolve(cwd);
-  for (;;) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) return path.resolve(cwd);
-    dir = parent;
-  }
-}
-
-function findConfigFile(root: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
+/** `PROBE_CONFIG`, else the nearest `probe.config.*` from the process's package folder up to the app root. */
+function findConfigFile(configDirs: string[], cwd: string, env: NodeJS.ProcessEnv): string | null {
   if (env.PROBE_CONFIG) {
     const file = path.resolve(cwd, env.PROBE_CONFIG);
     if (!existsSync(file)) throw new ProbeConfigError('PROBE_CONFIG', `no file at ${file}`);
     return file;
   }
-  for (const name of CONFIG_NAMES) {
-    const file = path.join(root, name);
-    if (existsSync(file)) return file;
+  for (const dir of configDirs) {
+    for (const name of CONFIG_NAMES) {
+      const file = path.join(dir, name);
+      if (existsSync(file)) return file;
+    }
   }
   return null;
 }
@@ -41,8 +33,8 @@ function findConfigFile(root: string, cwd: string, env: NodeJS.ProcessEnv): stri
 export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv; overrides?: ProbeConfig } = {}): ResolvedConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  const root = findRoot(cwd, env);
-  const configFile = findConfigFile(root, cwd, env);
+  const { root, configDirs } = findAppRoot(cwd, env);
+  const configFile = findConfigFile(configDirs, cwd, env);
   const file = configFile ? readConfigFile(configFile) : {};
   return resolveConfig({ root, configFile, file: mergeConfig(file, options.overrides), env });
 }

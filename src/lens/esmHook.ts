@@ -7,10 +7,16 @@ import type { Logger } from '../util/logger';
 
 let registered = false;
 const alsoHooked: string[] = [];
+const alsoImported: string[] = [];
 
-/** Adds a module to the loader's list (before the loader starts: its first hookEsmImports call). */
-export function alsoHookEsm(name: string): void {
+/**
+ * Adds a module to the loader's list (before the loader starts: its first hookEsmImports call). `imported`: a
+ * CommonJS entry may `import()` it (a CLI that loads the app's ESM build), so the loader is worth its cost
+ * whenever the app can load it, as for an ESM-only package.
+ */
+export function alsoHookEsm(name: string, options: { imported?: boolean } = {}): void {
   alsoHooked.push(name);
+  if (options.imported) alsoImported.push(name);
 }
 
 /**
@@ -36,7 +42,7 @@ export function hookEsmImports(modules: string[], logger: Logger, esmOnly: strin
   // The loader costs a CommonJS app startup time and memory for nothing its `require`s need, unless the app
   // can load an ESM-only package (`esmOnly`), which it can only `import()`.
   const include = [...modules, ...alsoHooked].filter(appCanLoad);
-  if (!entryMayBeEsm() && !include.some((name) => esmOnly.includes(name))) return;
+  if (!entryMayBeEsm() && !include.some((name) => esmOnly.includes(name) || alsoImported.includes(name))) return;
   if (include.length === 0) return;
   try {
     if (typeof registerHooks === 'function' && syncHooksWork()) registerInThread(registerHooks, include);

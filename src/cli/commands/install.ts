@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../io';
+import { findAppRoot } from '../../config/appRoot';
 
 /**
  * `probe install`: sets a project up. Every step is idempotent and merges with what is there: a file that
@@ -10,7 +11,7 @@ import type { CliCommand, CliIo } from '../io';
  */
 export const install: CliCommand = async (argv, io) => {
   const { values } = parseArgs({ args: argv, options: { mcp: { type: 'boolean' } }, strict: true });
-  const root = appRoot(io);
+  const root = findAppRoot(io.cwd, io.env).root;
   const report = (file: string, what: string) => io.out(`${file}: ${what}`);
   let failed = false;
 
@@ -29,15 +30,6 @@ export const install: CliCommand = async (argv, io) => {
 const CONFIG_NAMES = ['probe.config.mjs', 'probe.config.js', 'probe.config.cjs', 'probe.config.json'];
 const IGNORE_FILES = ['.gitignore', '.cursorignore', '.aiexclude'];
 const IGNORED = '.probe/';
-
-/** The app root as the config loader finds it: PROBE_ROOT, else the nearest folder with a package.json. */
-function appRoot(io: CliIo): string {
-  if (io.env.PROBE_ROOT) return path.resolve(io.cwd, io.env.PROBE_ROOT);
-  for (let dir = path.resolve(io.cwd); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) return path.resolve(io.cwd);
-  }
-}
 
 type Report = (file: string, what: string) => void;
 

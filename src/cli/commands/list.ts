@@ -4,6 +4,7 @@ import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { queryList } from '../../query/list';
 import { renderList } from '../../query/text';
 import { StoreFindings } from '../../query/findings';
+import { elsewhereLine, storesBelow } from '../storesElsewhere';
 
 /** `probe list`: recent captures, newest first; the probe-list tool as a shell command. */
 export const list: CliCommand = async (argv, io) => {
@@ -27,8 +28,8 @@ export const list: CliCommand = async (argv, io) => {
   });
   return runQuery(io, 'list', {
     json: values.json,
-    query: (store, context) =>
-      queryList(
+    query: async (store, context) => {
+      const result = await queryList(
         store,
         {
           has: commaList(values.has),
@@ -42,7 +43,13 @@ export const list: CliCommand = async (argv, io) => {
         },
         undefined,
         new StoreFindings(store, context.config.findings),
-      ),
+      );
+      const config = context.config;
+      if (result.total > 0 || config.storage.driver !== 'file') return result;
+      // An empty store at a root below which a process with a root of its own stored: say where.
+      const elsewhere = storesBelow(config.root);
+      return elsewhere.length ? { ...result, note: elsewhereLine(elsewhere) } : result;
+    },
     render: renderList,
   });
 };

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../io';
 import type { RunningDashboard } from '../../dashboard/startDashboard';
 import { closeContext, openContext, type CliContext } from '../context';
+import { findAppRoot } from '../../config/appRoot';
 import { openBrowser } from '../openBrowser';
 import { portOption, serveDashboard } from '../serveDashboard';
 
@@ -51,7 +52,10 @@ export const run: CliCommand = async (argv, io) => {
   }
 
   const [file, ...args] = command as [string, ...string[]];
-  const child = spawn(file, args, { cwd: io.cwd, env: withPreload(io.env), stdio: 'inherit' });
+  // Everything the command starts stores where this dashboard reads, whichever folder a process runs in
+  // (`npm run dev -w packages/api`, `npm --prefix`, a script that changes directory).
+  const root = context?.config.root ?? findAppRoot(io.cwd, io.env).root;
+  const child = spawn(file, args, { cwd: io.cwd, env: { ...withPreload(io.env), PROBE_ROOT: root }, stdio: 'inherit' });
   const forward = new Map<NodeJS.Signals, () => void>();
   for (const signal of FORWARDED) {
     // A terminal's Ctrl+C reaches the command too (same process group); passing it on as well is what

@@ -34,9 +34,18 @@ export class ExpressTemplates {
     if (typeof path !== 'string') return;
     const base = typeof request.baseUrl === 'string' ? request.baseUrl : '';
     const prefix = base === '' ? '' : this.prefixes.get(request)?.get(base);
-    if (typeof prefix !== 'string') return;
+    if (typeof prefix !== 'string' || (prefix === '' && isCatchAll(path))) return;
     this.onRoute(request, joinTemplate(prefix, path));
   }
+}
+
+/**
+ * A route at the top that matches every path (`*`, `/*`, `/{*splat}`, `/*splat`, `(.*)`) names nothing: it is how a server
+ * hands every request to another router (React Router's `react-router-serve`, a proxy), whose route, if it
+ * reports one, is the request's; a 404 it answers has none.
+ */
+function isCatchAll(path: string): boolean {
+  return /^\/?(\*\w*|\{\*\w*\}|\(\.\*\))$/.test(path);
 }
 
 /** A mount path as a template prefix: `''` for `/`, no trailing slash; null where segments cannot be counted. */

@@ -5,13 +5,15 @@ import { patchLayerHandle, patchRouterUse } from './expressRoutes';
 import { patchKoaContext } from './koaRoutes';
 import { patchHonoContext } from './honoRoutes';
 import { patchNextBaseServer } from './nextRoutes';
+import { patchReactRouter, wrapReactRouterExpress } from './reactRouterRoutes';
+import { recordPatch } from '../../runtime/patches';
 import type { OpenLate } from '../LateRequests';
 
 type NoteRoute = (request: object | undefined, route: string | (() => unknown)) => void;
 
 /**
  * The frameworks whose route template cannot be read through a diagnostics channel: Express 4, Express 5 on
- * router < 2.3, Koa, Hono and Next.js, patched as their modules are required (CommonJS). Fastify and router >= 2.3
+ * router < 2.3, Koa, Hono, Next.js and React Router, patched as their modules are required (CommonJS). Fastify and router >= 2.3
  * need no patch (see fastifyRoutes, expressRoutes). Each patch goes through the ledger (runtime/patches).
  */
 export class RouteInstrumentation extends InstrumentationBase {
@@ -44,11 +46,35 @@ export class RouteInstrumentation extends InstrumentationBase {
       new InstrumentationNodeModuleDefinition('hono', ['>=4.0.0 <5'], undefined, undefined, [
         this.file('hono/dist/cjs/context.js', ['>=4.0.0 <5'], (exports) => patchHonoContext(exports, this.noteRoute)),
       ]),
+      // React Router in framework mode: the route its own matcher finds in the build (see reactRouterRoutes).
+      this.module('react-router', ['>=7.0.0 <8'], (exports) => patchReactRouter(exports, this.noteRoute)),
+      new InstrumentationNodeModuleDefinition('@react-router/express', ['>=7.0.0 <8'], (exports) => this.expressCopy(exports)),
       // Next.js: the route it matched, read from its request meta (see nextRoutes).
       new InstrumentationNodeModuleDefinition('next', ['>=13.4.0 <17'], undefined, undefined, [
         this.file('next/dist/server/base-server.js', ['>=13.4.0 <17'], (exports) => patchNextBaseServer(exports, this.noteRoute, this.openLate)),
       ]),
     ];
+  }
+
+  /** `@react-router/express` as a namespace `require` cannot change: the requirer gets a copy (see reactRouterRoutes). */
+  private expressCopy(exports: any): any {
+    if (!exports || Object.isExtensible(exports)) return exports;
+    try {
+      let stopped = false;
+      const copy = wrapReactRouterExpress(exports, this.noteRoute, () => stopped);
+      if (!copy) return exports;
+      recordPatch(
+        '@react-router/express createRequestHandler (a copy for the requirer)',
+        "reads the route React Router matched from the build's route manifest, where require(esm) loads React Router past the loader hooks (https://github.com/remix-run/react-router/blob/main/packages/react-router-express/server.ts)",
+        () => {
+          stopped = true;
+        },
+      );
+      return copy;
+    } catch (error) {
+      this.probeLogger.warnOnce('route-@react-router/express', 'could not read routes from @react-router/express', error);
+      return exports;
+    }
   }
 
   private module(name: string, versions: string[], patch: (exports: any) => (() => void) | null, files: InstrumentationNodeModuleFile[] = []) {

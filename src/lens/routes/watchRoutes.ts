@@ -10,6 +10,7 @@ import { patchLoadedNextServer } from './nextRoutes';
 
 import type { SourceFactory, Subscribe } from '../../runtime/UnitSource';
 import { lateRequests, type OpenLate } from '../LateRequests';
+import { alsoHookEsm } from '../esmHook';
 import type { IncomingRequests } from '../IncomingRequests';
 
 /**
@@ -42,6 +43,9 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
  * requests node:http emitted before Probe started (see LateRequests).
  */
 export function routeTemplates(requests: IncomingRequests): SourceFactory {
+  // Listed before any source is made (the loader takes the modules listed when the first one registers it):
+  // react-router-serve, a CommonJS command, imports the app's build and React Router as ES modules.
+  alsoHookEsm('react-router', { imported: true });
   return ({ recorder, provider, subscribe, logger }) => ({
     name: 'routes',
     instrumentations: [],
