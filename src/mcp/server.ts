@@ -8,7 +8,7 @@ import { queryRows } from '../query/rows';
 import { queryGroups } from '../query/groups';
 import { queryShow } from '../query/show';
 import { LIST_DESCRIPTION, ROWS_DESCRIPTION, SHOW_DESCRIPTION } from './descriptions';
-import { listInput, rowsInput, showInput } from './schemas';
+import { listInput, rowsInput, showInput, strictInput } from './schemas';
 
 /**
  * The agent tools over a store. Read-only by construction: only `index()` and `find()` are called, each
@@ -20,16 +20,18 @@ export function createMcpServer(store: Store, version: string): McpServer {
 
   server.registerTool(
     'probe-rows',
-    { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: rowsInput, annotations: readOnly },
+    { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: strictInput(rowsInput), annotations: readOnly },
     (input) => answer(() => (input.group_by !== undefined ? queryGroups(store, { ...input, group_by: input.group_by }) : queryRows(store, input))),
   );
   server.registerTool(
     'probe-list',
-    { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: listInput, annotations: readOnly },
+    { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: strictInput(listInput), annotations: readOnly },
     (input) => answer(() => queryList(store, input)),
   );
-  server.registerTool('probe-show', { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: showInput, annotations: readOnly }, (input) =>
-    answer(() => queryShow(store, input)),
+  server.registerTool(
+    'probe-show',
+    { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: strictInput(showInput), annotations: readOnly },
+    (input) => answer(() => queryShow(store, input)),
   );
   return server;
 }
