@@ -6,6 +6,7 @@ import { maskTextPairs } from './maskText';
 import { maskCredentials, type ScanStats } from './credentialValues';
 import { jsonMayNeedMasking } from './jsonPrescan';
 import { threadWork } from '../util/threadWork';
+import { setOwn } from '../util/setOwn';
 
 /**
  * Masking rules compiled once from the resolved config and applied when a capture is built. Values are
@@ -40,10 +41,10 @@ export class Masker {
       const name = rawName.toLowerCase();
       const value = Array.isArray(rawValue) ? rawValue.map(String).join(', ') : String(rawValue);
       const mask = this.headerMasks.get(name);
-      if (mask) out[name] = safeMask(mask, value);
-      else if (!this.unmaskedHeaders.has(name) && this.secretHeaders?.has(rawName)) out[name] = MASKED;
+      if (mask) setOwn(out, name, safeMask(mask, value));
+      else if (!this.unmaskedHeaders.has(name) && this.secretHeaders?.has(rawName)) setOwn(out, name, MASKED);
       // Values under other names: credential formats and secret-named pairs (`location: …?access_token=…`).
-      else out[name] = this.text(value);
+      else setOwn(out, name, this.text(value));
     }
     return out;
   }
@@ -149,8 +150,8 @@ export class Masker {
   }
 
   /**
-   * maskValue, and whether it changed anything: a secret-named field, a masked text, or a `__proto__` member
-   * (the copy drops it). A JSON body it leaves unchanged is kept as its own text (builder/jsonBody.ts).
+   * maskValue, and whether it changed anything: a secret-named field or a masked text. A JSON body it leaves
+   * unchanged is kept as its own text (builder/jsonBody.ts). A `__proto__` member is copied as an own member.
    */
   maskValueChanged(value: unknown): { value: unknown; changed: boolean } {
     const seen = { changed: false };
@@ -177,8 +178,8 @@ export class Masker {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
       const secret = this.isSecretName(key) && item !== null && item !== undefined;
-      if (seen && (secret || key === '__proto__')) seen.changed = true;
-      out[key] = secret ? MASKED : this.maskTree(item, depth + 1, seen);
+      if (seen && secret) seen.changed = true;
+      setOwn(out, key, secret ? MASKED : this.maskTree(item, depth + 1, seen));
     }
     return out;
   }
