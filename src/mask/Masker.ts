@@ -5,6 +5,7 @@ import { maskEventStream } from '../util/eventStream';
 import { maskTextPairs } from './maskText';
 import { maskCredentials, type ScanStats } from './credentialValues';
 import { jsonMayNeedMasking } from './jsonPrescan';
+import { maskUrlPasswords } from './urlPasswords';
 import { threadWork } from '../util/threadWork';
 import { setOwn } from '../util/setOwn';
 
@@ -57,7 +58,8 @@ export class Masker {
     threadWork.masked++;
     // Most URLs have nothing to mask by name: a scan answers without the URL parser (a few µs per URL).
     // Credential formats are looked for in the whole text: paths hold them too (`/bot<token>/`, Slack hooks).
-    return maskCredentials(this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw);
+    // A URL inside it (`?db=postgres://app:pw@db`) keeps its user, not its password.
+    return maskUrlPasswords(maskCredentials(this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw));
   }
 
   /** url() through the URL parser, whatever the scan would say. */
@@ -208,11 +210,11 @@ export class Masker {
   }
 
   /**
-   * Text with the values of secret-named pairs (`"name": value`, `name: value`, `name=value`: mask/maskText.ts)
-   * and values in credential formats (mask/credentialValues.ts) masked.
+   * Text with the values of secret-named pairs (`"name": value`, `name: value`, `name=value`: mask/maskText.ts),
+   * values in credential formats (mask/credentialValues.ts) and URL passwords (mask/urlPasswords.ts) masked.
    */
   text(raw: string): string {
-    return maskCredentials(maskTextPairs(raw, this.isSecret));
+    return maskUrlPasswords(maskCredentials(maskTextPairs(raw, this.isSecret)));
   }
 
   private readonly isSecret = (name: string): boolean => this.isSecretName(name);
