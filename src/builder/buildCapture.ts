@@ -33,6 +33,8 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
   // folded ones (finished past the cap), then the rest still held.
   const counted = emptyFold();
   const masker = (lens ?? config).masker;
+  // A name may quote a URL with its password (a command's arguments, a span's name): masked as text.
+  const name = masker.text(unit.name);
   const kept = Math.min(rows.length, calls.length);
   for (let i = 0; i < kept; i++) foldCall(counted, calls[i]!, unit.endedAt, masker);
   if (folded) mergeFold(counted, folded);
@@ -53,7 +55,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
     schema_version: 1,
     id: unit.id,
     type: unit.type,
-    name: unit.name,
+    name,
     status: unit.status,
     label: unit.label,
     tags: [...new Set(unit.tags)],
@@ -67,7 +69,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
     job_id: unit.jobId,
     meta: { ...unit.meta },
     summary,
-    spans: buildSpans(unit, calls, rowOf, rows, counted.pools),
+    spans: buildSpans(unit, name, calls, rowOf, rows, counted.pools),
     sections,
   };
 }
@@ -87,7 +89,14 @@ function requestSection(unit: UnitInput, config: ResolvedConfig): RequestSection
 }
 
 /** The root, the unit's other spans, one pool span per pool, and one http span per kept row. */
-function buildSpans(unit: UnitInput, calls: CallInput[], rowOf: Map<CallInput, number>, rows: HttpRow[], poolBounds: FoldedCallsInput['pools']): CaptureSpan[] {
+function buildSpans(
+  unit: UnitInput,
+  name: string,
+  calls: CallInput[],
+  rowOf: Map<CallInput, number>,
+  rows: HttpRow[],
+  poolBounds: FoldedCallsInput['pools'],
+): CaptureSpan[] {
   const at = (ms: number) => round(Math.max(0, ms - unit.startedAt));
   const span = (id: string, kind: CaptureSpan['kind'], name: string, start: number, end: number, meta: Record<string, unknown>): CaptureSpan => ({
     id,
@@ -99,7 +108,7 @@ function buildSpans(unit: UnitInput, calls: CallInput[], rowOf: Map<CallInput, n
     meta,
   });
   const rootId = unit.rootSpanId ?? 'root';
-  const spans: CaptureSpan[] = [span(rootId, 'phase', unit.name, unit.startedAt, unit.endedAt, { parent_id: null, root: true })];
+  const spans: CaptureSpan[] = [span(rootId, 'phase', name, unit.startedAt, unit.endedAt, { parent_id: null, root: true })];
   const known = new Set([rootId]);
   for (const input of unit.spans) {
     if (input.id === rootId) continue;

@@ -29,7 +29,7 @@ export function callFacts(call: FactsInput, end: number, masker: Masker): CallFa
 
 /** The `summary.errors` line of a failed call, as its row would state it. */
 export function failureLine(call: FactsInput, masker: Masker): string {
-  return `HTTP call failed: ${call.method.toUpperCase()} ${urlFacts(call.url, masker).url} (${call.status ?? innermostCause(call)})`;
+  return `HTTP call failed: ${call.method.toUpperCase()} ${urlFacts(call.url, masker).url} (${call.status ?? masker.text(innermostCause(call))})`;
 }
 
 /** The message the summary shows for a call without a response: the innermost cause. */

@@ -1,3 +1,4 @@
+import type { Masker } from '../mask/Masker';
 import type { ExceptionInfo, HttpRow, ResponseCaptureResult, FormattedField, Timing } from '../capture/types';
 import type { ResolvedHttpLens } from '../config/types';
 import type { CallInput } from './input';
@@ -105,7 +106,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     duration: round(Math.max(0, end - call.start)),
     timing,
     failed: !hasResponse || (call.status ?? 0) >= 400,
-    exception: hasResponse ? null : exceptionOf(call),
+    exception: hasResponse ? null : exceptionOf(call, masker),
     pool: call.pool,
     fake: call.fake,
     time: round(Math.max(0, call.start - unitStart)),
@@ -173,10 +174,17 @@ function runCapture(captureClass: ResponseCaptureClass, input: Parameters<NonNul
   }
 }
 
-function exceptionOf(call: CallInput): ExceptionInfo {
+function exceptionOf(call: CallInput, masker: Masker): ExceptionInfo {
   const file = call.origin ? `${call.origin.file}:${call.origin.line}` : null;
   if (!call.error) return { class: 'Error', message: 'no response', code: null, file, previous: [] };
-  return { class: call.error.class, message: withCause(call.error.message, call.error.causes), code: call.error.code, file, previous: call.error.causes };
+  // Messages quote what the app passed (`…includes credentials: http://user:pass@host/`): masked as text.
+  return {
+    class: call.error.class,
+    message: masker.text(withCause(call.error.message, call.error.causes)),
+    code: call.error.code,
+    file,
+    previous: call.error.causes.map((cause) => ({ ...cause, message: masker.text(cause.message) })),
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Masker } from '../mask/Masker';
 import { bodyKind } from '../mask/Masker';
+import { getOwn, setOwn } from '../util/setOwn';
 
 /** A JSON object/array or form body as masked fields; null for empty bodies and anything else. */
 export function payloadOf(text: string, contentType: string | null, masker: Masker): Record<string, unknown> | unknown[] | null {
@@ -17,8 +18,8 @@ export function payloadOf(text: string, contentType: string | null, masker: Mask
     const fields: Record<string, unknown> = {};
     for (const [name, value] of new URLSearchParams(text)) {
       const masked = masker.isSecretName(name) ? '********' : masker.text(value);
-      const existing = fields[name];
-      fields[name] = existing === undefined ? masked : Array.isArray(existing) ? [...existing, masked] : [existing, masked];
+      const existing = getOwn(fields, name);
+      setOwn(fields, name, existing === undefined ? masked : Array.isArray(existing) ? [...existing, masked] : [existing, masked]);
     }
     return fields;
   }

@@ -3,7 +3,7 @@ import type { CliIo } from './io';
 import type { CliContext } from './context';
 import { createLogger } from '../util/logger';
 import { startDashboard, type RunningDashboard } from '../dashboard/startDashboard';
-import { resolveAccessToken } from '../util/accessToken';
+import { AccessTokenError, resolveAccessToken } from '../util/accessToken';
 
 /** Tried first so the address stays the same between runs; a free port is used when it is taken. */
 export const DEFAULT_DASHBOARD_PORT = 4400;
@@ -21,11 +21,19 @@ export interface ServeOptions {
  */
 export async function serveDashboard(context: CliContext, io: CliIo, command: string, options: ServeOptions): Promise<RunningDashboard | null> {
   const { config, store } = context;
+  let token: string | null;
+  try {
+    // Beyond loopback a token is required: --token, else PROBE_TOKEN, else a random one printed in the URL.
+    token = resolveAccessToken(options.host, options.token ?? undefined, process.env);
+  } catch (error) {
+    if (!(error instanceof AccessTokenError)) throw error;
+    io.err(`probe ${command}: ${error.message}`);
+    return null;
+  }
   const common = {
     store,
     host: options.host,
-    // Beyond loopback a token is required: --token, else PROBE_TOKEN, else a random one printed in the URL.
-    token: resolveAccessToken(options.host, options.token ?? undefined, process.env),
+    token,
     info: { service: config.service, driver: config.storage.driver, root: config.root, editor: editorTemplate(process.env.PROBE_EDITOR) },
     logger: createLogger((line) => io.err(line)),
     findings: config.findings,

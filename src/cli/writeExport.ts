@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CliIo } from './io';
+import { terminalText } from '../util/terminalText';
 
 /**
  * What `probe export` made, to `--out` (then one line on stderr says what went where) or else to stdout: the
@@ -13,5 +14,6 @@ export function writeExport(io: CliIo, out: string | undefined, text: string, wr
   }
   const file = path.resolve(io.cwd, out);
   writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
-  io.err(`probe export: ${written(file)}`);
+  // One line whatever a capture's name holds: its newlines are escaped like every other control character.
+  io.err(`probe export: ${terminalText(written(file))}`);
 }

@@ -22,6 +22,7 @@ import { isExcepted } from '../config/except';
 import { CaptureWriter, PUT_TIMEOUT_MS } from '../runtime/CaptureWriter';
 import { bearerToken, tokenMatches } from '../util/accessToken';
 import { shownHost } from '../util/listenAddress';
+import { isAllowedHost, isAllowedOrigin } from '../util/hostGuard';
 
 export interface CollectorOptions {
   store: Store;
@@ -66,6 +67,8 @@ export class CollectorServer {
   private readonly maxBodyBytes: number;
   private readonly limits: ExportLimits;
   private readonly token: string | null;
+  /** The bound host and the name printed for it, once listening (the Host and Origin checks compare with them). */
+  private bound: { host: string; shown: string } | null = null;
   private readonly sweepMs: number;
   private readonly fold: FoldPastCap | null;
   private readonly assembler: UnitAssembler;
@@ -141,7 +144,8 @@ export class CollectorServer {
     });
     this.timer = setInterval(() => this.safeSweep(), this.sweepMs);
     this.timer.unref();
-    return `http://${shownHost(host)}:${this.port}`;
+    this.bound = { host, shown: shownHost(host) };
+    return `http://${this.bound.shown}:${this.port}`;
   }
 
   get port(): number {
@@ -177,6 +181,16 @@ export class CollectorServer {
 
   private async handle(req: http.IncomingMessage): Promise<OtlpResponse> {
     const format = formatOf(req.headers['content-type']);
+    // DNS rebinding: a page on another site that resolves to this address names its own site in Host and Origin.
+    if (
+      this.bound &&
+      !(isAllowedHost(req.headers.host, this.bound.host, this.port, this.bound.shown) && isAllowedOrigin(req.headers.origin, this.bound.host, this.bound.shown))
+    ) {
+      req.resume();
+      return statusResponse(403, RpcCode.PERMISSION_DENIED, 'Host or Origin not allowed: send to the address probe collect printed', format ?? 'json', {
+        connection: 'close',
+      });
+    }
     if (this.token && !tokenMatches(bearerToken(req) ?? queryToken(req.url), this.token)) {
       req.resume();
       return statusResponse(

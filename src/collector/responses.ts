@@ -3,7 +3,7 @@ import { otlpTypes } from './otlpProto';
 export type WireFormat = 'json' | 'protobuf';
 
 /** `google.rpc.Code` values used in error bodies. */
-export const RpcCode = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, UNAUTHENTICATED: 16 } as const;
+export const RpcCode = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, UNAUTHENTICATED: 16 } as const;
 
 export interface OtlpResponse {
   status: number;

@@ -72,6 +72,7 @@ export const DEFAULT_SECRET_ENDINGS: readonly string[] = [
   'password',
   'passwd',
   'pwd',
+  'pw',
   'passphrase',
   'passcode',
   'passwords',

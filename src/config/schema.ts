@@ -4,9 +4,8 @@ import { ProbeConfigError } from './ProbeConfigError';
 import { unknownSetting } from './suggest';
 import { describe, isPlainObject, settingName } from './describe';
 import { ENV_SETTINGS, STORAGE_KEYS, type StorageKey } from './defaults';
-import { compileGlob } from '../util/glob';
 import type { Mask } from '../mask/Mask';
-import { ruleBroken, toInputRule, toMask, toResponseType, type HeaderMasks, type InputRules, type RuleParams } from './userParts';
+import { ruleBroken, toGlob, toInputRule, toMask, toResponseType, type HeaderMasks, type InputRules, type RuleParams } from './userParts';
 
 /*
  * The one validator of a config: every setting's type, range and rule is here, and each value is turned into
@@ -138,7 +137,7 @@ const sampling = section(
 
 const except = z
   .array(z.union([z.string(), z.instanceof(RegExp)], { error: 'expected a glob string or RegExp' }), { error: 'expected an array of globs or RegExps' })
-  .transform((patterns) => patterns.map((item) => (item instanceof RegExp ? item : compileGlob(item))));
+  .transform((patterns, ctx) => patterns.map((item, i) => (item instanceof RegExp ? item : (toGlob(item, ctx, [i]) ?? z.NEVER))));
 
 function settingsSchema(root: string) {
   return strict({

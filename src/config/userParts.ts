@@ -4,7 +4,7 @@ import type { ResponseCaptureClass } from '../response/ResponseCapture';
 import type { ResolvedResponseType } from './types';
 import { FullMask } from '../mask/FullMask';
 import { PartialMask } from '../mask/PartialMask';
-import { compileGlob } from '../util/glob';
+import { GlobError, compileGlob, type Glob } from '../util/glob';
 import { guardCapture, guardMask } from './guardUserParts';
 
 /*
@@ -97,5 +97,17 @@ export function toResponseType(pattern: string, capture: unknown, setting: strin
     ruleBroken(ctx, capture, [pattern], `${user.name} has no capture() method`);
     return undefined;
   }
-  return { pattern, matcher: compileGlob(pattern, { ignoreCase: true }), capture: guardCapture(setting, user) };
+  const matcher = toGlob(pattern, ctx, [pattern], { ignoreCase: true });
+  return matcher && { pattern, matcher, capture: guardCapture(setting, user) };
+}
+
+/** A glob setting compiled, or the issue saying why it cannot be (too many `?`). */
+export function toGlob(pattern: string, ctx: Ctx, path: PropertyKey[], options: { ignoreCase?: boolean } = {}): Glob | undefined {
+  try {
+    return compileGlob(pattern, options);
+  } catch (error) {
+    if (!(error instanceof GlobError)) throw error;
+    ruleBroken(ctx, pattern, path, error.message);
+    return undefined;
+  }
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { jsonText } from '../util/jsLiteral';
 
 /**
  * Everything the page loads comes from this server; recorded values are rendered as text, and the CSP
@@ -27,7 +28,7 @@ export function setSecurityHeaders(response: ServerResponse): void {
 }
 
 export function sendJson(response: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
+  const body = jsonText(value);
   response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body) });
   response.end(body);
 }

@@ -37,6 +37,9 @@ export interface MockCalls {
   left_out: LeftOut[];
 }
 
+/** RFC 9110 section 5.6.2: a method is a token. */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 /** Hop-by-hop and framing headers: the mock library frames the body itself, decoded. */
 const DROPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-encoding', 'connection', 'keep-alive']);
 
@@ -50,34 +53,47 @@ export interface RowOf {
 export function mockCallsOf(rows: readonly RowOf[]): MockCalls {
   const out: MockCalls = { calls: [], left_out: [] };
   for (const { capture, row, index } of rows) {
-    const where = { capture_id: capture.id, row: index, method: row.method, url: row.url };
-    const kept = replayableBody(row);
-    if ('reason' in kept) {
-      out.left_out.push({ ...where, reason: kept.reason });
-      continue;
+    const where = { capture_id: capture.id, row: index, method: String(row.method), url: String(row.url) };
+    // One row a store holds in a shape no mock can take (a method that is no text, a status that is no number)
+    // is left out with the reason: it never costs the calls beside it their export.
+    try {
+      const made = mockCallOf(row, where);
+      if ('reason' in made) out.left_out.push(made);
+      else out.calls.push(made);
+    } catch (error) {
+      out.left_out.push({ ...where, reason: `unreadable row (${(error as Error).message})` });
     }
-    const body = 'text' in kept ? kept.text : '';
-    const headers: Array<[string, string]> = [];
-    for (const [name, value] of Object.entries(row.response_headers ?? {})) {
-      if (DROPPED_HEADERS.has(name.toLowerCase())) continue;
-      for (const one of Array.isArray(value) ? value : [value]) headers.push([name.toLowerCase(), String(one)]);
-    }
-    const call: MockCall = { ...where, status: row.status!, headers, body, request_type: headerOf(row.request_headers, 'content-type') };
-    if ('base64' in kept) call.base64 = kept.base64;
-    if (body !== '' && /[/+]json\b/i.test(headerOf(row.response_headers, 'content-type') ?? '')) {
-      try {
-        call.json = JSON.parse(body);
-      } catch {
-        // not JSON after all: replayed as text
-      }
-    }
-    out.calls.push(call);
   }
   return out;
 }
 
+function mockCallOf(row: HttpRow, where: Omit<LeftOut, 'reason'>): MockCall | LeftOut {
+  if (typeof row.method !== 'string' || !HTTP_TOKEN.test(row.method)) return { ...where, reason: 'the recorded method is not an HTTP method' };
+  const kept = replayableBody(row);
+  if ('reason' in kept) return { ...where, reason: kept.reason };
+  if (!Number.isInteger(row.status)) return { ...where, reason: 'the recorded status is not a number' };
+  const body = 'text' in kept ? kept.text : '';
+  const headers: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(row.response_headers ?? {})) {
+    if (DROPPED_HEADERS.has(name.toLowerCase())) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.push([name.toLowerCase(), String(one)]);
+  }
+  const call: MockCall = { ...where, status: row.status!, headers, body, request_type: headerOf(row.request_headers, 'content-type') };
+  if ('base64' in kept) call.base64 = kept.base64;
+  if (body !== '' && /[/+]json\b/i.test(headerOf(row.response_headers, 'content-type') ?? '')) {
+    try {
+      call.json = JSON.parse(body);
+    } catch {
+      // not JSON after all: replayed as text
+    }
+  }
+  return call;
+}
+
 /** The body to replay (text, or a binary body's base64), or why there is none. */
 function replayableBody(row: HttpRow): { text: string } | { base64: string } | { reason: string } {
+  // A span sent to `probe collect` may carry any text as its URL (`-o./x`): no mock can match it.
+  if (typeof row.url !== 'string' || !URL.canParse(row.url)) return { reason: 'the recorded URL is not a URL' };
   if (row.status === null) return { reason: `no response (${row.exception?.message ?? 'the call failed'})` };
   if (row.truncated) return { reason: 'body cut at max_body_bytes' };
   if (typeof row.response_body_base64 === 'string') return { base64: row.response_body_base64 };

@@ -5,11 +5,12 @@ import { mswModule } from './msw';
 import { nockDefinitions } from './nock';
 import { undiciSnapshots } from './undiciSnapshot';
 import type { MockFormat } from './mockFiles';
+import { jsonText } from '../util/jsLiteral';
 
 /** The file's text for `format`: the MSW module, or nock's definitions / undici's snapshots as indented JSON. */
 export function mockText(format: MockFormat, mocks: MockCalls, source: string): string {
   if (format === 'msw') return mswModule(mocks, source);
-  return JSON.stringify(format === 'nock' ? nockDefinitions(mocks) : undiciSnapshots(mocks), null, 2) + '\n';
+  return jsonText(format === 'nock' ? nockDefinitions(mocks) : undiciSnapshots(mocks), 2) + '\n';
 }
 
 /** Every HTTP call of one capture, in order, as mocks (what `probe export <id>` takes without --where). */
@@ -17,7 +18,7 @@ export function captureMocks(capture: Capture): MockCalls {
   return mockCallsOf(rowsOfSection(capture.sections.http).map((row, index) => ({ capture, row: row as HttpRow, index })));
 }
 
-/** How the file names its source in comments: the same words for the CLI and the dashboard. */
+/** How the file names its source (a string in it, and the CLI's line): the same words for the CLI and the dashboard. */
 export function captureSource(capture: Pick<Capture, 'id' | 'name'>): string {
   return `capture ${capture.id}, ${capture.name}`;
 }

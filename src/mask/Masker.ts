@@ -5,7 +5,9 @@ import { maskEventStream } from '../util/eventStream';
 import { maskTextPairs } from './maskText';
 import { maskCredentials, type ScanStats } from './credentialValues';
 import { jsonMayNeedMasking } from './jsonPrescan';
+import { maskUrlPasswords } from './urlPasswords';
 import { threadWork } from '../util/threadWork';
+import { setOwn } from '../util/setOwn';
 
 /**
  * Masking rules compiled once from the resolved config and applied when a capture is built. Values are
@@ -40,10 +42,10 @@ export class Masker {
       const name = rawName.toLowerCase();
       const value = Array.isArray(rawValue) ? rawValue.map(String).join(', ') : String(rawValue);
       const mask = this.headerMasks.get(name);
-      if (mask) out[name] = safeMask(mask, value);
-      else if (!this.unmaskedHeaders.has(name) && this.secretHeaders?.has(rawName)) out[name] = MASKED;
+      if (mask) setOwn(out, name, safeMask(mask, value));
+      else if (!this.unmaskedHeaders.has(name) && this.secretHeaders?.has(rawName)) setOwn(out, name, MASKED);
       // Values under other names: credential formats and secret-named pairs (`location: …?access_token=…`).
-      else out[name] = this.text(value);
+      else setOwn(out, name, this.text(value));
     }
     return out;
   }
@@ -56,7 +58,8 @@ export class Masker {
     threadWork.masked++;
     // Most URLs have nothing to mask by name: a scan answers without the URL parser (a few µs per URL).
     // Credential formats are looked for in the whole text: paths hold them too (`/bot<token>/`, Slack hooks).
-    return maskCredentials(this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw);
+    // A URL inside it (`?db=postgres://app:pw@db`) keeps its user, not its password.
+    return maskUrlPasswords(maskCredentials(this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw));
   }
 
   /** url() through the URL parser, whatever the scan would say. */
@@ -149,8 +152,8 @@ export class Masker {
   }
 
   /**
-   * maskValue, and whether it changed anything: a secret-named field, a masked text, or a `__proto__` member
-   * (the copy drops it). A JSON body it leaves unchanged is kept as its own text (builder/jsonBody.ts).
+   * maskValue, and whether it changed anything: a secret-named field or a masked text. A JSON body it leaves
+   * unchanged is kept as its own text (builder/jsonBody.ts). A `__proto__` member is copied as an own member.
    */
   maskValueChanged(value: unknown): { value: unknown; changed: boolean } {
     const seen = { changed: false };
@@ -177,8 +180,8 @@ export class Masker {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
       const secret = this.isSecretName(key) && item !== null && item !== undefined;
-      if (seen && (secret || key === '__proto__')) seen.changed = true;
-      out[key] = secret ? MASKED : this.maskTree(item, depth + 1, seen);
+      if (seen && secret) seen.changed = true;
+      setOwn(out, key, secret ? MASKED : this.maskTree(item, depth + 1, seen));
     }
     return out;
   }
@@ -207,11 +210,11 @@ export class Masker {
   }
 
   /**
-   * Text with the values of secret-named pairs (`"name": value`, `name: value`, `name=value`: mask/maskText.ts)
-   * and values in credential formats (mask/credentialValues.ts) masked.
+   * Text with the values of secret-named pairs (`"name": value`, `name: value`, `name=value`: mask/maskText.ts),
+   * values in credential formats (mask/credentialValues.ts) and URL passwords (mask/urlPasswords.ts) masked.
    */
   text(raw: string): string {
-    return maskCredentials(maskTextPairs(raw, this.isSecret));
+    return maskUrlPasswords(maskCredentials(maskTextPairs(raw, this.isSecret)));
   }
 
   private readonly isSecret = (name: string): boolean => this.isSecretName(name);

@@ -1,4 +1,5 @@
 import { holdsCredential, type ScanStats } from './credentialValues';
+import { holdsUrlPassword } from './urlPasswords';
 import { NAME_MAX, isBareNameChar, isFormNameChar, isSpace, maskTextPairs } from './maskText';
 
 const QUOTE = 0x22;
@@ -33,7 +34,7 @@ const EQUALS = 0x3d;
  * bodies by test/mask/prescan-equivalence.test.ts; bench/prescan.mjs measures both.
  */
 export function jsonMayNeedMasking(text: string, isSecret: (name: string) => boolean, stats?: ScanStats): boolean {
-  if (holdsCredential(text, stats)) return true;
+  if (holdsCredential(text, stats) || holdsUrlPassword(text, stats)) return true;
   const counter = stats ?? { steps: 0 };
   const length = text.length;
   counter.steps += length;

@@ -34,6 +34,24 @@ function splitNames(text: string): string[] {
   return text.split(',');
 }
 
+/**
+ * An object input that refuses keys it does not know, naming them and the valid ones: an input dropped in silence
+ * (a misspelt filter) would answer something other than what was asked.
+ */
+export function strictInput<Shape extends z.ZodRawShape>(shape: Shape): z.ZodObject<Shape, z.core.$strict> {
+  const valid = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown input ${issue.keys.map((key) => JSON.stringify(clipKey(key))).join(', ')}. Valid inputs: ${valid}`
+        : undefined,
+  });
+}
+
+function clipKey(key: string): string {
+  return key.length > 60 ? `${key.slice(0, 60)}…` : key;
+}
+
 const count = (min: number, max: number, fallback: number, what: string) =>
   z.coerce
     .number({ error: `limit must be a whole number from ${min} to ${max}` })
@@ -68,7 +86,7 @@ export const rowsInput = {
     .describe('Section to read (default "http"): "http" for outgoing HTTP calls, "request" for the incoming request, or any section probe-show lists'),
   where: z
     .array(
-      z.object({
+      strictInput({
         field: text('where field', 200).describe('Field name, dotted for nested values: "status", "exception.message", "timing.wait"'),
         op: z
           .enum(OPERATORS, { error: `op must be one of ${OPERATORS.join(' ')}` })

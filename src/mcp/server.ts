@@ -8,7 +8,7 @@ import { queryRows } from '../query/rows';
 import { queryGroups } from '../query/groups';
 import { queryShow } from '../query/show';
 import { LIST_DESCRIPTION, ROWS_DESCRIPTION, SHOW_DESCRIPTION } from './descriptions';
-import { listInput, rowsInput, showInput } from './schemas';
+import { listInput, rowsInput, showInput, strictInput } from './schemas';
 import { DEFAULT_MAX_TOKENS, fitTokens, type AskFor } from '../query/budget';
 import { StoreFindings } from '../query/findings';
 import { BaselineStore } from '../baselines/BaselineStore';
@@ -32,7 +32,7 @@ export function createMcpServer(store: Store, version: string, options: McpServe
 
   server.registerTool(
     'probe-rows',
-    { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: rowsInput, annotations: readOnly },
+    { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: strictInput(rowsInput), annotations: readOnly },
     ({ max_tokens, ...input }) =>
       answer(max_tokens, rowsAsk(input), () =>
         input.group_by !== undefined ? queryGroups(store, { ...input, group_by: input.group_by }) : queryRows(store, input, undefined, Infinity),
@@ -40,12 +40,12 @@ export function createMcpServer(store: Store, version: string, options: McpServe
   );
   server.registerTool(
     'probe-list',
-    { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: listInput, annotations: readOnly },
+    { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: strictInput(listInput), annotations: readOnly },
     ({ max_tokens, ...input }) => answer(max_tokens, listAsk, () => queryList(store, input, undefined, findings, Infinity)),
   );
   server.registerTool(
     'probe-show',
-    { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: showInput, annotations: readOnly },
+    { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: strictInput(showInput), annotations: readOnly },
     ({ max_tokens, ...input }) => answer(max_tokens, showAsk, () => queryShow(store, input, readers)),
   );
   return server;

@@ -1,5 +1,5 @@
 import type { IndexRow } from '../capture/types';
-import { compileGlob } from '../util/glob';
+import { GlobError, compileGlob, type Glob } from '../util/glob';
 import { QueryError } from './QueryError';
 import { shownInput } from './inputs';
 import { CAPTURE_TYPES } from './list';
@@ -24,7 +24,7 @@ export function captureFilter(input: CaptureFilterInput, now: number): (row: Ind
   }
   const after = input.since !== undefined ? now - parseSince(input.since) : null;
   // Case ignored: `get /orders*` finding `GET /orders/42` is what a person or an agent means.
-  const name = input.name !== undefined ? compileGlob(input.name, { ignoreCase: true }) : null;
+  const name = input.name !== undefined ? nameGlob(input.name) : null;
   return (row) =>
     (input.type === undefined || row.type === input.type) && (after === null || row.started_at >= after) && (name === null || name.test(row.name));
 }
@@ -36,4 +36,13 @@ export function describeFilter(input: CaptureFilterInput): string {
   if (input.type !== undefined) parts.push(`of type ${input.type}`);
   if (input.name !== undefined) parts.push(`named ${JSON.stringify(input.name)}`);
   return parts.join(', ');
+}
+
+function nameGlob(pattern: string): Glob {
+  try {
+    return compileGlob(pattern, { ignoreCase: true });
+  } catch (error) {
+    if (error instanceof GlobError) throw new QueryError(`name: ${error.message}`);
+    throw error;
+  }
 }

@@ -1,3 +1,5 @@
+import { setOwn } from '../util/setOwn';
+
 /**
  * Keeps answers within an agent's context: long strings, bodies, arrays and objects are cut, and every cut
  * leaves a marker saying how much was left out, so the agent knows to ask for that one field.
@@ -52,7 +54,7 @@ export function clip(value: unknown, limits: ClipLimits, key = '', depth = 0): u
   }
   const entries = Object.entries(value);
   const out: Record<string, unknown> = {};
-  for (const [name, item] of entries.slice(0, limits.keys)) out[name] = clip(item, limits, name, depth + 1);
+  for (const [name, item] of entries.slice(0, limits.keys)) setOwn(out, name, clip(item, limits, name, depth + 1));
   if (entries.length > limits.keys) out['…'] = `[clipped: ${entries.length - limits.keys} more keys]`;
   return out;
 }

@@ -19,10 +19,11 @@ export function shellWord(text: string): string {
 }
 
 /**
- * C0 controls, DEL, C1 controls, and the characters that reorder or hide text when shown (bidirectional
- * overrides and isolates, line and paragraph separators), which would let a command read other than it runs.
+ * C0 controls, DEL, C1 controls, and the characters that reorder or hide text when shown (bidirectional marks,
+ * embeddings, overrides and isolates, line and paragraph separators, the byte order mark), which would let a
+ * command read other than it runs.
  */
-const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const NEEDS_ESCAPES = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 function utf8Escapes(char: string): string {
   let out = '';

@@ -2,7 +2,8 @@
  * Text for a terminal: control characters written as escapes, so recorded text (a capture name, a URL, a
  * header) cannot clear the screen, move the cursor, set the title, print a disguised OSC 8 link, ring the
  * bell or overwrite a line with `\r`. C0 controls are written `\x1b`; DEL, C1 controls (`\u009b` is a
- * one-character CSI), line and paragraph separators and bidirectional overrides are written `\u009b`.
+ * one-character CSI), line and paragraph separators, bidirectional marks (U+061C, U+200E, U+200F), embeddings,
+ * overrides and isolates, and the byte order mark are written `\u009b`.
  *
  * Applied to JSON text it keeps the JSON exact: JSON.stringify never writes a raw C0 control, and the other
  * characters only occur inside strings, where `\uXXXX` stands for the same character.
@@ -18,7 +19,7 @@ export function terminalText(text: string, keep = ''): string {
   });
 }
 
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
 
 function hex(code: number, width: number): string {

@@ -12,14 +12,14 @@ import { seedFileStore } from '../mcp/seed';
 
 const CLEAR = '\u001b[2J\u001b[H';
 const LINK = '\u001b]8;;https://evil.test/\u0007click me\u001b]8;;\u0007';
-const NAME = `GET /orders${CLEAR}\r\u0007ok\nfake line\u009b31m\u202e`;
+const NAME = `GET /orders${CLEAR}\r\u0007ok\nfake line\u009b31m\u202e\u200e\u200f\u061c\ufeff`;
 const URL_TEXT = `https://api.example.test/${LINK}?q=\r\u001b[1A`;
 const HEADER = `x${CLEAR}\u0007`;
 const ROUTE = `/orders/${CLEAR}:id`;
 const EVIL_ID = 'evilReq000000001';
 
 /** Raw control characters other than the newlines between lines; DEL and C1 too. */
-const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 function hostile(): Capture {
   const [order] = fixtureCaptures();
@@ -44,6 +44,7 @@ describe('terminalText', () => {
   test('escapes C0, DEL, C1, separators and bidi controls; keeps what it is told', () => {
     assert.equal(terminalText('a\u001b[2Jb\r\u0007\t'), 'a\\x1b[2Jb\\x0d\\x07\\x09');
     assert.equal(terminalText('\u007f\u009b\u2028\u202e'), '\\u007f\\u009b\\u2028\\u202e');
+    assert.equal(terminalText('a\u200eb\u200fc\u061cd\ufeff'), 'a\\u200eb\\u200fc\\u061cd\\ufeff');
     assert.equal(terminalText('one\ntwo\u001b', '\n'), 'one\ntwo\\x1b');
     assert.equal(terminalText('plain café ✓'), 'plain café ✓');
     const json = JSON.stringify({ text: 'a\u001b\u009b\u007f\u2028\n' });
@@ -70,6 +71,8 @@ describe('the CLI escapes captured text in every human-readable output', () => {
     ['rows', '--since', '1d', '--name', 'GET /orders*'],
     ['rows', '--id', IDS.order, '--where', `url contains ${CLEAR}`],
     ['export', EVIL_ID, '--har', '--out', 'evil.har'],
+    ['export', EVIL_ID, '--msw', '--out', 'evil.mjs'],
+    ['export', EVIL_ID, '--nock'],
   ];
   for (const args of commands) {
     test(`probe ${args.join(' ')}`, async () => {
@@ -84,6 +87,12 @@ describe('the CLI escapes captured text in every human-readable output', () => {
     const shown = await app.cli(['show', EVIL_ID]);
     assert.match(shown.stdout, /GET \/orders\\x1b\[2J\\x1b\[H\\x0d\\x07ok\\x0afake line\\u009b31m\\u202e/);
     assert.doesNotMatch(shown.stdout, /^fake line/m);
+    for (const flag of ['--har', '--msw', '--undici-snapshot']) {
+      const exported = await app.cli(['export', EVIL_ID, flag, '--out', `named${flag}`]);
+      assert.equal(exported.code, 0, exported.stderr);
+      assert.match(exported.stderr, /ok\\x0afake line\\u009b31m\\u202e\\u200e\\u200f\\u061c\\ufeff/, exported.stderr);
+      assert.doesNotMatch(exported.stderr, /^fake line/m, `${flag}: the summary is one line`);
+    }
     const grouped = await app.cli(['list', '--group-by', 'route']);
     assert.match(grouped.stdout, /\/orders\/\\x1b\[2J\\x1b\[H:id/);
   });

@@ -71,6 +71,10 @@ test('mask.inputs entries are named by their place in the user list, in every fo
   rejects({ mask: { inputs: 'password' } }, 'mask.inputs', /expected an array of patterns, got "password"/);
 });
 
+test('a glob with too many `?` (its match would not be linear) is refused, named by its place', () => {
+  rejects({ except: ['GET /health', '?'.repeat(17)] }, 'except[1]', /a glob holds at most 16 `\?`/);
+});
+
 test('wrong types name the setting and the value', () => {
   rejects({ storage: { redis: { ttl: -1 } } }, 'storage.redis.ttl', /expected a whole number ≥ 1, got -1/);
   rejects({ origin: { enabled: 'no' } }, 'origin.enabled', /expected true or false, got "no"/);

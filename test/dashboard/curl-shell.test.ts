@@ -24,6 +24,7 @@ describe('shellWord', () => {
     [`it's\\\t`, `$'it\\'s\\\\\\x09'`],
     ['\u009b31m', `$'\\xc2\\x9b31m'`],
     ['abc\u202efdp.exe', `$'abc\\xe2\\x80\\xaefdp.exe'`],
+    ['a\u200eb\u200fc\u061cd', `$'a\\xe2\\x80\\x8eb\\xe2\\x80\\x8fc\\xd8\\x9cd'`],
     ['café ✓', `'café ✓'`],
   ];
   for (const [text, word] of table) {

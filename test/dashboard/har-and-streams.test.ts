@@ -119,7 +119,7 @@ describe('dashboard: Download HAR, mock downloads and streamed responses (real C
   it('offers the capture as MSW, nock and undici snapshot downloads: the same files `probe export <id>` writes', async () => {
     await openHttpTab(page, cli.url, CHECKOUT_ID);
     const starts: Record<string, RegExp> = {
-      msw: /^\/\/ MSW 2 request handlers recorded by Probe \(capture \S+, [^)]*\)\. Masked values \(\*{8}\) stay masked\.\n/,
+      msw: /^\/\/ MSW 2 request handlers recorded by Probe\. Masked values \(\*{8}\) stay masked\.\n[^]*\nexport const recordedFrom = "capture \S+, [^"]*";\n/,
       nock: /^\[\n  \{\n    "scope": "https:\/\/api\.payments\.test",\n    "method": "POST",/,
       'undici-snapshot': /^\[\n  \{\n    "hash": "[\w-]+",\n    "snapshot": \{\n      "request": \{\n        "method": "POST",/,
     };

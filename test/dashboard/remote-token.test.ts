@@ -121,14 +121,14 @@ describe('probe dashboard bound beyond loopback with PROBE_TOKEN set', () => {
   it('uses that token in the printed URL; a loopback bind asks for none', async () => {
     const app = new FixtureApp();
     app.add(...allFixtureCaptures());
-    const remote = await startDashboard(app, ['--host', '0.0.0.0', '--port', '0'], { PROBE_TOKEN: 'team-token-1234' });
+    const remote = await startDashboard(app, ['--host', '0.0.0.0', '--port', '0'], { PROBE_TOKEN: 'team-token-123456' });
     try {
-      assert.equal(remote.url.searchParams.get('token'), 'team-token-1234');
-      assert.equal((await get(Number(remote.url.port), '/api/info', { authorization: 'Bearer team-token-1234' })).status, 200);
+      assert.equal(remote.url.searchParams.get('token'), 'team-token-123456');
+      assert.equal((await get(Number(remote.url.port), '/api/info', { authorization: 'Bearer team-token-123456' })).status, 200);
     } finally {
       await remote.stop();
     }
-    const local = await startDashboard(app, ['--port', '0'], { PROBE_TOKEN: 'team-token-1234' });
+    const local = await startDashboard(app, ['--port', '0'], { PROBE_TOKEN: 'team-token-123456' });
     try {
       assert.equal(local.url.hostname, '127.0.0.1');
       assert.equal(local.url.search, '');

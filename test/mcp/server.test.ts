@@ -195,6 +195,11 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     await error('probe-list', { group_by: 'host' }, /group_by must be "route"/);
     await error('probe-list', { since: 'yesterday' }, /not a duration.*Valid values: 30s, 15m, 2h, 1d/);
     await error('probe-list', { has: ['sql'] }, /Valid values: http, request, queries/);
+    // An input no tool takes is refused, never dropped in silence (a misspelt filter would answer unfiltered).
+    await error('probe-rows', { bogus_key: 1 }, /unknown input "bogus_key".*Valid inputs: section, where/);
+    await error('probe-list', { limit: 2, bogus_key: 1 }, /unknown input "bogus_key".*Valid inputs: .*limit/);
+    await error('probe-show', { bogus_key: 1 }, /unknown input "bogus_key".*Valid inputs: .*id/);
+    await error('probe-rows', { section: 'http', where: [{ field: 'status', op: '=', value: '1', extra: 1 }] }, /unknown input "extra"/);
   });
 
   test('sees captures written after it started, and never writes', async () => {

@@ -3,7 +3,7 @@ import type { CliCommand } from '../io';
 import { closeContext, openContext } from '../context';
 import { CollectorServer, TRACES_PATH } from '../../collector/CollectorServer';
 import { createLogger } from '../../util/logger';
-import { resolveAccessToken } from '../../util/accessToken';
+import { AccessTokenError, resolveAccessToken } from '../../util/accessToken';
 import { isWildcardHost } from '../../util/listenAddress';
 
 /**
@@ -28,11 +28,18 @@ export const collect: CliCommand = async (argv, io) => {
     io.err(`probe collect: --port must be a port number, got ${JSON.stringify(values.port)}`);
     return 2;
   }
+  const host = values.host ?? '127.0.0.1';
+  let token: string | null;
+  try {
+    token = resolveAccessToken(host, values.token, process.env);
+  } catch (error) {
+    if (!(error instanceof AccessTokenError)) throw error;
+    io.err(`probe collect: ${error.message}`);
+    return 2;
+  }
   const context = openContext(io);
   if (!context) return 2;
   const logger = createLogger((line) => io.err(line));
-  const host = values.host ?? '127.0.0.1';
-  const token = resolveAccessToken(host, values.token, process.env);
   const server = new CollectorServer({ store: context.store, config: context.config, logger, token });
   let url: string;
   try {

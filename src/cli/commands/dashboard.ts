@@ -3,6 +3,7 @@ import type { CliCommand } from '../io';
 import { closeContext, openContext } from '../context';
 import { openBrowser } from '../openBrowser';
 import { portOption, serveDashboard } from '../serveDashboard';
+import { AccessTokenError, resolveAccessToken } from '../../util/accessToken';
 
 export const dashboard: CliCommand = async (argv, io) => {
   const { values } = parseArgs({
@@ -20,9 +21,17 @@ export const dashboard: CliCommand = async (argv, io) => {
     io.err(`probe dashboard: --port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}`);
     return 2;
   }
+  let token: string | null;
+  try {
+    token = resolveAccessToken(values.host, values.token, process.env);
+  } catch (error) {
+    if (!(error instanceof AccessTokenError)) throw error;
+    io.err(`probe dashboard: ${error.message}`);
+    return 2;
+  }
   const context = openContext(io);
   if (!context) return 2;
-  const running = await serveDashboard(context, io, 'dashboard', { host: values.host, port, token: values.token ?? null });
+  const running = await serveDashboard(context, io, 'dashboard', { host: values.host, port, token });
   if (!running) {
     await closeContext(context);
     return 1;

@@ -7,6 +7,7 @@ import { harOf } from '../../export/har';
 import { packageVersion } from '../../util/packageVersion';
 import { MOCK_OPTIONS, exportMocks } from './exportMocks';
 import { writeExport } from '../writeExport';
+import { jsonText } from '../../util/jsLiteral';
 
 const USAGE = 'usage: probe export [id] [--har | --msw | --nock | --undici-snapshot] [--out FILE] (probe export --help)';
 
@@ -38,7 +39,7 @@ export const exportCapture: CliCommand = async (argv, io) => {
       io.err('probe export: no capture with HTTP calls in the store');
       return 2;
     }
-    const har = JSON.stringify(harOf([capture], packageVersion()), null, 2);
+    const har = jsonText(harOf([capture], packageVersion()), 2);
     writeExport(io, values.out, har, (file) => `${capture.id} (${capture.name}): ${capture.sections.http?.length ?? 0} calls written to ${file}`);
     return 0;
   } catch (error) {

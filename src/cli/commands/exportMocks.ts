@@ -8,6 +8,7 @@ import { parseWhere } from '../../query/whereText';
 import { mockCallsOf, type RowOf } from '../../export/mockCalls';
 import { captureSource, mockText } from '../../export/mockText';
 import { writeExport } from '../writeExport';
+import { terminalText } from '../../util/terminalText';
 
 /** The flags `probe export` takes for mocks (parseArgs options), beside --har and --out. */
 export const MOCK_OPTIONS = {
@@ -66,7 +67,8 @@ export async function exportMocks(values: MockFlags, positionals: string[], io: 
     const mocks = mockCallsOf(rows);
     const source = read.capture ? captureSource(read.capture) : `${read.groups.length} captures`;
     const text = mockText(values.msw ? 'msw' : values.nock ? 'nock' : 'undici-snapshot', mocks, source);
-    for (const left of mocks.left_out) io.err(`probe export: left out ${left.method} ${left.url} (capture ${left.capture_id} row ${left.row}): ${left.reason}`);
+    for (const left of mocks.left_out)
+      io.err(`probe export: ${terminalText(`left out ${left.method} ${left.url} (capture ${left.capture_id} row ${left.row}): ${left.reason}`)}`);
     const leftOut = mocks.left_out.length ? ` (${mocks.left_out.length} left out)` : '';
     writeExport(io, values.out, text, (file) => `${mocks.calls.length} calls of ${source} written to ${file}${leftOut}`);
     return 0;

@@ -1,20 +1,11 @@
 import type { HttpRow } from '../../capture/types';
 import { requestBodyOf } from './curl';
+import { jsString } from '../../util/jsLiteral';
+
+export { jsString };
 
 // fetch() refuses to set these (forbidden request headers) or computes them itself.
 const SKIPPED_HEADERS = new Set(['content-length', 'host', 'connection', 'transfer-encoding']);
-
-/**
- * Characters JSON.stringify leaves raw that a pasted snippet should not carry as they are: DEL and C1
- * controls (a terminal acts on them), U+2028/U+2029 (line breaks inside a literal before ES2019 and in some
- * editors), and bidi controls that make the code read differently from what runs (Trojan Source, CVE-2021-42574).
- */
-const UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
-
-/** `text` as a JavaScript string literal: double quotes, every quote, backslash and control escaped. */
-export function jsString(text: string): string {
-  return JSON.stringify(text).replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
 
 /**
  * The call as a `fetch(url, { method, headers, body })` snippet, from the row as recorded: every value is a
