@@ -12,6 +12,7 @@ import { fetchScope } from './fetchScope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount } from './decodedSize';
+import { UndiciQueue, UndiciQueueInstrumentation } from './undiciQueue';
 
 interface UndiciRequest {
   origin: string;
@@ -32,6 +33,7 @@ const SCOPE = '@opentelemetry/instrumentation-undici';
 export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) => {
   if (!config.http) return null;
   const lens = new UndiciLens(recorder, logger);
+  const queue = new UndiciQueue(logger);
   const instrumentation = new UndiciInstrumentation({
     requestHook: joiner.once(lens.requestHook as never) as never,
     ignoreRequestHook: () => joiner.appPresent,
@@ -39,11 +41,15 @@ export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) =>
   return {
     name: 'undici',
     scopes: [SCOPE],
-    instrumentations: [instrumentation],
+    instrumentations: [instrumentation, new UndiciQueueInstrumentation(queue)],
     joins: [{ channel: 'undici:request:create', scope: SCOPE, hook: lens.requestHook as JoinEntry['hook'] }],
     enable() {
       lens.enable();
-      return () => lens.disable();
+      queue.enable();
+      return () => {
+        queue.disable();
+        lens.disable();
+      };
     },
   };
 };

@@ -57,6 +57,11 @@ export function markedEntry(target: unknown): EntryStack | null {
   return target && typeof target === 'object' ? ((target as Record<symbol, EntryStack | undefined>)[MARK] ?? null) : null;
 }
 
+/** The app's stack above `below` as an entry (null when origins are off), for `enterLibrary` on a later turn. */
+export function takeEntry(below: Function): EntryStack | null {
+  return take(below);
+}
+
 function take(below: Function): EntryStack | null {
   // Only for origins: an agent's own calls are told by their own stack.
   if (!capturingOrigins()) return null;
