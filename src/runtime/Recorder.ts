@@ -114,6 +114,25 @@ export class Recorder {
   }
 
   /** The unit the active context belongs to (outside any: the running test, else the process's command unit). */
+  /** The job unit `spanId` opened was opened by Probe's own queue wrappers, not by the app. */
+  markAutomatic(spanId: string): void {
+    const unit = this.units.get(spanId);
+    if (unit && unit.type === 'job' && unit.rootSpanId === spanId) unit.automatic = true;
+  }
+
+  /**
+   * `job(name, fn, {id})` run inside a job Probe opened itself (a queue's job, a consumer's message) and not named by
+   * the app yet: that job is named (and numbered) by it, and true is returned; else false (a unit of its own).
+   */
+  refineJob(name: string, id: string | undefined): boolean {
+    const unit = this.activeUnit();
+    if (unit.type !== 'job' || unit.closed || unit.refined || !(unit.automatic || unit.fromConsumer)) return false;
+    unit.refined = true;
+    unit.name = name;
+    if (id !== undefined) unit.jobId = id;
+    return true;
+  }
+
   activeUnit(): Unit {
     const span = trace.getActiveSpan();
     if (span) {
@@ -339,6 +358,7 @@ export class Recorder {
       if (this.units.get(id) === unit) this.units.delete(id);
     }
     unit.openSpans.clear();
+    this.nameOperation(unit);
     if (!unit.sampled || unit.superseded || this.excluded(unit.name)) return;
     // Call sites still waiting for their turn (see OriginQueue) are resolved now, in the same one place.
     this.origins.flush();
@@ -353,6 +373,19 @@ export class Recorder {
     }
     if (counting) this.waiting.add(unit);
     else this.enqueue(unit);
+  }
+
+  /** `POST /graphql (GetUser)`: the operation the request named (see Unit.operationFrom), once. */
+  private nameOperation(unit: Unit): void {
+    const read = unit.operationFrom;
+    if (!read) return;
+    unit.operationFrom = null;
+    try {
+      const operation = read();
+      if (operation) unit.name = `${unit.name} (${operation})`;
+    } catch (error) {
+      this.logger.warnOnce('graphql-operation', 'could not read a GraphQL operation name', error);
+    }
   }
 
   private enqueue(unit: Unit): void {
