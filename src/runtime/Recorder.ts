@@ -20,6 +20,7 @@ import { TestStack } from './TestStack';
 import { EmittingRequest } from './EmittingRequest';
 import { foldPastCap, FOLD_EVERY } from './foldPastCap';
 import { unitOpenedBy } from './spanUnits';
+import { processName } from './processName';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
 import { BackgroundTicker } from './BackgroundTicker';
@@ -93,7 +94,7 @@ export class Recorder {
     this.sampler = new Sampler(config.sampling);
     this.origins = new OriginQueue(config.root, config.origin.enabled, logger);
     setStackCapture(config.origin.enabled, this.sampler.active ? () => this.activeUnit().sampled : undefined);
-    this.autoName = commandName(config.root);
+    this.autoName = processName(config.root);
     this.current = this.newProcessUnit(this.autoName, now() - process.uptime() * 1000);
   }
 
@@ -523,15 +524,6 @@ function startedByTool(): boolean {
     // the script name as given (a path that no longer resolves)
   }
   return real.split(path.sep).includes('node_modules');
-}
-
-function commandName(root: string): string {
-  const script = process.argv[1];
-  const args = process.argv.slice(2);
-  if (!script) return ['node', ...process.execArgv.filter((a) => !a.startsWith('--require') && !a.startsWith('--import'))].join(' ') || 'node';
-  const relative = path.relative(root, script);
-  const shown = relative && !relative.startsWith('..') ? relative : script;
-  return [shown, ...args].join(' ');
 }
 
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;
