@@ -86,5 +86,13 @@ describe('gRPC status on the row', () => {
     assert.doesNotMatch(rows[3]!.grpc_status?.message ?? '', /hunter2/, 'the message is masked like any text');
     assert.equal(capture!.summary.totals?.http_failed, 3);
     assert.match(capture!.summary.errors[0] ?? '', /\(200, gRPC NOT_FOUND\)$/);
+    // The agent tools filter on it.
+    const listed = await app.cli(['rows', '--id', '*', '--where', 'grpc_status.code>0', '--fields', 'grpc_status.name']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /3 of 3 matching/);
+    assert.deepEqual(
+      [...listed.stdout.matchAll(/\b(NOT_FOUND|INTERNAL|PERMISSION_DENIED)\b/g)].map((m) => m[1]),
+      ['NOT_FOUND', 'INTERNAL', 'PERMISSION_DENIED'],
+    );
   });
 });
