@@ -9,6 +9,9 @@ import { fetchScope } from './fetchScope';
 const WHY =
   "undici's pools queue a request they have no free connection for and dispatch it later from another request's socket event, outside the async context of the call that made it; undici makes the request (`undici:request:create`, where the call's unit, span parent and code line are read) only then (https://github.com/nodejs/undici/blob/v7.16.0/lib/dispatcher/pool-base.js, `kOnDrain`)";
 
+const WHY_COMPOSE =
+  'an interceptor composed on an undici dispatcher may dispatch on a later turn, where undici makes the request (`undici:request:create`) with no app frame on the stack (https://github.com/nodejs/undici/blob/main/docs/docs/api/Dispatcher.md#dispatchercomposeinterceptors-interceptor)';
+
 /** What a queued dispatch carries to the turn that dispatches it: the caller's context and, for its code line, its entry. */
 interface Held {
   context: Context;
@@ -61,6 +64,8 @@ export class UndiciQueue {
         const prototype = classOf(name);
         if (prototype) this.patchDispatch(prototype);
       }
+      const base = classOf('Dispatcher');
+      if (base) this.patchCompose(base);
     } catch (error) {
       this.logger.warnOnce('undici-queue', 'could not follow undici pool queues', error);
     }
@@ -120,10 +125,57 @@ export class UndiciQueue {
     );
   }
 
+  /**
+   * `dispatcher.compose(interceptors)`: an interceptor may dispatch on a later turn (a rate limiter, a token
+   * refresh). The async context follows it there, but the app's stack does not: the composed dispatcher's
+   * `dispatch` is where the app handed the call over, so its stack is taken there as the call's entry.
+   */
+  private patchCompose(prototype: object): void {
+    if (this.patched.has(prototype)) return;
+    this.patched.add(prototype);
+    const queue = this;
+    patchMethod(
+      prototype as { compose: (...args: unknown[]) => unknown },
+      'compose',
+      'undici Dispatcher#compose',
+      WHY_COMPOSE,
+      (original) =>
+        function (this: object, ...args: unknown[]) {
+          const composed = original.apply(this, args);
+          try {
+            return composed && typeof (composed as { dispatch?: unknown }).dispatch === 'function'
+              ? queue.entering(composed as { dispatch: Dispatch })
+              : composed;
+          } catch {
+            return composed; // the app's dispatcher as undici made it
+          }
+        },
+    );
+  }
+
+  /**
+   * The composed dispatcher as undici made it (a Proxy over the dispatcher whose `dispatch` is the interceptor
+   * chain), seen through one more Proxy whose `dispatch` takes the app's stack first. Nothing is set on undici's
+   * objects: the dispatcher composed stays as it was.
+   */
+  private entering(composed: { dispatch: Dispatch }): object {
+    const queue = this;
+    const entered = function entered(this: unknown, opts: unknown, handler: unknown) {
+      const dispatch = composed.dispatch;
+      // A fetch carries its own code line; a call already inside an entry keeps the outer one.
+      if (!queue.enabled || fetchScope.getStore() || currentEntry()) return dispatch.call(composed, opts, handler);
+      const entry = takeEntry(entered);
+      if (entry) entry.only = true;
+      return enterLibrary(() => dispatch.call(composed, opts, handler), entered, entry);
+    };
+    return new Proxy(composed, { get: (target, key) => (key === 'dispatch' ? entered : (target as Record<string | symbol, unknown>)[key]) });
+  }
+
   private hold(handler: object): void {
     if (!this.enabled) return;
     // A fetch carries its own record and code line in its context; another call takes the app's stack now.
     const entry = fetchScope.getStore() || currentEntry() ? null : takeEntry(UndiciQueue.prototype.hold);
+    if (entry) entry.only = true;
     this.held.set(handler, { context: context.active(), entry });
   }
 }

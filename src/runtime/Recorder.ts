@@ -190,7 +190,8 @@ export class Recorder {
     // One context lookup for both: the entry decides how deep the call's own stack is taken. From the lens's frame
     // up (`below`: this method's own frame is not one of the limited frames the lens asked for).
     const entry = facts.entry !== undefined ? facts.entry : currentEntry();
-    const stack = facts.stack !== undefined ? facts.stack : captureStack(callStackLimit(facts.stackLimit, entry), Recorder.prototype.beginCall);
+    const stack =
+      facts.stack !== undefined ? facts.stack : entry?.only ? null : captureStack(callStackLimit(facts.stackLimit, entry), Recorder.prototype.beginCall);
     record.begin({
       method: facts.method,
       url: facts.url,

@@ -11,6 +11,11 @@ import { FETCH_STACK_LIMIT, captureStack, capturingOrigins, resolveOrigin } from
 export interface EntryStack {
   sites: NodeJS.CallSite[] | null;
   origin?: Origin | null;
+  /**
+   * The call's own stack is not the app's call: an app callback the library runs later (an undici interceptor that
+   * dispatches on a later turn) would otherwise stand for it. The entry is the call's code line.
+   */
+  only?: boolean;
 }
 
 // In the OTel context, which is propagated anyway (see scope.ts for why not an AsyncLocalStorage).

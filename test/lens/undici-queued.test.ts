@@ -13,10 +13,15 @@ import { TestApp, collect, waitForLine } from '../helpers/app';
  */
 const GATEWAY = `
 const http = require('node:http');
-const { Pool, Agent, setGlobalDispatcher } = require('undici');
+const { Pool, Agent, setGlobalDispatcher, request } = require('undici');
 const upstream = process.env.UPSTREAM;
 const pool = new Pool(upstream, { connections: 4 });
 if (process.env.MODE === 'global') setGlobalDispatcher(new Agent({ connections: 4 }));
+// An interceptor that defers every request a turn (as a rate limiter or a token refresh would).
+const deferred = new Agent({ connections: 4 }).compose((dispatch) => (opts, handler) => {
+  setImmediate(() => dispatch(opts, handler));
+  return true;
+});
 async function call(path) {
   if (process.env.MODE === 'request') {
     const r = await pool.request({ path, method: 'GET' }); // call: request
@@ -25,6 +30,10 @@ async function call(path) {
   if (process.env.MODE === 'fetch') {
     const r = await fetch(upstream + path, { dispatcher: pool }); // call: fetch
     return r.text();
+  }
+  if (process.env.MODE === 'deferred') {
+    const r = await request(upstream + path, { dispatcher: deferred }); // call: deferred
+    return r.body.text();
   }
   const r = await fetch(upstream + path); // call: global
   return r.text();
@@ -53,8 +62,14 @@ describe('calls queued in a bounded undici dispatcher keep the unit that made th
   });
   after(() => upstream.close());
 
-  for (const mode of ['request', 'fetch', 'global'] as const) {
-    it(`${mode === 'request' ? 'pool.request' : mode === 'fetch' ? 'fetch with dispatcher: pool' : 'fetch through setGlobalDispatcher(Agent)'}: ${CONCURRENT} requests at once`, async () => {
+  for (const mode of ['request', 'fetch', 'global', 'deferred'] as const) {
+    const title = {
+      request: 'pool.request',
+      fetch: 'fetch with dispatcher: pool',
+      global: 'fetch through setGlobalDispatcher(Agent)',
+      deferred: 'an interceptor that defers',
+    }[mode];
+    it(`${title}: ${CONCURRENT} requests at once`, async () => {
       const app = new TestApp({ 'gateway.cjs': GATEWAY });
       const child = app.spawn('gateway.cjs', { env: { UPSTREAM: base, MODE: mode } });
       const [, port] = await waitForLine(child, /listening (\d+)/);
