@@ -10,6 +10,7 @@ import { bodyKind } from '../mask/Masker';
 import { binaryBodyBase64, bodyBytes, bytesToText, decodeContent, gzipStatedSize, headerValue, isBinaryBody } from './body';
 import { payloadOf } from './payload';
 import { jsonBodyCapture, storedOnce } from './jsonBody';
+import { grpcStatus } from './grpcStatus';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -86,6 +87,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const binaryBody = rawBody && decoded && isBinaryBody(responseType, rawBody) ? binaryBodyBase64(rawBody, (text) => masker.text(text)) : null;
 
   const end = call.end ?? unitEnd;
+  const grpc = hasResponse ? grpcStatus(call) : null;
   const timing: Timing | null = call.fake || call.cache || !hasResponse || !call.timing ? null : roundTiming(call.timing);
   const row: HttpRow = {
     method,
@@ -105,7 +107,8 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     ...(binaryBody !== null ? { response_body_base64: binaryBody } : {}),
     duration: round(Math.max(0, end - call.start)),
     timing,
-    failed: !hasResponse || (call.status ?? 0) >= 400,
+    ...(grpc ? { grpc_status: { ...grpc, message: grpc.message === null ? null : masker.text(grpc.message) } } : {}),
+    failed: !hasResponse || (call.status ?? 0) >= 400 || (grpc !== null && grpc.code !== 0),
     exception: hasResponse ? null : exceptionOf(call, masker),
     pool: call.pool,
     fake: call.fake,

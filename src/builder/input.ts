@@ -117,6 +117,8 @@ export interface CallInput {
   requestBody: BodyInput | null;
   status: number | null;
   responseHeaders: Record<string, string | string[] | undefined>;
+  /** Trailers received after the body (HTTP/2: gRPC's status); missing when none came. */
+  responseTrailers?: Record<string, string | string[] | undefined>;
   /** Wire bytes of the response body; decoded by the builder from `content-encoding` when needed. */
   responseBody: BodyInput | null;
   /** True when the client itself decodes content-encoding (fetch), so sizes count decoded bytes. */

@@ -79,6 +79,8 @@ export interface HttpRow {
   response_body_base64?: string;
   duration: number | null;
   timing: Timing | null;
+  /** A gRPC response's status (trailers, or headers of a trailers-only answer): failed unless `OK`. Missing when not gRPC. */
+  grpc_status?: { code: number; name: string; message: string | null };
   failed: boolean;
   exception: ExceptionInfo | null;
   pool: number | null;

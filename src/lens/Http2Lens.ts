@@ -227,6 +227,10 @@ function observeEvent(record: CallRecord, stream: Stream, event: string | symbol
       record.responseTap();
       break;
     }
+    case 'trailers':
+      // gRPC's status comes here (`grpc-status`), after the messages.
+      record.markTrailers(plainHeaders((arg ?? {}) as Headers));
+      break;
     case 'error':
       if (record.end === null) {
         record.failWithoutResponse(errorInput(arg));

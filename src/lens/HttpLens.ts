@@ -193,15 +193,18 @@ function observeRequest(record: CallRecord, event: string | symbol, first: unkno
       break;
     case 'response': {
       const response = first as http.IncomingMessage;
-      const socket = assigned.get(record);
-      if (socket && !record.fake) {
-        assigned.delete(record);
-        record.useSocket(socket, socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined, `HTTP/${response.httpVersion}`);
-      }
-      record.markHeaders(response.statusCode ?? 0, { ...response.headers });
+      answered(record, response);
       tapResponse(record, response);
       const encoding = response.headers['content-encoding'];
       if (encoding && record.clientDecodes) record.responseTap().decodeWith(decodedCount(encoding, record.maxBodyBytes));
+      break;
+    }
+    case 'upgrade': {
+      // A WebSocket handshake (or any protocol switch): the 101 response is the call's answer, and the socket
+      // now belongs to the new protocol, so the call ends here (no body, no 'close' while the socket lives).
+      const response = first as http.IncomingMessage;
+      answered(record, response);
+      record.finish();
       break;
     }
     case 'error':
@@ -213,6 +216,16 @@ function observeRequest(record: CallRecord, event: string | symbol, first: unkno
       if (record.status === null) record.finish();
       break;
   }
+}
+
+/** The response's status and headers, and the connection it came on. */
+function answered(record: CallRecord, response: http.IncomingMessage): void {
+  const socket = assigned.get(record);
+  if (socket && !record.fake) {
+    assigned.delete(record);
+    record.useSocket(socket, socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined, `HTTP/${response.httpVersion}`);
+  }
+  record.markHeaders(response.statusCode ?? 0, { ...response.headers });
 }
 
 function tapResponse(record: CallRecord, response: http.IncomingMessage): void {

@@ -3,6 +3,11 @@ import type { Span } from '@opentelemetry/api';
 import type { Recorder } from '../runtime/Recorder';
 import type { SourceHost, UnitSource } from '../runtime/UnitSource';
 import type { Logger } from '../util/logger';
+import type { Unit } from '../runtime/Unit';
+import { graphqlOperation } from './graphqlOperation';
+
+/** Request bodies read for a GraphQL operation's name at most this long: a document, not an upload. */
+const OPERATION_BODY_LIMIT = 64 * 1024;
 
 /**
  * The unit source of incoming requests: a server span (instrumentation-http's, or the app's own when Probe joins
@@ -69,5 +74,50 @@ export class IncomingRequests implements UnitSource {
       headers: { ...request.headers },
       remoteAddress: request.socket?.remoteAddress ?? null,
     };
+    watchOperation(unit, request, method, target);
   }
+}
+
+/**
+ * A GraphQL request's operation name in its capture's name (`POST /graphql (GetUser)`), so a list of them can be
+ * told apart: read off the request itself when the unit closes (see graphqlOperation), whichever server answered.
+ * The body is seen as node:http's parser pushes it, never read by Probe: the app's stream is left as it is.
+ */
+function watchOperation(unit: Unit, request: http.IncomingMessage, method: string, target: string): void {
+  const at = target.indexOf('?');
+  const search = at >= 0 ? target.slice(at + 1) : '';
+  if (method === 'GET') {
+    if (/(^|&)query=/.test(search)) unit.operationFrom = () => graphqlOperation(undefined, null, search);
+    return;
+  }
+  if (method !== 'POST') return;
+  const type = request.headers['content-type'];
+  if (!type || !/json|graphql/i.test(type)) return;
+  const length = Number(request.headers['content-length']);
+  if (length > OPERATION_BODY_LIMIT) return;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const push = request.push;
+  request.push = function (this: http.IncomingMessage, chunk: unknown, encoding?: BufferEncoding) {
+    try {
+      if (chunk !== null && size <= OPERATION_BODY_LIMIT) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : Buffer.isBuffer(chunk) ? chunk : null;
+        if (bytes) {
+          size += bytes.length;
+          if (size <= OPERATION_BODY_LIMIT) chunks.push(bytes);
+          else chunks.length = 0;
+        }
+      }
+    } catch {
+      // never in the way of the stream
+    }
+    return push.call(this, chunk, encoding);
+  };
+  unit.operationFrom = () => {
+    if (!chunks.length || size > OPERATION_BODY_LIMIT) return null;
+    const body = Buffer.concat(chunks).toString('utf8');
+    // Most JSON bodies are not GraphQL's: those are not parsed a second time.
+    if (/json/i.test(type) && !body.includes('"query"') && !body.includes('"operationName"')) return null;
+    return graphqlOperation(type, body, search);
+  };
 }

@@ -12,6 +12,7 @@ import { fetchScope } from './fetchScope';
 import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount } from './decodedSize';
+import { UndiciQueue, UndiciQueueInstrumentation } from './undiciQueue';
 
 interface UndiciRequest {
   origin: string;
@@ -21,6 +22,7 @@ interface UndiciRequest {
   onBodySent?: (chunk: unknown) => unknown;
   onData?: (chunk: unknown) => unknown;
   onResponseData?: (chunk: unknown) => unknown;
+  onUpgrade?: (statusCode: number, headers: unknown, socket: unknown, ...rest: unknown[]) => unknown;
 }
 
 const SCOPE = '@opentelemetry/instrumentation-undici';
@@ -32,6 +34,7 @@ const SCOPE = '@opentelemetry/instrumentation-undici';
 export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) => {
   if (!config.http) return null;
   const lens = new UndiciLens(recorder, logger);
+  const queue = new UndiciQueue(logger);
   const instrumentation = new UndiciInstrumentation({
     requestHook: joiner.once(lens.requestHook as never) as never,
     ignoreRequestHook: () => joiner.appPresent,
@@ -39,11 +42,15 @@ export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) =>
   return {
     name: 'undici',
     scopes: [SCOPE],
-    instrumentations: [instrumentation],
+    instrumentations: [instrumentation, new UndiciQueueInstrumentation(queue)],
     joins: [{ channel: 'undici:request:create', scope: SCOPE, hook: lens.requestHook as JoinEntry['hook'] }],
     enable() {
       lens.enable();
-      return () => lens.disable();
+      queue.enable();
+      return () => {
+        queue.disable();
+        lens.disable();
+      };
     },
   };
 };
@@ -99,6 +106,7 @@ export class UndiciLens {
     // undici 8 renamed the request's `onData` to `onResponseData` (the handler API of undici 7 made the request's
     // own): https://github.com/nodejs/undici/blob/v8.0.0/lib/core/request.js (Node 26's global fetch is undici 8).
     tapMethod(request, typeof request.onData === 'function' ? 'onData' : 'onResponseData', (chunk) => record.responseTap().add(chunk));
+    tapUpgrade(request, record);
   }
 
   private on(name: string, handler: (message: Record<string, unknown>) => void): void {
@@ -133,7 +141,13 @@ export class UndiciLens {
       const encoding = headers['content-encoding'];
       if (record.clientDecodes && encoding) record.responseTap().decodeWith(decodedCount(encoding, record.maxBodyBytes));
     });
-    this.on('undici:request:trailers', ({ request }) => this.records.get(request as object)?.finish());
+    this.on('undici:request:trailers', ({ request, trailers }) => {
+      const record = this.records.get(request as object);
+      if (!record) return;
+      // HTTP/2 trailers (gRPC's status over undici's h2).
+      record.markTrailers(undiciResponseHeaders(trailers));
+      record.finish();
+    });
     this.on('undici:request:error', ({ request, error }) => {
       const record = this.records.get(request as object);
       if (record && record.end === null) record.fail(errorInput(error));
@@ -157,5 +171,29 @@ function tapMethod(target: UndiciRequest, name: 'onBodySent' | 'onData' | 'onRes
       // observing must never break the transfer
     }
     return original.call(this, chunk);
+  };
+}
+
+/**
+ * A protocol switch (a WebSocket's handshake, 101) is the call's answer: undici 6 and Node 24's bundled 7.29 report
+ * it on no diagnostics channel (no `headers`, no `trailers`), only through the request's own `onUpgrade`
+ * (https://github.com/nodejs/undici/blob/main/lib/core/request.js; later releases publish both there), observed on
+ * the instance.
+ */
+function tapUpgrade(target: UndiciRequest, record: CallRecord): void {
+  const original = target.onUpgrade;
+  if (typeof original !== 'function') return;
+  target.onUpgrade = function (this: unknown, statusCode: number, headers: unknown, socket: unknown) {
+    try {
+      if (record.status === null) {
+        const s = socket as { remoteAddress?: string; remotePort?: number; alpnProtocol?: string | false } | undefined;
+        if (s?.remoteAddress) record.useSocket(socket as object, `${s.remoteAddress}:${s.remotePort}`, s.alpnProtocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1');
+        record.markHeaders(statusCode, undiciResponseHeaders(headers));
+      }
+      record.finish();
+    } catch {
+      // observing must never break the upgrade
+    }
+    return original.apply(this, arguments as unknown as [number, unknown, unknown]);
   };
 }

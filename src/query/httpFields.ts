@@ -29,6 +29,10 @@ const HTTP_FIELDS: readonly string[] = [
   'timing.remote',
   'timing.protocol',
   'timing.redirects',
+  'grpc_status',
+  'grpc_status.code',
+  'grpc_status.name',
+  'grpc_status.message',
   'failed',
   'exception',
   'exception.class',
@@ -66,6 +70,7 @@ export const HTTP_FIELD_TYPES: Readonly<Record<string, FieldType>> = {
   'timing.redirect': 'number',
   'timing.redirects': 'number',
   'origin.line': 'number',
+  'grpc_status.code': 'number',
 };
 
 export type FieldType = 'number' | 'boolean' | 'string' | 'object' | 'unknown';

@@ -38,6 +38,7 @@ export class CallRecord {
   private _requestBody: BodyTap | null = null;
   private _status: number | null = null;
   private _responseHeaders: CallInput['responseHeaders'] = {};
+  private _responseTrailers: CallInput['responseTrailers'] = undefined;
   private _responseBody: BodyTap | null = null;
   private _clientDecodes = false;
   private _end: number | null = null;
@@ -85,6 +86,14 @@ export class CallRecord {
   get requestHeaders(): Headers {
     return this._requestHeaders;
   }
+  get responseHeaders(): CallInput['responseHeaders'] {
+    return this._responseHeaders;
+  }
+
+  get responseTrailers(): CallInput['responseTrailers'] {
+    return this._responseTrailers;
+  }
+
   get status(): number | null {
     return this._status;
   }
@@ -202,6 +211,13 @@ export class CallRecord {
     this._responseHeaders = headers;
   }
 
+  /** Trailers after the body (HTTP/2), which may come after the body's end: part of the call's data still. */
+  markTrailers(trailers: NonNullable<CallInput['responseTrailers']>): void {
+    if (Object.keys(trailers).length === 0) return;
+    this.input = null;
+    this._responseTrailers = trailers;
+  }
+
   responseTap(): BodyTap {
     this._responseBody ??= new BodyTap(this.maxBodyBytes);
     return this._responseBody;
@@ -256,6 +272,7 @@ export class CallRecord {
     this.hopStart = now();
     this._status = null;
     this._responseHeaders = {};
+    this._responseTrailers = undefined;
     this._responseBody = null;
     this.headersAt = null;
     this.sentAt = null;
@@ -302,6 +319,7 @@ export class CallRecord {
       requestBody: this._requestBody?.toInput() ?? null,
       status: this._status,
       responseHeaders: this._responseHeaders,
+      ...(this._responseTrailers ? { responseTrailers: this._responseTrailers } : {}),
       responseBody: this._status === null ? null : (this._responseBody ?? new BodyTap(0)).toInput(),
       clientDecodes: this._clientDecodes,
       start: this.start,

@@ -20,6 +20,7 @@ import { TestStack } from './TestStack';
 import { EmittingRequest } from './EmittingRequest';
 import { foldPastCap, FOLD_EVERY } from './foldPastCap';
 import { unitOpenedBy } from './spanUnits';
+import { processName } from './processName';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
 import { BackgroundTicker } from './BackgroundTicker';
@@ -93,7 +94,7 @@ export class Recorder {
     this.sampler = new Sampler(config.sampling);
     this.origins = new OriginQueue(config.root, config.origin.enabled, logger);
     setStackCapture(config.origin.enabled, this.sampler.active ? () => this.activeUnit().sampled : undefined);
-    this.autoName = commandName(config.root);
+    this.autoName = processName(config.root);
     this.current = this.newProcessUnit(this.autoName, now() - process.uptime() * 1000);
   }
 
@@ -114,6 +115,25 @@ export class Recorder {
   }
 
   /** The unit the active context belongs to (outside any: the running test, else the process's command unit). */
+  /** The job unit `spanId` opened was opened by Probe's own queue wrappers, not by the app. */
+  markAutomatic(spanId: string): void {
+    const unit = this.units.get(spanId);
+    if (unit && unit.type === 'job' && unit.rootSpanId === spanId) unit.automatic = true;
+  }
+
+  /**
+   * `job(name, fn, {id})` run inside a job Probe opened itself (a queue's job, a consumer's message) and not named by
+   * the app yet: that job is named (and numbered) by it, and true is returned; else false (a unit of its own).
+   */
+  refineJob(name: string, id: string | undefined): boolean {
+    const unit = this.activeUnit();
+    if (unit.type !== 'job' || unit.closed || unit.refined || !(unit.automatic || unit.fromConsumer)) return false;
+    unit.refined = true;
+    unit.name = name;
+    if (id !== undefined) unit.jobId = id;
+    return true;
+  }
+
   activeUnit(): Unit {
     const span = trace.getActiveSpan();
     if (span) {
@@ -170,7 +190,8 @@ export class Recorder {
     // One context lookup for both: the entry decides how deep the call's own stack is taken. From the lens's frame
     // up (`below`: this method's own frame is not one of the limited frames the lens asked for).
     const entry = facts.entry !== undefined ? facts.entry : currentEntry();
-    const stack = facts.stack !== undefined ? facts.stack : captureStack(callStackLimit(facts.stackLimit, entry), Recorder.prototype.beginCall);
+    const stack =
+      facts.stack !== undefined ? facts.stack : entry?.only ? null : captureStack(callStackLimit(facts.stackLimit, entry), Recorder.prototype.beginCall);
     record.begin({
       method: facts.method,
       url: facts.url,
@@ -339,6 +360,7 @@ export class Recorder {
       if (this.units.get(id) === unit) this.units.delete(id);
     }
     unit.openSpans.clear();
+    this.nameOperation(unit);
     if (!unit.sampled || unit.superseded || this.excluded(unit.name)) return;
     // Call sites still waiting for their turn (see OriginQueue) are resolved now, in the same one place.
     this.origins.flush();
@@ -353,6 +375,19 @@ export class Recorder {
     }
     if (counting) this.waiting.add(unit);
     else this.enqueue(unit);
+  }
+
+  /** `POST /graphql (GetUser)`: the operation the request named (see Unit.operationFrom), once. */
+  private nameOperation(unit: Unit): void {
+    const read = unit.operationFrom;
+    if (!read) return;
+    unit.operationFrom = null;
+    try {
+      const operation = read();
+      if (operation) unit.name = `${unit.name} (${operation})`;
+    } catch (error) {
+      this.logger.warnOnce('graphql-operation', 'could not read a GraphQL operation name', error);
+    }
   }
 
   private enqueue(unit: Unit): void {
@@ -490,15 +525,6 @@ function startedByTool(): boolean {
     // the script name as given (a path that no longer resolves)
   }
   return real.split(path.sep).includes('node_modules');
-}
-
-function commandName(root: string): string {
-  const script = process.argv[1];
-  const args = process.argv.slice(2);
-  if (!script) return ['node', ...process.execArgv.filter((a) => !a.startsWith('--require') && !a.startsWith('--import'))].join(' ') || 'node';
-  const relative = path.relative(root, script);
-  const shown = relative && !relative.startsWith('..') ? relative : script;
-  return [shown, ...args].join(' ');
 }
 
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;

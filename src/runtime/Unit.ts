@@ -14,6 +14,8 @@ export class Unit {
   request: IncomingRequestInput | null = null;
   /** The framework's route template, or a reader of it called when the request ends (see Recorder.noteRoute). */
   routeFrom: string | (() => unknown) | null = null;
+  /** The operation a request names (GraphQL's), read when the unit closes and added to its name. */
+  operationFrom: (() => string | null) | null = null;
   readonly spans: SpanInput[] = [];
   readonly calls: CallRecord[] = [];
   readonly pools: PoolInput[] = [];
@@ -33,6 +35,10 @@ export class Unit {
   linkedByTrace = false;
   /** Started by an app's OTel CONSUMER span (a queue library's own telemetry). */
   fromConsumer = false;
+  /** Opened by Probe's own queue wrappers (lens/jobs), not by the app's `job()`: the app's first `job()` inside names it. */
+  automatic = false;
+  /** Named by the app's `job()` run inside it (see Recorder.refineJob). */
+  refined = false;
   /** A CONSUMER unit whose run turned out to be one of Probe's `job()` units: that one is the capture, not this. */
   superseded = false;
   /** Decided when the unit starts (see Sampler): a unit not sampled records nothing and is never written. */

@@ -23,6 +23,14 @@ export function pool<T>(fn: () => T): T {
 
 /** Runs `fn` as a background job: its own capture of type `job`, `done` or `failed`. */
 export function job<T>(name: string, fn: () => T, options: { id?: string } = {}): T {
+  // Inside a job Probe records already (a queue's job, a consumer's message), job() names that capture: the app
+  // wrapping its processor means this job, not a second one inside it.
+  const runtime = currentRuntime();
+  try {
+    if (runtime?.recorder.refineJob(String(name), options.id === undefined ? undefined : String(options.id))) return fn();
+  } catch {
+    // never in the app's way: a new unit, as below
+  }
   return unitSpan('job', name, fn, options.id);
 }
 
@@ -31,7 +39,7 @@ export function job<T>(name: string, fn: () => T, options: { id?: string } = {})
  * (its `parent_id`). Not part of the app API.
  */
 export function queuedJob<T>(name: string, fn: () => T, id: string | undefined, queuedBy: string | undefined): T {
-  return unitSpan('job', name, fn, id, queuedBy);
+  return unitSpan('job', name, fn, id, queuedBy, true);
 }
 
 /** Runs `fn` as a command: its own capture of type `command`, status `0` or `1`. */
@@ -39,7 +47,7 @@ export function command<T>(name: string, fn: () => T): T {
   return unitSpan('command', name, fn);
 }
 
-function unitSpan<T>(type: 'job' | 'command', name: string, fn: () => T, jobId?: string, queuedBy?: string): T {
+function unitSpan<T>(type: 'job' | 'command', name: string, fn: () => T, jobId?: string, queuedBy?: string, automatic = false): T {
   const runtime = currentRuntime();
   if (!runtime) return fn();
   const attributes: Record<string, string> = { [ATTR_UNIT]: type };
@@ -51,6 +59,7 @@ function unitSpan<T>(type: 'job' | 'command', name: string, fn: () => T, jobId?:
   } catch {
     return fn();
   }
+  if (automatic) runtime.recorder.markAutomatic(span.spanContext().spanId);
   const ok = type === 'job' ? 'done' : '0';
   const bad = type === 'job' ? 'failed' : '1';
   const end = (status: string) => {

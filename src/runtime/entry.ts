@@ -11,6 +11,11 @@ import { FETCH_STACK_LIMIT, captureStack, capturingOrigins, resolveOrigin } from
 export interface EntryStack {
   sites: NodeJS.CallSite[] | null;
   origin?: Origin | null;
+  /**
+   * The call's own stack is not the app's call: an app callback the library runs later (an undici interceptor that
+   * dispatches on a later turn) would otherwise stand for it. The entry is the call's code line.
+   */
+  only?: boolean;
 }
 
 // In the OTel context, which is propagated anyway (see scope.ts for why not an AsyncLocalStorage).
@@ -55,6 +60,11 @@ export function markEntry(target: unknown, below: Function): void {
 /** The entry stack `markEntry` kept on `target`, if any. */
 export function markedEntry(target: unknown): EntryStack | null {
   return target && typeof target === 'object' ? ((target as Record<symbol, EntryStack | undefined>)[MARK] ?? null) : null;
+}
+
+/** The app's stack above `below` as an entry (null when origins are off), for `enterLibrary` on a later turn. */
+export function takeEntry(below: Function): EntryStack | null {
+  return take(below);
 }
 
 function take(below: Function): EntryStack | null {
