@@ -64,7 +64,7 @@ interface Writer {
 
 function open(): Writer {
   if (driver.driver === 'file') {
-    const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, trimEveryMs: TRIM_EVERY_MS });
+    const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, pin: driver.pin, trimEveryMs: TRIM_EVERY_MS });
     return { putPrepared: (prepared) => store.putPrepared(prepared), putBuilt: (capture) => store.putPrepared(preparePut(capture)), syncWrites: true };
   }
   // Loaded only here: the thread of an app on the file store never loads the Redis driver.
