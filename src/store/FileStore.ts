@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, watch, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, watch, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -10,7 +10,8 @@ import { ProbeConfigError } from '../config/ProbeConfigError';
 import { captureNameOf, orderKeyOf, parseCaptureName } from './orderKey';
 import { captureFileText, captureOfText, fileEnd, rowOfHead } from './captureFile';
 import { folderOutside } from './folderGuard';
-import { MISSING, pinChange, pinFolder, type FolderPin } from './folderPin';
+import { chainOf, MISSING, pinChange, pinFolder, type FolderPin } from './folderPin';
+import { FILE_MODE, makePrivateFolder, tightenOnce } from './privateFolder';
 import { StoreError } from './StoreError';
 import { threadWork } from '../util/threadWork';
 
@@ -132,6 +133,10 @@ export class FileStore implements Store {
       const outside = this.within === undefined ? null : folderOutside(this.path, this.within);
       if (outside) throw new ProbeConfigError('storage.file.path', `refusing to write captures: ${outside}`);
       this.pin = pinFolder(this.path, this.within);
+      if (this.pin) {
+        const tightened = tightenOnce(chainOf(this.path, this.within), this.path);
+        if (tightened) this.logger?.warn(`made ${this.within ?? this.path} private (${tightened}): the captures in it were readable by other users`);
+      }
     }
     this.removeLeftovers((name) => isLegacySpare(name) || this.isStale(name));
   }
@@ -386,7 +391,7 @@ export class FileStore implements Store {
   /** Makes the folder (checked again first: it may have been replaced since the start) and pins it. */
   private makeFolder(): void {
     this.refuseOutside();
-    mkdirSync(this.path, { recursive: true });
+    makePrivateFolder(this.path);
     this.pin = pinFolder(this.path, this.within);
   }
 
@@ -446,7 +451,7 @@ function captureFilesOf(names: string[]): CaptureName[] {
  * gives only near a fault, writes the rest from the encoded bytes.
  */
 function writeNew(file: string, text: string): void {
-  const fd = openSync(file, CREATE_FLAGS, 0o666);
+  const fd = openSync(file, CREATE_FLAGS, FILE_MODE);
   try {
     const length = Buffer.byteLength(text, 'utf8');
     let done = writeSync(fd, text, null, 'utf8');

@@ -16,7 +16,7 @@ export interface FolderPin {
 }
 
 /** The folders whose identity is pinned: `within` and each one below it down to `folder` (only `folder` when outside it). */
-function chainOf(folder: string, within: string | undefined): string[] {
+export function chainOf(folder: string, within: string | undefined): string[] {
   if (within === undefined || (folder !== within && !folder.startsWith(within + path.sep))) return [folder];
   const chain = [within];
   for (const part of path.relative(within, folder).split(path.sep).filter(Boolean)) chain.push(path.join(chain.at(-1)!, part));
