@@ -3,6 +3,9 @@ import type { CliCommand } from './io';
 import { processIo } from './io';
 import { commandHelp, wantsHelp } from './help';
 import { storeFailure } from './storeFailure';
+import { messageOf } from '../config/loadFailure';
+
+const debugOn = () => Boolean(process.env.PROBE_DEBUG) && process.env.PROBE_DEBUG !== '0';
 
 /** Each command lives in its own file and is loaded only when run, so `probe list` never loads the dashboard. */
 const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
@@ -80,7 +83,8 @@ export async function main(argv: string[]): Promise<number> {
       processIo.err(`probe ${name}: ${failure}`);
       return 1;
     }
-    processIo.err(`probe ${name}: ${(error as Error).stack ?? error}`);
+    // Any other failure too (a file that cannot be written, a bug): one line; its stack under PROBE_DEBUG=1.
+    processIo.err(`probe ${name}: ${debugOn() ? ((error as Error)?.stack ?? messageOf(error)) : messageOf(error)}`);
     return 1;
   }
 }
@@ -91,7 +95,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error) => {
-      processIo.err(`probe: ${error}`);
+      processIo.err(`probe: ${messageOf(error)}`);
       process.exitCode = 1;
     },
   );

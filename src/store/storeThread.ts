@@ -81,7 +81,8 @@ const writer = open();
 let config: ResolvedConfig | null = null;
 if (build) {
   try {
-    config = loadConfig({ cwd: build.cwd, env: build.env, overrides: build.overrides });
+    // Not tried again: the app's thread tried the file before it started this thread.
+    config = loadConfig({ cwd: build.cwd, env: build.env, overrides: build.overrides, trial: false });
     post({ ready: true });
   } catch (error) {
     post({ ready: false, message: String((error as Error)?.message ?? error) });
