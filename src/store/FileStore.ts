@@ -113,6 +113,8 @@ export class FileStore implements Store {
   }
   /** Set once the folder was found replaced: every later write and delete throws it. */
   private swapped: StoreError | null = null;
+  /** The folder was found unchanged in this synchronous run (see folderReady). */
+  private checkedThisTurn = false;
   private pendingTrim: Promise<void> | null = null;
   private lastTrim = 0;
 
@@ -370,13 +372,20 @@ export class FileStore implements Store {
    */
   private folderReady(): boolean {
     if (this.swapped) throw this.swapped;
+    if (this.checkedThisTurn) return true;
     if (!this.pin) {
       this.refuseOutside();
       this.pin = pinFolder(this.path, this.within);
       return this.pin !== null;
     }
     const change = pinChange(this.pin);
-    if (change === null) return true;
+    if (change === null) {
+      // One check per batch: the writes of one synchronous run (a batch from the app's thread, a trim's deletes)
+      // share it; three stat calls per capture cost about a tenth of its write.
+      this.checkedThisTurn = true;
+      queueMicrotask(() => (this.checkedThisTurn = false));
+      return true;
+    }
     if (change === MISSING) {
       this.pin = null;
       return false;
