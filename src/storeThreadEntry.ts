@@ -3,7 +3,7 @@
  * export condition, which ThreadedStore starts that thread with). The config file names the same parts as in the
  * app (`import { defineConfig, JsonCapture } from 'probe'`, as `probe install` writes it), but the package's main
  * entry loads the runtime with it: OpenTelemetry's SDK and instrumentations, 358 modules where the thread needs 52,
- * +8 MB of the thread's heap and +11 MB of the process's RSS for every app with the installed config (issue 28, peak
+ * +8 MB of the thread's heap and +11 MB of the process's RSS for every app with the installed config (peak
  * RSS at 50 KB answers). Here the parts a config holds are the very ones the thread builds with; those of the app's
  * runtime, which a config has no use for, load their module only when called, so a config that calls one anyway
  * behaves as it does with the main entry. Every name of src/index.ts is here (test/store/thread-config-entry.test.ts):

@@ -12,7 +12,7 @@ import { jsonBodyCapture, storedOnce } from './jsonBody';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
-/** One SPEC 2.1 row from one recorded call. Pure: everything it needs is in its arguments. */
+/** One HTTP row (docs/capture-format.md) from one recorded call. Pure: everything it needs is in its arguments. */
 export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number, lens: ResolvedHttpLens): HttpRow {
   const { masker } = lens;
   const method = call.method.toUpperCase();
@@ -34,7 +34,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const captureClass = hasResponse ? findCapture(lens, responseType) : null;
   // An event stream is read event by event: the kept part of a cut one still shows the events before the cut.
   const readsCutBody = captureClass === EVENT_STREAM_CAPTURE;
-  // Decoded up to the cap, never further: the cap holds for the body as the app reads it (SPEC 2.1). The
+  // Decoded up to the cap, never further: the cap holds for the body as the app reads it (docs/capture-format.md). The
   // start of a longer body is decoded only for what reads it: response_body, or an event stream's capture.
   const decoded = wireBytes ? decodeContent(wireBytes, encoding, lens.max_body_bytes, wireCut, lens.bodies || readsCutBody) : null;
   const whole = decoded?.whole === true ? decoded.bytes : null;
@@ -144,7 +144,7 @@ function jsonCapture(text: string, contentType: string | null, masker: ResolvedH
 /**
  * The capture class of each content type seen, per resolved list of response types (frozen at start): an app
  * answers with a handful of content types, and splitting each one and testing every matcher was 2.6 % of the
- * store thread's time per capture (issue 28). Bounded: a server naming a new type per answer only refills it.
+ * store thread's time per capture. Bounded: a server naming a new type per answer only refills it.
  */
 const capturesByType = new WeakMap<ResolvedHttpLens['response_types'], Map<string, ResponseCaptureClass | null>>();
 const TYPES_REMEMBERED = 64;
@@ -176,7 +176,19 @@ function runCapture(captureClass: ResponseCaptureClass, input: Parameters<NonNul
 function exceptionOf(call: CallInput): ExceptionInfo {
   const file = call.origin ? `${call.origin.file}:${call.origin.line}` : null;
   if (!call.error) return { class: 'Error', message: 'no response', code: null, file, previous: [] };
-  return { class: call.error.class, message: call.error.message, code: call.error.code, file, previous: call.error.causes };
+  return { class: call.error.class, message: withCause(call.error.message, call.error.causes), code: call.error.code, file, previous: call.error.causes };
+}
+
+/**
+ * The message a row states: the error's own, then its innermost cause where that says more. A client's own error
+ * is often a wrapper that names nothing (undici's `fetch failed`, axios' `Network Error`); the reason
+ * (`connect ECONNREFUSED 127.0.0.1:34999`, `other side closed`) is the innermost cause, and every view that shows
+ * the message shows it. `previous` keeps the chain as thrown.
+ */
+export function withCause(message: string, causes: ReadonlyArray<{ message: string }>): string {
+  const innermost = causes.length ? causes[causes.length - 1]!.message : '';
+  if (!innermost || message.includes(innermost)) return message || innermost;
+  return message ? `${message}: ${innermost}` : innermost;
 }
 
 function roundTiming(timing: CallInput['timing'] & object): Timing {

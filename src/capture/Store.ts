@@ -1,6 +1,6 @@
 import type { Capture, IndexRow } from './types';
 
-/** The storage contract (SPEC 5). Every driver passes test/store/contract.ts. */
+/** The storage contract. Every driver passes test/store/contract.ts. */
 export interface Store {
   /** Saves the capture, then removes the oldest beyond the limit. */
   put(capture: Capture): Promise<void>;

@@ -1,7 +1,7 @@
 import type { Capture, HttpRow, ResponseCaptureResult } from './types';
 
 /**
- * A stored response capture as readers get it (SPEC 2.1 `{capture, cards, raw}`). A JSON body is stored once,
+ * A stored response capture as readers get it (`{capture, cards, raw}`: docs/capture-format.md). A JSON body is stored once,
  * as its text (`cards_from_raw`): the cards are its parse (null when it does not parse), the raw body the
  * cards serialised, as both were when they were stored apart. Anything else is returned as it is.
  */

@@ -1,4 +1,4 @@
-/** Shapes of what Probe stores (SPEC section 2). Field names are the contract: agents and the dashboard read them. */
+/** Shapes of what Probe stores (docs/capture-format.md). Field names are the contract: agents and the dashboard read them. */
 
 export type CaptureType = 'request' | 'job' | 'command' | 'test';
 export type EndedBy = 'response' | 'exit' | 'error' | 'return';
@@ -37,7 +37,7 @@ export interface Origin {
 }
 
 /**
- * `{capture, cards, raw}` as readers get it (SPEC 2.1). As stored, a JSON body is kept once: `raw` holds the
+ * `{capture, cards, raw}` as readers get it (docs/capture-format.md). As stored, a JSON body is kept once: `raw` holds the
  * body's text and `cards_from_raw` is true, `cards` is left out; readers (capture/readableCapture.ts) parse
  * the cards back from `raw` (null when it does not parse) and give `raw` as `JSON.stringify(cards)`.
  */
@@ -54,7 +54,7 @@ export interface FormattedField {
   text: string;
 }
 
-/** One outgoing call (SPEC 2.1). */
+/** One outgoing call (docs/capture-format.md). */
 export interface HttpRow {
   method: string;
   url: string;
@@ -151,7 +151,7 @@ export interface CaptureSections {
   [section: string]: unknown;
 }
 
-/** One stored capture (SPEC 2.3). */
+/** One stored capture (docs/capture-format.md). */
 export interface Capture {
   schema_version: 1;
   id: string;
@@ -176,7 +176,7 @@ export interface Capture {
   sections: CaptureSections;
 }
 
-/** What `store.index()` returns per capture (SPEC 2.4). */
+/** What `store.index()` returns per capture (docs/capture-format.md). */
 export interface IndexRow {
   id: string;
   parent_id: string | null;

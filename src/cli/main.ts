@@ -3,6 +3,8 @@ import type { CliCommand } from './io';
 import { processIo } from './io';
 import { commandHelp, wantsHelp } from './help';
 import { storeFailure } from './storeFailure';
+import { closestKey } from '../config/suggest';
+import { packageVersion } from '../util/packageVersion';
 import { messageOf } from '../config/loadFailure';
 
 const debugOn = () => Boolean(process.env.PROBE_DEBUG) && process.env.PROBE_DEBUG !== '0';
@@ -55,6 +57,10 @@ export async function main(argv: string[]): Promise<number> {
     processIo.out(commandHelp(helpOf, COMMANDS[helpOf]!.summary));
     return 0;
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    processIo.out(packageVersion());
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     processIo.out(usage());
     return name ? 0 : 1;
@@ -65,8 +71,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!command) {
-    processIo.err(`probe: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
-    return 1;
+    // Bad input: one line and a hint, exit 2, as for a bad flag.
+    const near = name.length <= 64 ? closestKey(name, Object.keys(COMMANDS)) : null;
+    processIo.err(`probe: unknown command ${JSON.stringify(name)}${near ? ` (did you mean ${near}?)` : ''}; probe --help lists the commands`);
+    return 2;
   }
   try {
     return await command.load()(rest, processIo);
@@ -74,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
     const code = (error as NodeJS.ErrnoException).code;
     // parseArgs errors are the user's typo: say it in one line.
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      processIo.err(`probe ${name}: ${(error as Error).message}`);
+      processIo.err(`probe ${name}: ${(error as Error).message.split('\n')[0]} (probe ${name} --help lists its options)`);
       return 2;
     }
     // A store that cannot be reached is the user's setup, not a bug: one line naming it, no stack.

@@ -1,3 +1,4 @@
+import { editorTemplate } from '../dashboard/editorLinks';
 import type { CliIo } from './io';
 import type { CliContext } from './context';
 import { createLogger } from '../util/logger';
@@ -25,7 +26,7 @@ export async function serveDashboard(context: CliContext, io: CliIo, command: st
     host: options.host,
     // Beyond loopback a token is required: --token, else PROBE_TOKEN, else a random one printed in the URL.
     token: resolveAccessToken(options.host, options.token ?? undefined, process.env),
-    info: { service: config.service, driver: config.storage.driver, root: config.root },
+    info: { service: config.service, driver: config.storage.driver, root: config.root, editor: editorTemplate(process.env.PROBE_EDITOR) },
     logger: createLogger((line) => io.err(line)),
   };
   try {

@@ -39,7 +39,7 @@ const wholeAtLeast = (min: number) => {
 const rateError = 'expected a number from 0 to 1';
 const rate = z.number({ error: rateError }).min(0, { error: rateError }).max(1, { error: rateError });
 
-/** `cache` is an alias of `redis` (SPEC 4). */
+/** `cache` is an alias of `redis`. */
 const driver = text.transform((name) => (name === 'cache' ? 'redis' : name));
 
 const redis = section(

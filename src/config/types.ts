@@ -107,7 +107,7 @@ export interface ResolvedConfig {
 
 // The store factory types live here, beside the config they are given: a factory gets the resolved config, and
 // the config's register() hook registers factories, so in two files they would import each other.
-/** What a store factory is given about the app (SPEC 5: `app` is `{root, config, logger}`). */
+/** What a store factory is given about the app (`app` is `{root, config, logger}`). */
 export interface StoreApp {
   root: string;
   config: ResolvedConfig;

@@ -1,3 +1,4 @@
+import { searchCalls } from './callSearch';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../capture/Store';
@@ -27,7 +28,7 @@ export interface DashboardOptions {
    */
   token?: string | null;
   /** Shown in the page header. */
-  info?: { service: string; driver: string; root: string };
+  info?: { service: string; driver: string; root: string; editor?: string | null };
   /** How often the store index is polled for live updates, in ms. */
   pollMs?: number;
   assetsDir?: string;
@@ -98,6 +99,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     }
     if (pathname === '/api/info') return sendJson(response, 200, options.info ?? null);
     if (pathname === '/api/captures') return sendJson(response, 200, await options.store.index());
+    if (pathname === '/api/calls') {
+      const text = url.searchParams.get('q') ?? '';
+      return sendJson(response, 200, await searchCalls(text, await options.store.index(), (id) => options.store.find(id)));
+    }
     const mocks = MOCKS_PATH.exec(pathname);
     if (mocks) {
       const id = decodeURIComponentSafe(mocks[1]!);

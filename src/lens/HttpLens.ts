@@ -5,7 +5,7 @@ import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import type { CallRecord } from '../runtime/CallRecord';
-import { capturingOrigins } from '../runtime/origin';
+import { capturingOrigins } from '../origin/origin';
 import { entryPort, takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { installSocketWatch, watchSocket } from '../runtime/sockets';

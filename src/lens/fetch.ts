@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { BodyTap } from '../runtime/BodyTap';
-import { FETCH_STACK_LIMIT } from '../runtime/origin';
+import { FETCH_STACK_LIMIT } from '../origin/origin';
 import { errorInput } from '../runtime/errors';
 import { FetchCall } from './FetchCall';
 import { fetchScope } from './fetchScope';

@@ -1,4 +1,4 @@
-import { captureStack } from '../runtime/origin';
+import { captureStack } from '../origin/origin';
 import { callStackLimit } from '../runtime/entry';
 import { patchMethod } from '../runtime/patches';
 import { keepForeignMarks } from '../runtime/join/foreignMarks';

@@ -340,7 +340,7 @@ function nextScan(): number {
  * The secret-name answer for names read in the text, asked of isSecret once per name held in a slot (by length
  * and three of its characters): a page of records repeats its member names. A slot holds where the name was
  * first read, so a name is compared in place, character by character, and never sliced when it was read before
- * (a `slice` per member was the pre-scan's largest allocation: docs/performance.md). A name counts as secret
+ * (a `slice` per member was the pre-scan's largest allocation: bench/NOTES.md). A name counts as secret
  * here when it is `__proto__` too.
  */
 class NameMemo {

@@ -1,5 +1,5 @@
 /**
- * The fields of an HTTP row (SPEC 2.1), listed so that a filter on `exception.message` is valid even in a
+ * The fields of an HTTP row (docs/capture-format.md), listed so that a filter on `exception.message` is valid even in a
  * capture where no call failed, and so a bad field name can be answered with the names that exist.
  */
 const HTTP_FIELDS: readonly string[] = [

@@ -31,7 +31,7 @@ export interface ListResult {
   total: number;
   matched: number;
   returned: number;
-  /** Index rows (SPEC 2.4), newest first. */
+  /** Index rows (docs/capture-format.md), newest first. */
   captures: IndexRow[];
   /** When the stored captures were sampled: the newest rate and ceiling, and the root units left out in all. */
   sampling?: SamplingMeta;

@@ -5,6 +5,7 @@ import type { ShowResult, ShownRow, ShownRows } from './show';
 import { clipString } from './clip';
 import { getPath } from './paths';
 import { terminalText } from '../util/terminalText';
+import { exitStatusText } from './exitStatus';
 
 /** Readable renderings of query results for the CLI (the same data as `--json`, for people). */
 
@@ -41,11 +42,35 @@ function ms(value: unknown): string {
   return typeof value === 'number' ? `${Math.round(value * 10) / 10}ms` : '-';
 }
 
+/** A capture's status for people: a command's as an exit code, any other as recorded. */
+function statusText(type: string | undefined, status: unknown): string {
+  const text = inline(status);
+  return type === 'command' ? exitStatusText(text) : text;
+}
+
+/** Row fields that hold milliseconds: shown with their unit, as every other duration the CLI prints. */
+const MS_FIELDS = new Set(['duration', 'time', 'timing.dns', 'timing.connect', 'timing.tls', 'timing.wait', 'timing.download', 'timing.redirect']);
+
+function fieldCell(field: string, value: unknown): string {
+  return MS_FIELDS.has(field) && typeof value === 'number' ? ms(value) : cell(value);
+}
+
+/**
+ * A query's note as the CLI says it: the notes are written once for the agent tools and name them; here each
+ * names the command and flags that do the same.
+ */
+export function cliNote(note: string): string {
+  return note
+    .replace('probe-show with section and row for one whole row', 'probe show <id> --section <name> --row <n> for one whole row')
+    .replace(/probe-rows with id (\S+) and a section, filtered and sorted/, 'probe rows $1 --section <name> with --where and --sort')
+    .replace(/\bprobe-(list|show|rows)\b/g, 'probe $1');
+}
+
 export function renderList(result: ListResult): string {
   const rows = result.captures.map((row: IndexRow) => [
     row.id,
     row.type,
-    row.status,
+    statusText(row.type, row.status),
     ms(row.duration),
     String(row.counts?.http ?? 0),
     row.errors ? String(row.errors) : '',
@@ -65,7 +90,7 @@ export function renderList(result: ListResult): string {
     out.unshift(renderTable(['route', 'captures', 'errors', 'avg', 'max', 'latest'], groups), '');
   }
   out.push(`${result.returned} of ${result.matched} matching captures (${result.total} stored)`);
-  if (result.note) out.push(result.note);
+  if (result.note) out.push(cliNote(result.note));
   return out.join('\n');
 }
 
@@ -95,7 +120,7 @@ function rowsTable(section: string, rows: ReadonlyArray<Record<string, unknown>>
   const leading = across ? ['capture_id', 'capture_name', 'row'] : ['row'];
   return renderTable(
     [...leading.map((column) => (column === 'capture_id' ? 'capture' : column === 'capture_name' ? 'name' : column)), ...columns],
-    rows.map((row) => [...leading.map((column) => cell(row[column])), ...columns.map((column) => cell(valueOf(row, column)))]),
+    rows.map((row) => [...leading.map((column) => cell(row[column])), ...columns.map((column) => fieldCell(column, valueOf(row, column)))]),
   );
 }
 
@@ -105,15 +130,16 @@ export function renderRows(result: RowsResult, fields?: readonly string[]): stri
   if (result.rows.length) out.push(rowsTable(result.section, result.rows, fields));
   const where = result.captures !== undefined ? `in ${result.captures} captures, newest first` : 'in the section';
   out.push(`${result.returned} of ${result.matched} matching ${result.section} rows (${result.total} ${where})`);
-  if (result.note) out.push(result.note);
+  if (result.note) out.push(cliNote(result.note));
   return out.join('\n');
 }
 
 export function renderShow(result: ShowResult | ShownRow): string {
-  if (!result.id) return result.note ?? 'no capture';
+  if (!result.id) return result.note ? cliNote(result.note) : 'no capture';
   if ('data' in result) return renderRow(result);
   const out: string[] = [];
-  out.push(`${result.id}  ${result.type}  ${inline(result.name)}  status ${inline(result.status)}  ${ms(result.duration)}`);
+  const status = result.type === 'command' ? statusText(result.type, result.status) : `status ${inline(result.status)}`;
+  out.push(`${result.id}  ${result.type}  ${inline(result.name)}  ${status}  ${ms(result.duration)}`);
   const details = [`started ${timeText(result.started_at)} utc`, `ended by ${result.ended_by}`];
   if (result.label) details.push(`label ${inline(result.label)}`);
   if (result.tags?.length) details.push(`tags ${inline(result.tags.join(', '))}`);

@@ -17,7 +17,7 @@ export interface WhereClause {
 type Scalar = string | number | boolean | null;
 
 /**
- * The type of a field in these rows: that of its first non-null value, else what SPEC 2.1 says for HTTP
+ * The type of a field in these rows: that of its first non-null value, else what docs/capture-format.md says for HTTP
  * fields (a capture where no call failed still has a numeric `status` to compare against).
  */
 export function fieldTypeOf(rows: readonly unknown[], field: string, section: string): FieldType {

@@ -1,4 +1,4 @@
-/** How often the process's command capture is stored while background calls end (SPEC: seen within 2 s). */
+/** How often the process's command capture is stored while background calls end (seen within about a second). */
 export const CHECKPOINT_EVERY_MS = 1000;
 
 /**

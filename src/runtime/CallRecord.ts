@@ -1,7 +1,7 @@
 import type { CallInput, ErrorInput, TimingInput } from '../builder/input';
 import type { EntryStack } from './entry';
 import { entryOrigin } from './entry';
-import { AGENTS_OWN, readStack } from './origin';
+import { AGENTS_OWN, readStack } from '../origin/origin';
 import type { Origin } from '../capture/types';
 import { BodyTap } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';

@@ -9,7 +9,7 @@ export type OtelApi = typeof ownApi;
  * The API's global registry (`globalThis[Symbol.for('opentelemetry.js.api.1')]`) keeps the version of the copy
  * that created it, and `registerGlobal` refuses any later registration from a copy of another version, even a
  * patch apart (https://github.com/open-telemetry/opentelemetry-js/blob/main/api/src/internal/global-utils.ts).
- * A packed install dedupes Probe's peer onto the app's copy, but a linked checkout (`npm install /path/to/probe`),
+ * A packed install dedupes Probe's peer onto the app's copy, but a linked checkout (`npm install probe@file:/path/to/probe`),
  * a global install, a workspace that hoists another version, all leave Probe resolving a copy of its own: a
  * registration made through it would turn the app's `provider.register()`, propagator and context manager away.
  * Probe's own copy still reads a registry of the same or a newer minor (`isCompatible`, api/src/internal/semver.ts).

@@ -1,7 +1,7 @@
 import type { Logger } from '../util/logger';
 
 /**
- * Bytes in flight to the store's thread past which ended units are dropped (issue 28: peak RSS within plain OTel +
+ * Bytes in flight to the store's thread past which ended units are dropped (peak RSS within plain OTel +
  * 64 MiB). A quarter of that margin: the rest is the thread's own heap while it builds (bounded by threadLimits.ts;
  * 25-52 MB measured at 50 KB answers) and the app thread's own copies of the bodies of calls in progress. Measured
  * at 50 KB answers on 2 cores at load 9, a bound of 32 MiB was reached, with the thread 71 units behind, at plain

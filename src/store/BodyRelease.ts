@@ -2,7 +2,7 @@ import type { PostedUnit } from './unitParts';
 
 /**
  * On the store's thread: the body buffers a batch brought, released as soon as the units holding them are built
- * (issue 28, peak RSS). A batch's units arrive at once and wait their turn to be built, long enough for the objects
+ * (peak RSS). A batch's units arrive at once and wait their turn to be built, long enough for the objects
  * of their received ArrayBuffers to be promoted to the old generation, whose collections are rare: measured at 50 KB
  * answers, the thread then held 19-24 MB of bodies already built and written (its external memory after each
  * batch). Detached, a buffer's memory goes at once. A unit in parts is never released: the thread keeps its calls

@@ -86,7 +86,7 @@ let tempCount = 0;
 
 /**
  * One JSON file per capture, named by its order key (`<started_at µs>-<id>.json`) and written atomically
- * (temp file + rename: SPEC's file store, so whoever reads the folder, Probe or a person's own tools, never
+ * (temp file + rename: so whoever reads the folder, Probe or a person's own tools, never
  * finds half a capture under a capture's name, even after a writer killed mid-write). The file holds the index row first, then the capture (see captureFile): `index()`
  * reads only the head (and the last few bytes) of each file, so it costs the same whatever the captures
  * weigh, and the trim sorts file names and never opens a file. Only regular files count: whatever else sits

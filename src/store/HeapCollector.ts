@@ -10,7 +10,7 @@ import { getHeapStatistics } from 'node:v8';
 export const COLLECT_STEP_BYTES = 4 * 1024 * 1024;
 
 /**
- * Bounds the store's thread's heap under load (issue 28: peak RSS within plain OTel + 64 MiB at 50 KB answers).
+ * Bounds the store's thread's heap under load (peak RSS within plain OTel + 64 MiB at 50 KB answers).
  * Each build promotes the strings it still holds at a scavenge (tens of 50 KB strings per unit); V8 collects them
  * with incremental marking, started when the old generation reaches its limit and advanced as the thread allocates
  * and by helper threads. On 2 busy cores those get little time, the thread keeps building meanwhile, and its heap

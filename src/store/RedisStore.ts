@@ -58,7 +58,7 @@ interface Client {
 type Status = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
 
 /**
- * Captures in Redis, shared by every process and host that points at the server (SPEC 5).
+ * Captures in Redis, shared by every process and host that points at the server.
  *
  * A Redis that is down, slow or restarted costs captures, never the app. The store keeps no queue of its
  * own: a put writes now or rejects (Redis unreachable, in backoff after a failed connect, or a write that

@@ -24,7 +24,7 @@ import { readThreadMemory, sharedThreadMemory, type ThreadMemory } from './threa
  * Puts (and units) written on the app's thread before the store's thread starts: a short script never pays for
  * a thread (starting one costs tens of ms of CPU and holds the end of a process that stores a few captures),
  * and building a small unit costs tens of µs. A unit keeping more body bytes than SMALL_UNIT_BYTES starts the
- * thread at once: building it here could stall the app's event loop past the 50 ms target (issue 28).
+ * thread at once: building it here could stall the app's event loop past the 50 ms target.
  */
 const PUTS_BEFORE_THREAD = 8;
 const SMALL_UNIT_BYTES = 64 * 1024;
@@ -38,7 +38,7 @@ const EXIT_WAIT_MS = 5_000;
 const BATCH_MS = 20;
 const BATCH_MAX = 64;
 /**
- * How old a batch of units gets before it leaves. Longer than BATCH_MS (issue 28, sampling): with 1 unit in 10
+ * How old a batch of units gets before it leaves. Longer than BATCH_MS (sampling): with 1 unit in 10
  * recorded a 20 ms batch held one unit, so each recorded unit paid a whole round trip (the store's thread woken
  * from sleep, a message dispatched each way, its answer and memory report): measured on a 2-core VM, a round
  * trip costs both threads about 150-300 µs of CPU, more than building and writing a small capture. A busy
@@ -47,7 +47,7 @@ const BATCH_MAX = 64;
  */
 const UNIT_BATCH_MS = 100;
 /**
- * A batch of units also leaves once its bodies pass this many bytes. Small (issue 28, peak RSS): the thread receives
+ * A batch of units also leaves once its bodies pass this many bytes. Small (peak RSS): the thread receives
  * a batch's units all at once and they live until each is built, long enough to reach its old generation, which
  * is collected far less often; and the bytes in flight are released only when the whole batch is answered.
  */
@@ -100,7 +100,7 @@ export interface BatchDone {
 /**
  * A built-in driver (file or Redis) as an app's runtime uses it: ended units are built, serialized and written
  * by a worker thread, the store's thread (putUnit), which opens the same driver with the same settings. Why: building a capture from bodies of tens of KB (decoding,
- * masking, serializing) cost the app's thread about 100 ns per body byte (issue 28), and the file driver's
+ * masking, serializing) cost the app's thread about 100 ns per body byte, and the file driver's
  * writes are synchronous (through fs promises, every call pays the app's async hooks): on the app's thread
  * they held its event loop for every file created, renamed and trimmed. The app's thread copies each kept
  * body once into a buffer that is transferred, not copied, to the thread; the bytes in flight are bounded

@@ -1,7 +1,7 @@
 import type { ResourceLimits } from 'node:worker_threads';
 
 /**
- * The store's thread's V8 heap, bounded (issue 28: peak RSS within plain OTel + 64 MiB at 50 KB answers). Measured
+ * The store's thread's V8 heap, bounded (peak RSS within plain OTel + 64 MiB at 50 KB answers). Measured
  * under bench/peers.mjs at 50 KB with V8's defaults, the thread's heap reached 82 MB, most of it young generation:
  * V8 sizes the young generation by the machine's memory (up to 3 × 16 MiB semi-spaces), and every unit it builds
  * makes tens of 50 KB strings that die within the batch. A small young generation collects them a few MB at a time;

@@ -23,7 +23,7 @@ export function sharedThreadMemory(): Float64Array {
 /**
  * On the store's thread: its isolate's figures, process.memoryUsage's heapUsed, heapTotal and external read from
  * v8.getHeapStatistics (the same isolate's counters): memoryUsage also reads the process's RSS from /proc, about
- * 18 times the cost, 1.4 % of the thread's time when said after each batch (issue 28's profile).
+ * 18 times the cost, 1.4 % of the thread's time when said after each batch (bench/NOTES.md).
  */
 export function sayThreadMemory(into: Float64Array, collections: number): void {
   const stats = getHeapStatistics();

@@ -25,7 +25,7 @@ export const MOVE_MIN_BYTES = 16 * 1024;
  * its large chunks moved, all listed for transfer, so postMessage copies no body. One buffer for the small ones, not
  * one per body: transferring an ArrayBuffer has a fixed cost of its own (measured: three transferred 60-byte bodies
  * cost the sending thread about 13 times what one buffer holding the three does, more than building the capture
- * there). Moving the large ones (issue 28, peak RSS): a copy left the recorder's chunks to the app's garbage
+ * there). Moving the large ones (peak RSS): a copy left the recorder's chunks to the app's garbage
  * collector, which frees them only at a full collection (they outlive the call, so they reach the old generation,
  * and V8 starts one for external memory only past 64 MiB of growth): at 50 KB answers the app's thread held tens of
  * MB of dead body copies. A transferred buffer's memory leaves this thread at once. Only chunks of a call that has

@@ -6,7 +6,7 @@ import { bodyLength } from './bodyLength';
  * Recorder.checkpoint) reaches the store's thread in parts. Each version carries only the calls not handed over
  * before, with the keys of all its calls in order; the thread keeps the calls it was given, by unit id, and
  * rebuilds the whole list from them. Handing the whole window every second re-copied every ended call's bodies on
- * the app's thread each time, O(calls in the window) per second: quadratic in the window (issue 28). A call is
+ * the app's thread each time, O(calls in the window) per second: quadratic in the window. A call is
  * known by its input's identity: a done call gives the same input every time (CallRecord.toInput), one whose
  * input may still change gives a new one each time, and so is handed again (its older copy dropped there).
  */

@@ -1,5 +1,5 @@
 /**
- * What this thread has done of the capture work that issue 28 moves off the app's thread: captures built
+ * What this thread has done of the capture work moved off the app's thread: captures built
  * (masking runs only inside a build), texts masked, captures serialised. Module state is per thread (a worker
  * loads its own copy), so the app's thread reads its own counts: the proof, read by a test from a child app,
  * that with the file store none of it runs there. Plain counters: incrementing costs nothing worth measuring.

@@ -143,7 +143,7 @@ test('a failed connection: no status, headers, size or timing; exception with it
   assert.equal(row.failed, true);
   assert.deepEqual(row.exception, {
     class: 'TypeError',
-    message: 'fetch failed',
+    message: 'fetch failed: connect ECONNREFUSED 127.0.0.1:1',
     code: null,
     file: 'src/app.js:12',
     previous: [{ class: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:1', code: 'ECONNREFUSED' }],

@@ -55,7 +55,7 @@ describe('probe rows / show: positional id, across captures, one row whole', () 
     const byId = await app.cli(['rows', IDS.order]);
     assert.equal(byId.code, 0, byId.stderr);
     assert.match(byId.stdout, new RegExp(`^capture ${IDS.order}  request  GET /orders/42`));
-    assert.match(byId.stdout, /^2\s+GET\s+-\s+4\s+http:\/\/inventory\.example\.test:8080\/stock/m);
+    assert.match(byId.stdout, /^2\s+GET\s+-\s+4ms\s+http:\/\/inventory\.example\.test:8080\/stock/m);
     const both = JSON.parse((await app.cli(['rows', IDS.order, 'request', '--json'])).stdout);
     assert.equal(both.id, IDS.order);
     assert.equal(both.section, 'request');

@@ -15,7 +15,7 @@ describe('probe list / show / rows over a file store', () => {
     assert.equal(table.code, 0, table.stderr);
     const lines = table.stdout.trim().split('\n');
     assert.match(lines[0]!, /^ID\s+TYPE\s+STATUS\s+DURATION\s+HTTP\s+ERRORS\s+STARTED \(UTC\)\s+NAME$/);
-    assert.match(lines[1]!, new RegExp(`^${IDS.seed}\\s+command\\s+0\\s+1000ms\\s+0\\s+.*scripts/seed.js --all$`));
+    assert.match(lines[1]!, new RegExp(`^${IDS.seed}\\s+command\\s+exit 0\\s+1000ms\\s+0\\s+.*scripts/seed.js --all$`));
     assert.match(lines[3]!, new RegExp(`^${IDS.order}\\s+request\\s+500\\s+1000ms\\s+3\\s+2\\s+.*GET /orders/42$`));
     assert.match(table.stdout, /3 of 3 matching captures \(3 stored\)/);
 
@@ -50,12 +50,12 @@ describe('probe list / show / rows over a file store', () => {
   test('probe show: newest by default, an id as argument, --sections and --limit', async () => {
     const newest = await app.cli(['show']);
     assert.equal(newest.code, 0, newest.stderr);
-    assert.match(newest.stdout, new RegExp(`^${IDS.seed}  command  scripts/seed.js --all  status 0`));
+    assert.match(newest.stdout, new RegExp(`^${IDS.seed}  command  scripts/seed.js --all  exit 0`));
     const order = await app.cli(['show', IDS.order]);
     assert.match(order.stdout, /http: 3 calls, 2 failed, 924ms total/);
     assert.match(order.stdout, /HTTP call failed: POST https:\/\/payments\.example\.test\/charge \(502\)/);
     assert.match(order.stdout, /route: \/orders\/:id/);
-    assert.match(order.stdout, /2\s+GET\s+-\s+4\s+http:\/\/inventory\.example\.test:8080\/stock\s+fetch failed/);
+    assert.match(order.stdout, /2\s+GET\s+-\s+4ms\s+http:\/\/inventory\.example\.test:8080\/stock\s+fetch failed/);
     const json = JSON.parse((await app.cli(['show', IDS.order, '--json', '--sections', 'http', '--limit', '1'])).stdout);
     assert.deepEqual(Object.keys(json.sections), ['http']);
     assert.equal(json.sections.http.rows.length, 1);

@@ -78,7 +78,7 @@ async function checkout(dir: string, install: boolean): Promise<string> {
 const GLOBAL_MODULES = path.join(ROOT, 'global', 'lib', 'node_modules');
 let globalInstalled = false;
 
-/** Probe installed with `npm install -g` of the tarball (once per test process); the app has no Probe of its own. */
+/** Probe installed with `npm install -g probe@file:<tarball>` (once per test process); the app has no Probe of its own. */
 function globalLayout(name: string, cell: Cell, folder: string): Layout {
   return {
     name,
@@ -90,7 +90,7 @@ function globalLayout(name: string, cell: Cell, folder: string): Layout {
     esm: ['--probe', path.join(GLOBAL_MODULES, 'probe', 'dist', 'register.js')],
     env: { NODE_PATH: GLOBAL_MODULES },
     async install() {
-      if (!globalInstalled) await npm(['install', '-g', '--prefix', path.join(ROOT, 'global'), await packProbe()], ROOT);
+      if (!globalInstalled) await npm(['install', '-g', '--prefix', path.join(ROOT, 'global'), `probe@file:${await packProbe()}`], ROOT);
       globalInstalled = true;
       await npm(['install'], appFolder(this.app, cell));
     },
@@ -99,7 +99,7 @@ function globalLayout(name: string, cell: Cell, folder: string): Layout {
 
 export const LAYOUTS: Layout[] = [
   {
-    // `npm install /path/to/probe` (the README's local checkout): npm links the folder, Probe resolves its own node_modules.
+    // `npm install probe@file:/path/to/probe` (a local checkout under the module name `probe`): npm links the folder, Probe resolves its own node_modules.
     name: 'linked checkout',
     cell: CELL,
     ownApi: true,
@@ -110,7 +110,7 @@ export const LAYOUTS: Layout[] = [
     async install() {
       const probe = await checkout(path.join(ROOT, 'checkout'), true);
       // No scripts: npm runs a linked folder's `prepare` (the build), and the tarball's dist/ is the build.
-      await npm(['install', '--install-links=false', '--ignore-scripts', probe], appFolder(this.app, CELL));
+      await npm(['install', '--install-links=false', '--ignore-scripts', `probe@file:${probe}`], appFolder(this.app, CELL));
     },
   },
   globalLayout('global install', CELL, 'global-app'),

@@ -202,7 +202,7 @@ function formNameBefore(text: string, equals: number, names: NameMemo, counter: 
 /**
  * The secret-name answer for names read in the text, without a new string for a name read before in
  * its slot (by length and three of its characters): a page of records repeats its member names, and a `slice` per member was the pre-scan's largest
- * allocation (docs/performance.md). A name counts as secret here when it is `__proto__` too.
+ * allocation (bench/NOTES.md). A name counts as secret here when it is `__proto__` too.
  */
 /** `text` holds `name` at `start` (compared here: names are short, and startsWith's call cost more than the loop). */
 function sameAt(text: string, start: number, name: string): boolean {

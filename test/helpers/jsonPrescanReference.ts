@@ -136,7 +136,7 @@ function formNameBefore(text: string, equals: number, names: NameMemo, counter: 
 /**
  * The secret-name answer for names read in the text, without a new string for a name read just before in
  * its slot: a page of records repeats its member names, and a `slice` per member was the pre-scan's largest
- * allocation (docs/performance.md). A name counts as secret here when it is `__proto__` too.
+ * allocation (bench/NOTES.md). A name counts as secret here when it is `__proto__` too.
  */
 class NameMemo {
   private readonly names: Array<string | undefined> = new Array<string | undefined>(64);

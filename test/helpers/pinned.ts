@@ -31,17 +31,17 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 let packed: Promise<string> | undefined;
 
 /**
- * `npm pack` of this checkout (built by `npm test` first), once per test process. `--ignore-scripts`: packing
- * would otherwise run `prepare` (the build) and rewrite dist/ under the tests running beside it.
+ * The release tarball of this checkout (`npm run pack`, of the dist/ `npm test` built first), once per test
+ * process: it never rebuilds dist/ under the tests running beside it.
  */
 export function packProbe(): Promise<string> {
   // PROBE_COMPAT_TGZ: another build's tarball (to see the suite fail on a Probe without a fix).
   if (process.env.PROBE_COMPAT_TGZ) return Promise.resolve(path.resolve(process.env.PROBE_COMPAT_TGZ));
   packed ??= (async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-pack-'));
-    const out = await runChild('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, lifetime: 'file' });
-    if (out.code !== 0) throw new Error(`npm pack failed:\n${out.stderr}${out.stdout}`);
-    return path.join(dir, out.stdout.trim().split('\n').pop()!);
+    const out = await runChild(process.execPath, [path.join(ROOT, 'scripts', 'pack.mjs'), '--pack-destination', dir], { cwd: ROOT, lifetime: 'file' });
+    if (out.code !== 0) throw new Error(`npm run pack failed:\n${out.stderr}${out.stdout}`);
+    return out.stdout.trim().split('\n').pop()!;
   })();
   return packed;
 }

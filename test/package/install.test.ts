@@ -10,7 +10,7 @@ import { cleanEnv } from '../compat/install';
 import { killGroup, startChild } from '../helpers/child';
 
 /**
- * Probe installed as a user installs it, into fresh apps under the temp folder: the `npm pack` tarball, and a
+ * Probe installed as a user installs it, into fresh apps under the temp folder: the release tarball, and a
  * git install (`git+file://` of a clean clone, so npm runs `prepare` to build dist/). Each app runs under
  * `--require probe/register` and `--import probe/register`, lists its captures with its own
  * `node_modules/.bin/probe`, and starts the MCP command `probe install --mcp` wrote with the real MCP client.
@@ -78,8 +78,10 @@ async function makeApp(base: string, name: string, spec: string): Promise<string
   fs.writeFileSync(path.join(app, 'server.cjs'), SERVER);
   fs.writeFileSync(path.join(app, 'app.cjs'), APP_CJS);
   fs.writeFileSync(path.join(app, 'app.mjs'), APP_MJS);
-  const installed = await run('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', spec], app);
+  const installed = await run('npm', ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', spec], app);
   assert.equal(installed.code, 0, `npm install ${spec} in ${name}:\n${installed.out}`);
+  // The tarball is built: npm has no install script of it to list (a git install builds, so it has one).
+  if (spec.startsWith('probe@file:')) assert.doesNotMatch(installed.out, /install-scripts|prepare/, installed.out);
   return app;
 }
 
@@ -148,12 +150,13 @@ test(
     const base = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-package-'));
     t.after(() => fs.rmSync(base, { recursive: true, force: true }));
 
-    // npm test built dist/; packing must not rebuild it under the tests running beside this one.
-    const packed = await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', base], ROOT);
+    // The release tarball (`npm run pack`, of the dist/ npm test built), installed under the module name `probe`.
+    const packed = await run(process.execPath, [path.join(ROOT, 'scripts', 'pack.mjs'), '--pack-destination', base], ROOT);
     assert.equal(packed.code, 0, packed.out);
-    const tgz = path.join(base, packed.out.trim().split('\n').pop()!);
+    const tgz = packed.out.trim().split('\n').pop()!;
+    assert.match(path.basename(tgz), /^probe-http-\d+\.\d+\.\d+\.tgz$/);
 
-    const installs: Array<Promise<[string, string]>> = [makeApp(base, 'tarball-app', tgz).then((app) => ['tarball', app])];
+    const installs: Array<Promise<[string, string]>> = [makeApp(base, 'tarball-app', `probe@file:${tgz}`).then((app) => ['tarball', app])];
     if (isGit) {
       // A clean clone: what a git install sees is the committed HEAD, with no dist/.
       const clone = path.join(base, 'clone');

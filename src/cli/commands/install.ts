@@ -24,7 +24,7 @@ export const install: CliCommand = async (argv, io) => {
   if (values.mcp) {
     for (const target of MCP_TARGETS) failed = !mergeJson(root, target.file, target.add, report, target.hint) || failed;
     if (!existsSync(path.join(root, MCP_CLI))) {
-      io.out(`note: ${MCP_CLI} is not in ${root}; the MCP server starts once Probe is installed in this project (see the README's 30-second start)`);
+      io.out(`note: ${MCP_CLI} is not in ${root}; the MCP server starts once Probe is installed in this project (see the README's Install)`);
     }
   }
   if (skipped.length) {

@@ -4,6 +4,15 @@ export interface DashboardInfo {
   service: string;
   driver: string;
   root: string;
+  /** The link template that opens a file in the developer's editor (`PROBE_EDITOR`), or null for none. */
+  editor?: string | null;
+}
+
+export interface CallSearch {
+  /** Per capture with a matching call: its id and the matching rows' numbers. */
+  matches: Array<{ id: string; rows: number[] }>;
+  /** Captures read. */
+  scanned: number;
 }
 
 async function getJson<T>(path: string): Promise<T> {
@@ -19,6 +28,8 @@ export const api = {
   info: () => getJson<DashboardInfo | null>('/api/info'),
   index: () => getJson<IndexRow[]>('/api/captures'),
   capture: (id: string) => getJson<Capture>(`/api/captures/${encodeURIComponent(id)}`),
+  /** Captures holding calls whose method, URL, host or status contain the text. */
+  calls: (text: string) => getJson<CallSearch>(`/api/calls?q=${encodeURIComponent(text)}`),
 };
 
 /**

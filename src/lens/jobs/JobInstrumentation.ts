@@ -14,7 +14,7 @@ function patchBullmq(exports: any): (() => void) | null {
 }
 
 /**
- * Queue consumers and scheduled tasks as `job` captures with no app code (SPEC 7): BullMQ workers, bee-queue,
+ * Queue consumers and scheduled tasks as `job` captures with no app code: BullMQ workers, bee-queue,
  * node-cron and croner, patched as their modules load (CommonJS, and ESM through the loader hook), each patch
  * through the ledger (runtime/patches).
  */

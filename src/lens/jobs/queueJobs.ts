@@ -1,6 +1,6 @@
 import { patchMethod } from '../../runtime/patches';
 import { job, queuedJob, tag } from '../../runtime/api';
-import { captureStack, resolveOrigin } from '../../runtime/origin';
+import { captureStack, resolveOrigin } from '../../origin/origin';
 import { currentRuntime } from '../../runtime/state';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- third-party classes patched by shape, across versions */

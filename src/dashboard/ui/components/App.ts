@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { IndexRow } from '../../../capture/types';
 import { html } from '../html';
 import { api, watchIndex, type DashboardInfo } from '../api';
+import { setEditor } from '../editor';
 import { useRoute } from '../router';
 import { CaptureList, type ListFilters } from './CaptureList';
 import { CapturePage } from './CapturePage';
@@ -17,7 +18,13 @@ export function App() {
   const [, setTick] = useState(0);
 
   useEffect(() => {
-    api.info().then(setInfo, () => undefined);
+    api.info().then(
+      (got) => {
+        setEditor(got?.root, got?.editor);
+        setInfo(got);
+      },
+      () => undefined,
+    );
     const stop = watchIndex((next) => {
       setRows(next);
       setLoaded(true);

@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api } from '../api';
 import type { IndexRow } from '../../../capture/types';
 import { html } from '../html';
 import { ago, fullTime, ms } from '../format';
@@ -27,14 +28,15 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-export function filterIndex(rows: IndexRow[], filters: ListFilters): IndexRow[] {
+/** `calls`: captures whose calls match the text (method, URL, host, status), with how many of their calls do. */
+export function filterIndex(rows: IndexRow[], filters: ListFilters, calls?: ReadonlyMap<string, number>): IndexRow[] {
   const needle = filters.text.trim().toLowerCase();
   return rows.filter((row) => {
     if (filters.type !== 'all' && row.type !== filters.type) return false;
     if (filters.errorsOnly && !row.has_errors) return false;
     if (needle) {
       const hay = `${row.name} ${row.route ?? ''} ${row.status} ${row.label ?? ''} ${row.tags.join(' ')} ${row.id}`.toLowerCase();
-      if (!hay.includes(needle)) return false;
+      if (!hay.includes(needle) && !calls?.has(row.id)) return false;
     }
     return true;
   });
@@ -52,7 +54,27 @@ export function CaptureList({
   filters: ListFilters;
   onFilters: (f: ListFilters) => void;
 }) {
-  const shown = useMemo(() => filterIndex(rows, filters), [rows, filters]);
+  // The text also searches every capture's calls on the server ("which captures called this host?").
+  const [calls, setCalls] = useState<{ text: string; found: Map<string, number> } | null>(null);
+  const text = filters.text.trim();
+  useEffect(() => {
+    if (!text) return;
+    let stale = false;
+    const timer = setTimeout(() => {
+      api.calls(text).then(
+        (answer) => {
+          if (!stale) setCalls({ text, found: new Map(answer.matches.map((match) => [match.id, match.rows.length])) });
+        },
+        () => undefined,
+      );
+    }, 200);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [text, rows]);
+  const found = calls && calls.text === text ? calls.found : undefined;
+  const shown = useMemo(() => filterIndex(rows, filters, text ? found : undefined), [rows, filters, found, text]);
   const sampling = useMemo(() => samplingOf(rows), [rows]);
   const known = useRef<Set<string> | null>(null);
   const fresh = new Set<string>();
@@ -69,6 +91,7 @@ export function CaptureList({
         ${row.route ? html` <span class="muted small mono" data-testid="capture-route">${row.route}</span>` : null}
         ${row.label ? html` <span class="tag">${row.label}</span>` : null}
         ${row.tags.map((tag) => html` <span class="tag tag-muted">${tag}</span>`)}
+        ${text && found?.has(row.id) ? html`<span class="tag call-matches" data-testid="call-matches" title="Calls of this capture whose method, URL, host or status match the filter">${plural(found.get(row.id)!, 'call')} match</span>` : null}
       </td>
       <td><${CaptureStatus} type=${row.type} status=${row.status} /></td>
       <td class="num">${String(row.counts.http ?? 0)}</td>
@@ -87,7 +110,7 @@ export function CaptureList({
       </div>
       <label class="check"><input type="checkbox" data-testid="errors-only" checked=${filters.errorsOnly} onChange=${(e: Event) => onFilters({ ...filters, errorsOnly: (e.target as HTMLInputElement).checked })} /> With errors</label>
       <label class="check"><input type="checkbox" data-testid="by-route" checked=${filters.byRoute} onChange=${(e: Event) => onFilters({ ...filters, byRoute: (e.target as HTMLInputElement).checked })} /> By route</label>
-      <input class="search" type="search" placeholder="Filter by name, route, status, label, tag…" value=${filters.text} data-testid="list-filter" onInput=${(e: Event) => onFilters({ ...filters, text: (e.target as HTMLInputElement).value })} />
+      <input class="search" type="search" placeholder="Filter by name, route, status, label, tag, or a call's URL, host…" value=${filters.text} data-testid="list-filter" onInput=${(e: Event) => onFilters({ ...filters, text: (e.target as HTMLInputElement).value })} />
       <span class="muted small" data-testid="list-count">${shown.length === rows.length ? plural(rows.length, 'capture') : `${shown.length} of ${plural(rows.length, 'capture')}`}</span>
     </div>
     ${sampling ? html`<p class="muted small sampling-note" data-testid="sampling-note">${samplingNote(sampling)}</p>` : null}

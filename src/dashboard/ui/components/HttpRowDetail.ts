@@ -1,4 +1,5 @@
-import type { HttpRow } from '../../../capture/types';
+import type { HttpRow, Origin } from '../../../capture/types';
+import { originHref } from '../editor';
 import { html } from '../html';
 import { bytes, ms, prettyBody } from '../format';
 import { curlOf } from '../curl';
@@ -91,7 +92,16 @@ function ExceptionChain({ row }: { row: HttpRow }) {
   <//>`;
 }
 
-/** Everything recorded about one call (SPEC 6), unfolded under its row. */
+/** The call's code line, a link that opens it in the developer's editor where one is set (`PROBE_EDITOR`). */
+export function CodeLine({ origin }: { origin: Origin }) {
+  const text = `${origin.file}:${String(origin.line)}`;
+  const href = originHref(origin);
+  return href
+    ? html`<a class="code-link" href=${href} data-testid="code-link" title="Open in your editor" onClick=${(event: Event) => event.stopPropagation()}>${text}</a>`
+    : html`<span>${text}</span>`;
+}
+
+/** Everything recorded about one call, unfolded under its row. */
 export function HttpRowDetail({ row, index }: { row: HttpRow; index: number }) {
   return html`<div class="row-detail" data-testid="row-detail" data-row=${String(index)}>
     <div class="detail-url">
@@ -129,7 +139,7 @@ export function HttpRowDetail({ row, index }: { row: HttpRow; index: number }) {
     <${Section} title="Code" testid="origin">
       ${
         row.origin
-          ? html`<div class="mono code-line">${row.origin.file}:${String(row.origin.line)}</div>
+          ? html`<div class="mono code-line"><${CodeLine} origin=${row.origin} /></div>
             ${row.origin.chain.length > 0 ? html`<ol class="chain mono">${row.origin.chain.map((frame) => html`<li>${frame}</li>`)}</ol>` : null}`
           : html`<p class="muted small">No app frame recorded.</p>`
       }

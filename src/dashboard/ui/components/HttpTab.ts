@@ -5,7 +5,8 @@ import { html } from '../html';
 import { bytes, ms, splitUrl } from '../format';
 import { filterRows, groupRows, type GroupBy, type RowGroup } from '../groups';
 import { MethodBadge, StatusBadge } from './Badges';
-import { HttpRowDetail } from './HttpRowDetail';
+import { CodeLine, HttpRowDetail } from './HttpRowDetail';
+import { sortRows, type SortKey, type SortState } from '../sortRows';
 import { MOCK_FILES, type MockFormat } from '../../../export/mockFiles';
 
 const COLUMNS = 9;
@@ -52,7 +53,7 @@ class CallRow extends Component<RowProps> {
         <td class="num">${bytes(row.response_bytes)}</td>
         <td class="num">${row.pool === null ? '' : html`<span class="tag tag-pool">#${row.pool}</span>`}</td>
         <td class="num duration"><span class="dur-bar" style=${{ width: `${share}%` }}></span><span class="dur-text">${ms(row.duration)}</span></td>
-        <td class="origin mono muted" title=${row.origin?.chain.join('\n') ?? ''}>${row.origin ? `${row.origin.file}:${row.origin.line}` : ''}</td>
+        <td class="origin mono muted" title=${row.origin?.chain.join('\n') ?? ''}>${row.origin ? html`<${CodeLine} origin=${row.origin} />` : ''}</td>
       </tr>
       ${open ? html`<tr class="detail"><td colspan=${COLUMNS}><${HttpRowDetail} row=${row} index=${index} /></td></tr>` : null}
     `;
@@ -93,7 +94,8 @@ export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
   const [open, setOpen] = useState<Set<number>>(() => new Set(focus === null ? [] : [focus]));
   const [folded, setFolded] = useState<Set<string>>(new Set());
 
-  const visible = useMemo(() => filterRows(rows, text, failedOnly), [rows, text, failedOnly]);
+  const [sort, setSort] = useState<SortState | null>(null);
+  const visible = useMemo(() => sortRows(rows, filterRows(rows, text, failedOnly), sort), [rows, text, failedOnly, sort]);
   const groups = useMemo(() => (by === 'none' ? null : groupRows(rows, visible, by)), [rows, visible, by]);
   const maxDuration = useMemo(() => rows.reduce((max, row) => Math.max(max, row.duration ?? 0), 0), [rows]);
   const failedCount = useMemo(() => rows.filter((row) => row.failed).length, [rows]);
@@ -123,7 +125,18 @@ export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
       ])
     : visible.map(renderRow);
 
-  const viewKey = `${by}\u0000${text}\u0000${failedOnly}`;
+  const viewKey = `${by}\u0000${text}\u0000${failedOnly}\u0000${sort ? `${sort.key}:${sort.dir}` : ''}`;
+  // A header click sorts by that column; a second click reverses it; a third goes back to call order.
+  const sortBy = (key: SortKey) =>
+    setSort((current) =>
+      current?.key !== key
+        ? { key, dir: key === 'duration' || key === 'sent' || key === 'received' ? 'desc' : 'asc' }
+        : current.dir === (key === 'duration' || key === 'sent' || key === 'received' ? 'desc' : 'asc')
+          ? { key, dir: current.dir === 'asc' ? 'desc' : 'asc' }
+          : null,
+    );
+  const header = (key: SortKey, label: string, numeric = false, title?: string) =>
+    html`<th class=${`sortable ${numeric ? 'num' : ''}`} data-testid=${`sort-${key}`} title=${title ?? `Sort by ${label.toLowerCase()}`} aria-sort=${sort?.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'} onClick=${() => sortBy(key)}>${label}${sort?.key === key ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}</th>`;
   const [progress, setProgress] = useState({ key: viewKey, limit: CHUNK });
   const limit = progress.key === viewKey ? progress.limit : CHUNK;
   useEffect(() => {
@@ -160,7 +173,7 @@ export function HttpTab({ captureId, rows, dropped, focus }: HttpTabProps) {
         <col class="c-num" /><col class="c-method" /><col class="c-status" /><col /><col class="c-bytes" /><col class="c-bytes" /><col class="c-pool" /><col class="c-dur" /><col class="c-code" />
       </colgroup>
       <thead><tr>
-        <th class="num" title="Row index, as in probe rows and probe-show">Row</th><th>Method</th><th>Status</th><th>URL</th><th class="num">Sent</th><th class="num">Received</th><th class="num">Pool</th><th class="num">Duration</th><th>Code</th>
+        ${header('row', 'Row', true, 'Row index, as in probe rows and probe show')}${header('method', 'Method')}${header('status', 'Status')}${header('url', 'URL')}${header('sent', 'Sent', true)}${header('received', 'Received', true)}${header('pool', 'Pool', true)}${header('duration', 'Duration', true)}${header('code', 'Code')}
       </tr></thead>
       <tbody>
         ${items.length > limit ? items.slice(0, limit) : items}

@@ -1,29 +1,12 @@
-import type { HttpRow, Timing } from '../../../capture/types';
+import type { HttpRow } from '../../../capture/types';
 import { html } from '../html';
 import { ms } from '../format';
-
-const PHASES: Array<{ key: keyof Timing; label: string }> = [
-  { key: 'redirect', label: 'Redirects' },
-  { key: 'dns', label: 'DNS' },
-  { key: 'connect', label: 'Connect' },
-  { key: 'tls', label: 'TLS' },
-  { key: 'wait', label: 'Waiting' },
-  { key: 'download', label: 'Download' },
-];
+import { PHASES, UNMEASURED, noTimingReason } from '../callKinds';
 
 /** The phases of one real call as a bar in call order, with remote address, protocol and redirects. */
 export function Waterfall({ row }: { row: HttpRow }) {
   const timing = row.timing;
-  if (!timing) {
-    const why = row.fake
-      ? 'Answered by a fake: no network timing.'
-      : row.cache
-        ? "Answered from the client's cache: no request went out."
-        : row.status === null
-          ? 'No timing: the connection failed.'
-          : 'No timing recorded.';
-    return html`<p class="muted small" data-testid="no-timing">${why}</p>`;
-  }
+  if (!timing) return html`<p class="muted small" data-testid="no-timing">${noTimingReason(row)}</p>`;
   const phases = PHASES.filter((p) => typeof timing[p.key] === 'number').map((p) => ({ ...p, value: timing[p.key] as number }));
   const measured = phases.reduce((sum, p) => sum + p.value, 0);
   const total = Math.max(row.duration ?? 0, measured, 0.001);
@@ -31,13 +14,14 @@ export function Waterfall({ row }: { row: HttpRow }) {
   return html`<div class="waterfall" data-testid="waterfall">
     <div class="wf-bar" role="img" aria-label="timing">
       ${phases.map(
-        (p) => html`<span class=${`wf-seg wf-${p.key}`} style=${{ width: `${(p.value / total) * 100}%` }} title=${`${p.label} ${ms(p.value)}`}></span>`,
+        (p) =>
+          html`<span class=${`wf-seg wf-${p.key}`} style=${{ width: `${(p.value / total) * 100}%` }} title=${`${p.label} ${ms(p.value)}: ${p.about}`}></span>`,
       )}
-      ${rest / total > 0.005 ? html`<span class="wf-seg wf-other" style=${{ width: `${(rest / total) * 100}%` }} title=${`Other ${ms(rest)}`}></span>` : null}
+      ${rest / total > 0.005 ? html`<span class="wf-seg wf-other" style=${{ width: `${(rest / total) * 100}%` }} title=${`${UNMEASURED.label} ${ms(rest)}: ${UNMEASURED.about}`}></span>` : null}
     </div>
     <div class="wf-legend">
-      ${phases.map((p) => html`<span class="wf-item"><i class=${`wf-dot wf-${p.key}`}></i>${p.label} <b>${ms(p.value)}</b></span>`)}
-      ${rest / total > 0.005 ? html`<span class="wf-item"><i class="wf-dot wf-other"></i>Other <b>${ms(rest)}</b></span>` : null}
+      ${phases.map((p) => html`<span class="wf-item" title=${p.about}><i class=${`wf-dot wf-${p.key}`}></i>${p.label} <b>${ms(p.value)}</b></span>`)}
+      ${rest / total > 0.005 ? html`<span class="wf-item" data-testid="wf-unmeasured" title=${UNMEASURED.about}><i class="wf-dot wf-other"></i>${UNMEASURED.label} <b>${ms(rest)}</b></span>` : null}
     </div>
     <dl class="facts facts-inline">
       <div><dt>Remote</dt><dd class="mono">${timing.remote ?? '–'}</dd></div>

@@ -1,5 +1,5 @@
 import type { Logger } from '../util/logger';
-import type { CallRecord } from './CallRecord';
+import type { CallRecord } from '../runtime/CallRecord';
 
 /**
  * Reads call sites on a later turn, off the app's path: whether an agent made the call for itself (then it is

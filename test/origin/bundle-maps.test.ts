@@ -6,7 +6,7 @@ import { buildSync } from 'esbuild';
 import { TestApp } from '../helpers/app';
 import { startUpstream, type Upstream } from '../helpers/upstream';
 import { nextRouteTemplate } from '../../src/lens/routes/nextRoutes';
-import { originalPath } from '../../src/runtime/bundleMaps';
+import { originalPath } from '../../src/origin/bundleMaps';
 
 let upstream: Upstream;
 before(async () => {

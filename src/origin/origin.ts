@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Origin } from '../capture/types';
-import { agentLoaded, isAgentInternal } from './agentInternals';
+import { agentLoaded, isAgentInternal } from '../runtime/agentInternals';
 import { isProbeCode } from '../util/ownCode';
 import { isBundledRuntime, isWebpackInternal, originalPath, scriptSourceMap, webpackInternalPath } from './bundleMaps';
 import { noteScriptSourceMap, scriptSourceMap as evaluatedScriptMap } from './scriptMaps';
-import { nextBundleCall } from './nextBundles';
+import { nextBundleCall } from './next/nextBundles';
 
 /**
  * Frames captured. Each one costs about a microsecond and a half, whether or not it is the app's, so a

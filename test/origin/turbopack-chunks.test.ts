@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { nextBundleCall } from '../../src/runtime/nextBundles';
-import { loadedChunks, projectPaths } from '../../src/runtime/turbopackChunks';
+import { nextBundleCall } from '../../src/origin/next/nextBundles';
+import { loadedChunks, projectPaths } from '../../src/origin/next/turbopackChunks';
 
 /**
  * A call in a chunk of a Turbopack production build (Next 16's `next build`: numeric module ids, no paths, no

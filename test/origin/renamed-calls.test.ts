@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { matchCall, sourceShapes } from '../../src/runtime/callShapes';
+import { matchCall, sourceShapes } from '../../src/origin/next/callShapes';
 
 /**
  * A bundle call whose callee webpack renamed (an imported library's default export `(0,o.default)(…)`, an app

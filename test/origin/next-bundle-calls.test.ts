@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { bundleCallAt, matchCall, sourceShapes, tokenize } from '../../src/runtime/callShapes';
-import { namedSources, nextBundleCall, withoutComments } from '../../src/runtime/nextBundles';
+import { bundleCallAt, matchCall, sourceShapes, tokenize } from '../../src/origin/next/callShapes';
+import { namedSources, nextBundleCall, withoutComments } from '../../src/origin/next/nextBundles';
 
 /**
  * A call in a minified Next.js route bundle without a source map, found in the app's source by what minification
