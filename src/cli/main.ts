@@ -5,6 +5,9 @@ import { commandHelp, wantsHelp } from './help';
 import { storeFailure } from './storeFailure';
 import { closestKey } from '../config/suggest';
 import { packageVersion } from '../util/packageVersion';
+import { messageOf } from '../config/loadFailure';
+
+const debugOn = () => Boolean(process.env.PROBE_DEBUG) && process.env.PROBE_DEBUG !== '0';
 
 /** Each command lives in its own file and is loaded only when run, so `probe list` never loads the dashboard. */
 const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
@@ -96,7 +99,8 @@ export async function main(argv: string[]): Promise<number> {
       processIo.err(`probe ${name}: ${failure}`);
       return 1;
     }
-    processIo.err(`probe ${name}: ${(error as Error).stack ?? error}`);
+    // Any other failure too (a file that cannot be written, a bug): one line; its stack under PROBE_DEBUG=1.
+    processIo.err(`probe ${name}: ${debugOn() ? ((error as Error)?.stack ?? messageOf(error)) : messageOf(error)}`);
     return 1;
   }
 }
@@ -107,7 +111,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error) => {
-      processIo.err(`probe: ${error}`);
+      processIo.err(`probe: ${messageOf(error)}`);
       process.exitCode = 1;
     },
   );

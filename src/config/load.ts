@@ -1,11 +1,12 @@
 import path from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { ProbeConfig, ResolvedConfig } from './types';
 import { ProbeConfigError } from './ProbeConfigError';
 import { resolveConfig } from './resolve';
 import { mergeConfig } from './merge';
 import { findAppRoot } from './appRoot';
+import { configTrialFailure } from './configTrial';
+import { loadFailure, messageOf } from './loadFailure';
 
 const CONFIG_NAMES = ['probe.config.mjs', 'probe.config.js', 'probe.config.cjs', 'probe.config.json'];
 
@@ -28,15 +29,34 @@ function findConfigFile(configDirs: string[], cwd: string, env: NodeJS.ProcessEn
 /**
  * Reads and resolves the config synchronously, so the preload can decide before the app's first line runs.
  * ESM config files load through `require(esm)` (Node 20.19+); a config with top-level await is refused
- * with a clear error.
+ * with a clear error. A JavaScript config is tried on a worker thread first (configTrial.ts): one that hangs,
+ * ends the process or throws is a ProbeConfigError naming the file, and is never run on this thread. Whatever
+ * reading it throws (a getter) is one too.
  */
-export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv; overrides?: ProbeConfig } = {}): ResolvedConfig {
+export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv; overrides?: ProbeConfig; trial?: boolean } = {}): ResolvedConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const { root, configDirs } = findAppRoot(cwd, env);
   const configFile = findConfigFile(configDirs, cwd, env);
-  const file = configFile ? readConfigFile(configFile) : {};
-  return resolveConfig({ root, configFile, file: mergeConfig(file, options.overrides), env });
+  if (configFile && !configFile.endsWith('.json') && options.trial !== false && !require.cache[configFile]) {
+    const failure = configTrialFailure(configFile, mtimeOf(configFile), env);
+    if (failure) throw new ProbeConfigError(path.basename(configFile), failure);
+  }
+  try {
+    const file = configFile ? readConfigFile(configFile) : {};
+    return resolveConfig({ root, configFile, file: mergeConfig(file, options.overrides), env });
+  } catch (error) {
+    if (error instanceof ProbeConfigError || !configFile) throw error;
+    throw new ProbeConfigError(path.basename(configFile), `threw when read: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+function mtimeOf(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 function readConfigFile(file: string): ProbeConfig {
@@ -60,38 +80,11 @@ function readConfigFile(file: string): ProbeConfig {
   try {
     loaded = require(file) as Record<string, unknown>;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (error instanceof SyntaxError) {
-      const line = syntaxErrorLine(file, error);
-      throw new ProbeConfigError(setting, `syntax error${line ? ` on line ${line}` : ''}: ${error.message}`, { cause: error });
-    }
-    const why = code === 'ERR_REQUIRE_ASYNC_MODULE' ? 'uses top-level await, which a preload cannot wait for' : (error as Error).message;
-    throw new ProbeConfigError(setting, `could not be loaded: ${why}`, { cause: error });
+    throw new ProbeConfigError(setting, loadFailure(file, error), { cause: error });
   }
   const config = (loaded && typeof loaded === 'object' && 'default' in loaded ? loaded.default : loaded) as ProbeConfig;
   if (config === null || typeof config !== 'object') throw new ProbeConfigError(setting, 'must export a config object (export default defineConfig({...}))');
   const register = loaded.register ?? config.register;
   const { default: _ignored, ...rest } = config as ProbeConfig & { default?: unknown };
   return typeof register === 'function' ? { ...rest, register: register as ProbeConfig['register'] } : rest;
-}
-
-/**
- * The line of a syntax error in a config file. CommonJS puts `file:line` atop the stack; an ES module loaded
- * through require(esm) does not (Node 20), so the file is checked once more with `node --check`, which
- * does. Only on this error path.
- */
-function syntaxErrorLine(file: string, error: SyntaxError): number | null {
-  const fromStack = new RegExp(`^${escapeRegExp(file)}:(\\d+)`).exec(error.stack ?? '');
-  if (fromStack) return Number(fromStack[1]);
-  try {
-    const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' }, timeout: 10_000 });
-    const match = /:(\d+)\s*$/m.exec(String(check.stderr).split('\n')[0] ?? '');
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

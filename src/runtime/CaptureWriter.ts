@@ -66,6 +66,11 @@ export class CaptureWriter {
   private unreported = 0;
   /** A put failed and none has succeeded since: the store is out (said once, and again when it is back). */
   private failing = false;
+  /**
+   * The store refused for good (its folder was replaced while the app ran: FileStore): said once, and every
+   * later capture is dropped here, neither built nor counted (the line said nothing more is stored).
+   */
+  private halted = false;
   private stopping: Promise<void> | null = null;
 
   constructor(
@@ -79,7 +84,7 @@ export class CaptureWriter {
   }
 
   enqueue(unit: UnitInput): void {
-    if (this.stopping) return;
+    if (this.stopping || this.halted) return;
     if (this.queue.length >= MAX_QUEUE) {
       this.lose();
       // The last version of a unit stored in parts: the store's thread would otherwise keep its earlier calls.
@@ -183,6 +188,12 @@ export class CaptureWriter {
         this.unreported = 0;
       },
       (error: unknown) => {
+        if (haltsStore(error)) {
+          if (!this.halted) this.logger.warn('stopped storing captures', error);
+          this.halted = true;
+          this.written(item);
+          return;
+        }
         this.lose();
         // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
         if (this.failing) this.logger.debug('could not store a capture', error);
@@ -234,6 +245,7 @@ export class CaptureWriter {
   /** Stores captures now when the driver can do it synchronously; false when it cannot (nothing done). */
   putAllSync(captures: Capture[]): boolean {
     if (typeof this.store.putSync !== 'function') return false;
+    if (this.halted) return true;
     for (const capture of captures) {
       try {
         this.store.putSync(capture);
@@ -268,4 +280,9 @@ export class CaptureWriter {
     }
     return this.stopping;
   }
+}
+
+/** A store error after which nothing more may be written: the capture folder was replaced while the app ran. */
+function haltsStore(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === 'PROBE_STORE_UNSAFE_PATH';
 }

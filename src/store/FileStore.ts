@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, watch, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, watch, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -10,6 +10,8 @@ import { ProbeConfigError } from '../config/ProbeConfigError';
 import { captureNameOf, orderKeyOf, parseCaptureName } from './orderKey';
 import { captureFileText, captureOfText, fileEnd, rowOfHead } from './captureFile';
 import { folderOutside } from './folderGuard';
+import { chainOf, MISSING, pinChange, pinFolder, type FolderPin } from './folderPin';
+import { FILE_MODE, makePrivateFolder, tightenOnce } from './privateFolder';
 import { StoreError } from './StoreError';
 import { threadWork } from '../util/threadWork';
 
@@ -30,6 +32,11 @@ export interface FileStoreOptions {
    * thread, whose puts overlap, asks for 500 ms (see storeThread).
    */
   trimEveryMs?: number;
+  /**
+   * The folder's identity as another FileStore of this process pinned it (the store's thread gets the app
+   * thread's): a folder replaced before this store opens is then refused as replaced, not taken as new.
+   */
+  pin?: FolderPin | null;
 }
 
 /**
@@ -98,7 +105,16 @@ export class FileStore implements Store {
   readonly within: string | undefined;
   private readonly trimEveryMs: number;
   private readonly logger: Logger | undefined;
-  private folderMade = false;
+  /** The identity of the folder in use (folderPin.ts), null until it exists. */
+  private pin: FolderPin | null = null;
+  /** The folder's identity now (see FileStoreOptions.pin), for a store opened on another thread. */
+  get folderPin(): FolderPin | null {
+    return this.pin;
+  }
+  /** Set once the folder was found replaced: every later write and delete throws it. */
+  private swapped: StoreError | null = null;
+  /** The folder was found unchanged in this synchronous run (see folderReady). */
+  private checkedThisTurn = false;
   private pendingTrim: Promise<void> | null = null;
   private lastTrim = 0;
 
@@ -108,8 +124,22 @@ export class FileStore implements Store {
     this.trimEveryMs = options.trimEveryMs ?? TRIM_EVERY_MS;
     this.logger = options.logger;
     this.within = options.within === undefined ? undefined : path.resolve(options.within);
-    const outside = this.within === undefined ? null : folderOutside(this.path, this.within);
-    if (outside) throw new ProbeConfigError('storage.file.path', `refusing to write captures: ${outside}`);
+    if (options.pin) {
+      this.pin = options.pin;
+      try {
+        this.folderReady();
+      } catch {
+        return; // replaced: every write and delete says so
+      }
+    } else {
+      const outside = this.within === undefined ? null : folderOutside(this.path, this.within);
+      if (outside) throw new ProbeConfigError('storage.file.path', `refusing to write captures: ${outside}`);
+      this.pin = pinFolder(this.path, this.within);
+      if (this.pin) {
+        const tightened = tightenOnce(chainOf(this.path, this.within), this.path);
+        if (tightened) this.logger?.warn(`made ${this.within ?? this.path} private (${tightened}): the captures in it were readable by other users`);
+      }
+    }
     this.removeLeftovers((name) => isLegacySpare(name) || this.isStale(name));
   }
 
@@ -237,6 +267,7 @@ export class FileStore implements Store {
 
   /** Removes the oldest captures beyond the limit and stale temp files. */
   private trim(): void {
+    if (!this.folderReady()) return;
     const names = this.list();
     const kept = new Set<string>();
     const dropped: string[] = [];
@@ -263,7 +294,11 @@ export class FileStore implements Store {
         return; // an unreadable folder is reported by the reads and writes that need it
       }
     }
-    for (const name of listing) if ((isTempName(name) || isLegacySpare(name)) && drop(name)) this.remove(name);
+    try {
+      for (const name of listing) if ((isTempName(name) || isLegacySpare(name)) && drop(name)) this.remove(name);
+    } catch {
+      // a replaced folder: said by the next write
+    }
   }
 
   /**
@@ -312,13 +347,12 @@ export class FileStore implements Store {
 
   private writeAtomic(name: string, data: string): void {
     const temp = path.join(this.path, `.${name}.${TEMP_TAG}.${++tempCount}.tmp`);
-    this.ensureFolder();
+    if (!this.folderReady()) this.makeFolder();
     try {
       writeNew(temp, data);
     } catch (error) {
       if (!isMissing(error)) throw error;
-      this.folderMade = false; // the folder was removed under us
-      this.ensureFolder();
+      this.makeFolder(); // the folder was removed under us
       writeNew(temp, data);
     }
     try {
@@ -331,13 +365,48 @@ export class FileStore implements Store {
     }
   }
 
-  private ensureFolder(): void {
-    if (this.folderMade) return;
-    // Again before each mkdir: the folder may have been replaced since the start.
+  /**
+   * Before each batch of writes and each delete: true when the folder is the one this store opened, false when it
+   * does not exist (nothing to delete; a write makes it). A folder replaced since (folderPin.ts) stops the store
+   * for good: this throws, now and at every later write and delete.
+   */
+  private folderReady(): boolean {
+    if (this.swapped) throw this.swapped;
+    if (this.checkedThisTurn) return true;
+    if (!this.pin) {
+      this.refuseOutside();
+      this.pin = pinFolder(this.path, this.within);
+      return this.pin !== null;
+    }
+    const change = pinChange(this.pin);
+    if (change === null) {
+      // One check per batch: the writes of one synchronous run (a batch from the app's thread, a trim's deletes)
+      // share it; three stat calls per capture cost about a tenth of its write.
+      this.checkedThisTurn = true;
+      queueMicrotask(() => (this.checkedThisTurn = false));
+      return true;
+    }
+    if (change === MISSING) {
+      this.pin = null;
+      return false;
+    }
+    this.swapped = new StoreError(
+      'PROBE_STORE_UNSAFE_PATH',
+      `storage.file.path: ${change}; no more captures are written or removed there until the app restarts`,
+    );
+    throw this.swapped;
+  }
+
+  /** Makes the folder (checked again first: it may have been replaced since the start) and pins it. */
+  private makeFolder(): void {
+    this.refuseOutside();
+    makePrivateFolder(this.path);
+    this.pin = pinFolder(this.path, this.within);
+  }
+
+  private refuseOutside(): void {
     const outside = this.within === undefined ? null : folderOutside(this.path, this.within);
     if (outside) throw new StoreError('PROBE_STORE_UNSAFE_PATH', `storage.file.path: refusing to write captures: ${outside}`);
-    mkdirSync(this.path, { recursive: true });
-    this.folderMade = true;
   }
 
   /** The regular files of the folder: links, FIFOs and folders planted under a capture's name are never touched. */
@@ -352,7 +421,9 @@ export class FileStore implements Store {
     }
   }
 
+  /** Removes one file of the folder, once the folder is checked to be the one this store opened (throws when replaced). */
   private remove(name: string): void {
+    if (!this.folderReady()) return;
     try {
       unlinkSync(path.join(this.path, name));
     } catch (error) {
@@ -389,7 +460,7 @@ function captureFilesOf(names: string[]): CaptureName[] {
  * gives only near a fault, writes the rest from the encoded bytes.
  */
 function writeNew(file: string, text: string): void {
-  const fd = openSync(file, CREATE_FLAGS, 0o666);
+  const fd = openSync(file, CREATE_FLAGS, FILE_MODE);
   try {
     const length = Buffer.byteLength(text, 'utf8');
     let done = writeSync(fd, text, null, 'utf8');

@@ -11,6 +11,7 @@ import { buildCapture } from '../builder/buildCapture';
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import type { RedisStore } from './RedisStore';
 import { StoreError } from './StoreError';
+import type { FolderPin } from './folderPin';
 import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from './threadMark';
 import { Backlog } from './Backlog';
 import { bodyLength } from './bodyLength';
@@ -69,7 +70,8 @@ interface Pending {
 
 /** How the store's thread opens the same built-in driver: plain data, as workerData carries it. */
 export type ThreadDriver =
-  { driver: 'file'; path: string; limit: number; within: string | undefined } | { driver: 'redis'; url: string; prefix: string; ttl: number; limit: number };
+  | { driver: 'file'; path: string; limit: number; within: string | undefined; pin: FolderPin | null }
+  | { driver: 'redis'; url: string; prefix: string; ttl: number; limit: number };
 
 /** What the store's thread posts: a batch's outcome, or whether it could load the config to build units. */
 export type ThreadMessage = BatchDone | { ready: true } | { ready: false; message: string };
@@ -434,7 +436,7 @@ export class ThreadedStore implements Store {
 
   private driver(): ThreadDriver {
     const store = this.store;
-    if (store instanceof FileStore) return { driver: 'file', path: store.path, limit: store.limit, within: store.within };
+    if (store instanceof FileStore) return { driver: 'file', path: store.path, limit: store.limit, within: store.within, pin: store.folderPin };
     return { driver: 'redis', url: store.url, prefix: store.prefix, ttl: store.ttl, limit: store.limit };
   }
 

@@ -2,6 +2,8 @@ import type { ProbeConfig, ResolvedConfig } from '../config/types';
 import type { Logger } from '../util/logger';
 import type { Store } from '../capture/Store';
 import { loadConfig } from '../config/load';
+import { ProbeConfigError } from '../config/ProbeConfigError';
+import { messageOf } from '../config/loadFailure';
 import { createStore, extendStore } from './registry';
 import { buildSourceOf } from './buildSource';
 
@@ -35,7 +37,12 @@ export function openStore(options: OpenStoreOptions): OpenedStore<Store | null>;
 export function openStore(options: OpenStoreOptions): OpenedStore<Store | null> {
   const config = loadConfig({ cwd: options.cwd, env: options.env, overrides: options.overrides });
   if (options.recording && !config.enabled) return { config, store: null };
-  config.register?.({ extendStore });
+  try {
+    config.register?.({ extendStore });
+  } catch (error) {
+    if (error instanceof ProbeConfigError) throw error;
+    throw new ProbeConfigError('register', `threw: ${messageOf(error)}`, { cause: error });
+  }
   let build = null;
   if (options.recording) {
     const source = buildSourceOf(config, options.cwd ?? process.cwd(), options.env ?? process.env, options.overrides);

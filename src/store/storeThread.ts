@@ -64,7 +64,7 @@ interface Writer {
 
 function open(): Writer {
   if (driver.driver === 'file') {
-    const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, trimEveryMs: TRIM_EVERY_MS });
+    const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, pin: driver.pin, trimEveryMs: TRIM_EVERY_MS });
     return { putPrepared: (prepared) => store.putPrepared(prepared), putBuilt: (capture) => store.putPrepared(preparePut(capture)), syncWrites: true };
   }
   // Loaded only here: the thread of an app on the file store never loads the Redis driver.
@@ -81,7 +81,8 @@ const writer = open();
 let config: ResolvedConfig | null = null;
 if (build) {
   try {
-    config = loadConfig({ cwd: build.cwd, env: build.env, overrides: build.overrides });
+    // Not tried again: the app's thread tried the file before it started this thread.
+    config = loadConfig({ cwd: build.cwd, env: build.env, overrides: build.overrides, trial: false });
     post({ ready: true });
   } catch (error) {
     post({ ready: false, message: String((error as Error)?.message ?? error) });

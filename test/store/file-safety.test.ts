@@ -45,7 +45,7 @@ test('a link planted in the capture folder is never written through, trimmed, li
   writeFileSync(victimSpare, 'precious too\n');
   const app = new TestApp({ 'app.js': selfServer, 'probe.config.mjs': 'export default { storage: { limit: 3 } };\n' });
   const dir = path.join(app.dir, '.probe', 'captures');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 }); // private, as Probe makes it
   const link = path.join(dir, '00000000000000001-Victim0000000.json');
   symlinkSync(victim, link);
   symlinkSync(victimSpare, path.join(dir, '.spare.1.planted.1'));
@@ -89,7 +89,7 @@ for (const linked of ['.probe', '.probe/captures']) {
 
 test('a link that stays inside <root>/.probe is allowed', async () => {
   const app = new TestApp({ 'app.js': selfServer });
-  mkdirSync(path.join(app.dir, '.probe', 'real'), { recursive: true });
+  mkdirSync(path.join(app.dir, '.probe', 'real'), { recursive: true, mode: 0o700 });
   symlinkSync(path.join(app.dir, '.probe', 'real'), path.join(app.dir, '.probe', 'captures'));
   const run = await app.run('app.js', { env: { COUNT: '3' } });
   assert.equal(run.code, 0, run.stderr);

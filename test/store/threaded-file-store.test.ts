@@ -170,7 +170,7 @@ http.createServer(async (req, res) => {
 test('FIFOs planted in the capture folder hold neither the write thread nor the app, and stay untouched', async (t) => {
   const app = new TestApp({ 'server.js': server, 'probe.config.mjs': 'export default { storage: { limit: 5 } };\n' });
   const dir = path.join(app.dir, '.probe', 'captures');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 }); // private, as Probe makes it
   const planted = ['00000000000000001-Fifo00000000.json', '.spare.stuck-disk.1', '.00000000000000002-Fifo00000001.json.1.ab.1.tmp'];
   for (const name of planted) execFileSync('mkfifo', [path.join(dir, name)]);
   const child = app.spawn('server.js', { env: { UP: upstream.url } });

@@ -1,18 +1,22 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../io';
 import { findAppRoot } from '../../config/appRoot';
+import { readProjectFile, writeProjectFile } from '../projectFile';
 
 /**
  * `probe install`: sets a project up. Every step is idempotent and merges with what is there: a file that
  * already says what we would add is left byte for byte as it was, and a file we cannot parse is never
- * rewritten (we say what to add instead).
+ * rewritten (we say what to add instead). Nothing is written through a link (projectFile.ts): a file that is a
+ * link or lies in a linked folder is skipped, and one line names them all.
  */
 export const install: CliCommand = async (argv, io) => {
   const { values } = parseArgs({ args: argv, options: { mcp: { type: 'boolean' } }, strict: true });
   const root = findAppRoot(io.cwd, io.env).root;
-  const report = (file: string, what: string) => io.out(`${file}: ${what}`);
+  const skipped: string[] = [];
+  const report: Report = (file, what) => io.out(`${file}: ${what}`);
+  report.skip = (file, why) => void skipped.push(`${file} (${why})`);
   let failed = false;
 
   writeConfig(root, report);
@@ -24,6 +28,10 @@ export const install: CliCommand = async (argv, io) => {
       io.out(`note: ${MCP_CLI} is not in ${root}; the MCP server starts once Probe is installed in this project (see the README's Install)`);
     }
   }
+  if (skipped.length) {
+    io.out(`skipped, as Probe writes through no link: ${skipped.join(', ')}; set these up by hand if they are meant to be shared`);
+    failed = true;
+  }
   return failed ? 1 : 0;
 };
 
@@ -31,7 +39,7 @@ const CONFIG_NAMES = ['probe.config.mjs', 'probe.config.js', 'probe.config.cjs',
 const IGNORE_FILES = ['.gitignore', '.cursorignore', '.aiexclude'];
 const IGNORED = '.probe/';
 
-type Report = (file: string, what: string) => void;
+type Report = ((file: string, what: string) => void) & { skip?: (file: string, why: string) => void };
 
 export const CONFIG_TEMPLATE = `// Probe configuration. Every setting is optional: the commented values are the defaults.
 // A bad setting is reported at start, naming the setting; the app then runs unrecorded.
@@ -71,20 +79,24 @@ export default defineConfig({
 `;
 
 function writeConfig(root: string, report: Report): void {
-  const existing = CONFIG_NAMES.find((name) => existsSync(path.join(root, name)));
-  if (existing) return report(existing, 'exists, left as is');
-  writeFileSync(path.join(root, 'probe.config.mjs'), CONFIG_TEMPLATE);
+  for (const name of CONFIG_NAMES) {
+    const existing = readProjectFile(root, name);
+    if ('refused' in existing) return report.skip?.(name, existing.refused);
+    if (existing.text !== null) return report(name, 'exists, left as is');
+  }
+  writeProjectFile(root, 'probe.config.mjs', CONFIG_TEMPLATE);
   report('probe.config.mjs', 'written (the defaults, commented)');
 }
 
 /** Adds `.probe/` unless a line already ignores that folder. */
 function ensureIgnored(root: string, file: string, report: Report): void {
-  const full = path.join(root, file);
-  const text = existsSync(full) ? readFileSync(full, 'utf8') : '';
+  const read = readProjectFile(root, file);
+  if ('refused' in read) return report.skip?.(file, read.refused);
+  const text = read.text ?? '';
   const lines = text.split(/\r?\n/).map((line) => line.trim());
   if (lines.some((line) => /^\/?\.probe\/?(\*\*)?$/.test(line))) return report(file, `already ignores ${IGNORED}`);
   const separator = text === '' || text.endsWith('\n') ? '' : '\n';
-  writeFileSync(full, `${text}${separator}${IGNORED}\n`);
+  writeProjectFile(root, file, `${text}${separator}${IGNORED}\n`);
   report(file, `${text ? 'added' : 'created with'} ${IGNORED}`);
 }
 
@@ -92,10 +104,14 @@ type Json = Record<string, unknown>;
 
 /** Reads a JSON object file (missing or empty → {}), lets `add` change it, writes it back only when changed. */
 function mergeJson(root: string, file: string, add: (json: Json) => string | null, report: Report, hint: string): boolean {
-  const full = path.join(root, file);
   let json: Json = {};
-  if (existsSync(full)) {
-    const text = readFileSync(full, 'utf8');
+  const read = readProjectFile(root, file);
+  if ('refused' in read) {
+    report.skip?.(file, read.refused);
+    return true; // said in the line of skipped files
+  }
+  if (read.text !== null) {
+    const text = read.text;
     if (text.trim() !== '') {
       try {
         json = JSON.parse(text) as Json;
@@ -112,8 +128,7 @@ function mergeJson(root: string, file: string, add: (json: Json) => string | nul
     report(file, 'already set up');
     return true;
   }
-  mkdirSync(path.dirname(full), { recursive: true });
-  writeFileSync(full, `${JSON.stringify(json, null, 2)}\n`);
+  writeProjectFile(root, file, `${JSON.stringify(json, null, 2)}\n`);
   report(file, change);
   return true;
 }
