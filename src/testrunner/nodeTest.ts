@@ -1,9 +1,8 @@
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
-import { patchMethod } from '../runtime/patches';
 import { alsoHookEsm } from '../lens/esmHook';
 import type { TestRunnerSource } from './TestRunnerSource';
-import { TestCase, inTestContext } from './TestCase';
+import { TestCase } from './TestCase';
 
 /** What Probe reads of node:test's TestContext (`fullName` and `passed` are there from Node 20.16). */
 interface TestContextLike {
@@ -13,24 +12,11 @@ interface TestContextLike {
   after?: (fn: () => void) => void;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- node:test's functions, called as the app calls them
-type Declare = (...args: any[]) => any;
-
 interface NodeTestExports {
   beforeEach?: (fn: (t: TestContextLike) => void) => void;
-  test?: Declare;
-  it?: Declare;
-  afterEach?: Declare;
 }
 
 const HOOKED = Symbol.for('probe.node-test.hooked');
-
-const WHY =
-  "node:test runs a test's function in the AsyncResource made when the test was declared (lib/internal/test_runner/test.js: Test#run, runInAsyncScope), so tests running at once (`{ concurrency }`) share one context unless their functions enter their own (https://github.com/nodejs/node/blob/v22.12.0/lib/internal/test_runner/test.js)";
-
-/** The test each node:test TestContext belongs to (the same object is passed to the test's hooks and function). */
-const cases = new WeakMap<object, TestCase>();
-const caseOfContext = (_self: unknown, args: unknown[]) => (typeof args[0] === 'object' && args[0] ? cases.get(args[0]) : undefined);
 
 /** Whether this process runs `node --test` files: a child of the runner, or the runner with isolation off. */
 function nodeTestMayRun(): boolean {
@@ -59,8 +45,10 @@ export const nodeTestRunner: TestRunnerSource = {
  * the test's unit and registers the test's `after`, which node:test runs after every `afterEach`, when
  * `t.passed` is final. Registering on load and not at start matters: a root hook starts node:test's harness,
  * which reports (on stdout) at exit, and `NODE_TEST_CONTEXT` reaches every process a test spawns.
- * `test`/`it`, `beforeEach`/`afterEach` and `t.test` are wrapped (through the ledger) so that the functions they
- * are given run in their test's context.
+ * Nothing is patched: the module's exports are returned as they are. node:test runs a test's function in the
+ * AsyncResource made where the test was declared, and takes the test's reported `location` from the caller of
+ * `test()`/`it()`: wrapping either to enter the test's context would change the location (and stack traces) the
+ * runner reports, so node:test's calls are attributed to the running test when unambiguous (see TestStack).
  */
 class NodeTestInstrumentation extends InstrumentationBase {
   constructor(private readonly probeLogger: Logger) {
@@ -85,11 +73,9 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
   holder[HOOKED] = true;
   exports.beforeEach((t) => {
     try {
-      if (!t || typeof t.after !== 'function' || cases.has(t)) return;
+      if (!t || typeof t.after !== 'function') return;
       const test = TestCase.begin([String(t.fullName ?? t.name ?? 'test')]);
       if (!test) return;
-      cases.set(t, test);
-      wrapSubtests(t);
       t.after(() => {
         try {
           test.end(t.passed !== false);
@@ -101,47 +87,4 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
       logger.warnOnce('node-test-start', 'could not start a test capture', error);
     }
   });
-  for (const key of ['test', 'it'] as const) patchMethod(exports, key, `node:test ${key}`, WHY, (original) => declaring(original!));
-  for (const key of ['beforeEach', 'afterEach'] as const) {
-    patchMethod(exports, key, `node:test ${key}`, WHY, (original) => withFunction(original as Declare, caseOfContext));
-  }
-}
-
-let subtestsWrapped = false;
-
-/** `t.test(name, fn)` (a subtest) runs `fn` in the subtest's context: TestContext's prototype, wrapped once. */
-function wrapSubtests(t: object): void {
-  if (subtestsWrapped) return;
-  subtestsWrapped = true;
-  const proto = Object.getPrototypeOf(t) as { test?: Declare };
-  if (proto && typeof proto.test === 'function')
-    patchMethod(proto, 'test', 'node:test TestContext.prototype.test', WHY, (original) => withFunction(original!, caseOfContext));
-}
-
-/** `test(name, options, fn)` and its `.only`: the function runs in its test's context. */
-function declaring(original: Declare): Declare {
-  const wrapped = withFunction(original, caseOfContext);
-  Object.assign(wrapped, original);
-  const only = (original as { only?: unknown }).only;
-  if (typeof only === 'function') (wrapped as { only?: Declare }).only = withFunction(only as Declare, caseOfContext);
-  return wrapped;
-}
-
-/** `original` whose last function argument runs in the context `caseOf` names. */
-function withFunction(original: Declare, caseOf: (self: unknown, args: unknown[]) => TestCase | undefined): Declare {
-  const wrapped = function (this: unknown, ...args: unknown[]) {
-    try {
-      for (let at = args.length - 1; at >= 0; at--) {
-        if (typeof args[at] !== 'function') continue;
-        args[at] = inTestContext(args[at] as Declare, caseOf);
-        break;
-      }
-    } catch {
-      // the app's function as it was
-    }
-    return original.apply(this, args);
-  };
-  Object.defineProperty(wrapped, 'length', { value: original.length });
-  Object.defineProperty(wrapped, 'name', { value: original.name });
-  return wrapped;
 }
