@@ -30,8 +30,7 @@ import { http2Lens } from './lens/Http2Lens';
 import { libraryEntriesLens } from './lens/libraryEntries';
 import { undiciInterceptorsLens } from './lens/undiciInterceptors';
 import { routeTemplates } from './lens/routes/watchRoutes';
-import { nodeTestUnits } from './testrunner/nodeTest';
-import { isTestRunnerProcess } from './testrunner/runnerProcess';
+import { TEST_RUNNERS, isTestRunnerProcess } from './testrunner/runners';
 import { queueJobUnits } from './lens/jobs/JobInstrumentation';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
@@ -101,12 +100,12 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     // - the node:http lens loads node:http(s) before any instrumentation exists: the first instrumentation made
     //   installs require-in-the-middle, which hooks a module only the first time it is required through it, so
     //   a require in between would leave node:http unpatched;
-    // - a constructor may hook the ESM loader, which takes only the modules listed when it starts: node:test
-    //   lists its module before the fetch lens's UndiciFetchInstrumentation starts it (with undici and the
-    //   library entries' modules).
+    // - a constructor may hook the ESM loader, which takes only the modules listed when it starts: the test
+    //   runners (node:test) list their modules before the fetch lens's UndiciFetchInstrumentation starts it (with
+    //   undici and the library entries' modules).
     const factories: Array<SourceFactory<Source> | SourceFactory<Lens>> = [
       httpLens(requests),
-      nodeTestUnits,
+      ...TEST_RUNNERS.map((runner) => runner.units),
       () => requests,
       undiciLens,
       fetchLens,

@@ -22,8 +22,10 @@ export function indexRowOf(capture: Capture): IndexRow {
     started_at: capture.started_at,
     ended_by: capture.ended_by,
     counts,
-    // A failed test is what an agent looks for first, even when every call it made succeeded.
-    has_errors: errors > 0 || failed > 0 || (capture.type === 'test' && capture.status === 'failed'),
+    // A failed test, or a command that exited with a non-zero code, is what an agent looks for first, even when
+    // every call it made succeeded.
+    has_errors:
+      errors > 0 || failed > 0 || (capture.type === 'test' && capture.status === 'failed') || (capture.type === 'command' && /^[1-9]\d*$/.test(capture.status)),
     warnings: capture.summary?.warnings?.length ?? 0,
     errors: Math.max(errors, failed),
     tags: capture.tags,

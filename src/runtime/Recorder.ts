@@ -67,6 +67,8 @@ export class Recorder {
   private readonly requestUnits = new WeakMap<object, Unit>();
   private readonly meta: UnitInput['meta'];
   private readonly origins: OriginQueue;
+  /** The process's command unit as closeAll stored it (see correctExitCode). */
+  private storedMain: Unit | undefined;
   /** Test units running now (see src/testrunner/). */
   private readonly tests = new TestStack();
   /** Set once a test ran here: the process's own command capture is then kept only when it holds calls. */
@@ -144,12 +146,11 @@ export class Recorder {
   }
 
   /**
-   * Where work outside any unit goes. Test runners run a test's body and hooks in contexts of their own (node:test
-   * in the AsyncResource of the test's declaration, Vitest in its runner's), so no span can delimit a test: while
-   * one runs, what no request or job claims is that test's.
+   * Where work outside any request or job goes: the test whose async context this is (see TestStack), else the
+   * process's command unit.
    */
   private outside(): Unit {
-    return this.tests.innermost ?? this.processUnit;
+    return this.tests.current() ?? this.processUnit;
   }
 
   /** A test case starts: its own unit of type `test` until endTest. Tests nest (node:test subtests). */
@@ -159,6 +160,11 @@ export class Recorder {
     unit.sampled = this.sampler.decide(unit.traceId);
     this.tests.push(unit);
     return unit;
+  }
+
+  /** Runs a test's own code (its function, a hook run for it) in its context: its calls are its own. */
+  runInTest<T>(unit: Unit, fn: () => T): T {
+    return this.tests.run(unit, fn);
   }
 
   /** A test case ended, after its hooks: `passed` or `failed`. */
@@ -496,8 +502,22 @@ export class Recorder {
     // (tests) called out; a launcher's, only when it called out itself.
     // A process whose earlier windows were stored keeps a last window only when it holds calls.
     const quiet = !this.servedRequest && !this.ranTests && !this.startedChild && !this.startedByTool && !this.windowsStored && !this.thread;
-    if (this.holdsCalls(main) || main.folded || quiet) this.close(main);
-    else main.closed = true;
+    if (this.holdsCalls(main) || main.folded || quiet) {
+      this.close(main);
+      this.storedMain = main;
+    } else main.closed = true;
+  }
+
+  /**
+   * The process's command capture was stored at 'beforeExit' with the exit code known then; an 'exit' listener
+   * of the app set another (`process.exitCode`): stored again (same id) with the code the process exits with.
+   */
+  correctExitCode(exitCode: number): void {
+    const main = this.storedMain;
+    if (!main || main.status === String(exitCode)) return;
+    main.status = String(exitCode);
+    main.endedBy = exitCode === 0 ? main.endedBy : 'exit';
+    this.enqueue(main);
   }
 
   /** Whether the unit holds a call of the app's (an agent's own calls do not count). */

@@ -1,15 +1,27 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Unit } from './Unit';
 
 /**
- * The test units running now, innermost last. Test runners run a test's body and hooks in contexts of their own
- * (node:test in the AsyncResource of the test's declaration, Vitest in its runner's), so no span can delimit a
- * test: while one runs, what no request or job claims is that test's (see Recorder.activeUnit).
+ * The test units running now, and the async context each test's own code runs in. A call belongs to the test
+ * whose context made it (a runner's test function, wrapped where the runner lets Probe: see src/testrunner/), so
+ * tests running concurrently in one process each keep their own calls. Work in no test's context (a hook a runner
+ * calls from a context of its own) belongs to the running test only when that is unambiguous: the tests running
+ * form one chain of nested tests (a test and its subtests), never siblings running at once.
  */
 export class TestStack {
   private readonly running: Unit[] = [];
+  private readonly context = new AsyncLocalStorage<Unit>();
 
-  get innermost(): Unit | undefined {
-    return this.running[this.running.length - 1];
+  /** The test this context belongs to: its own (while open), else the innermost of one chain of running tests. */
+  current(): Unit | undefined {
+    const own = this.context.getStore();
+    if (own) return own.closed ? undefined : own;
+    return this.chain();
+  }
+
+  /** Runs `fn` in the unit's context: what it starts, now or later, belongs to that test. */
+  run<T>(unit: Unit, fn: () => T): T {
+    return this.context.run(unit, fn);
   }
 
   push(unit: Unit): void {
@@ -25,5 +37,16 @@ export class TestStack {
   /** Every test still running, innermost first, and the stack emptied (the process is ending). */
   drain(): Unit[] {
     return this.running.splice(0).reverse();
+  }
+
+  /**
+   * The innermost running test when each running test is nested in the one before (its name path extends it:
+   * `suite > case` in `suite`), none when two run side by side (concurrent tests: only their contexts tell).
+   */
+  private chain(): Unit | undefined {
+    for (let at = 1; at < this.running.length; at++) {
+      if (!this.running[at]!.name.startsWith(`${this.running[at - 1]!.name} > `)) return undefined;
+    }
+    return this.running[this.running.length - 1];
   }
 }

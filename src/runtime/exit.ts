@@ -24,6 +24,11 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
   let done = false;
 
   const onBeforeExit = () => {
+    // The app's 'exit' listeners may still set the exit code (Mocha sets `process.exitCode` in one: lib/cli/
+    // run-helpers.js exitMochaLater): Probe's listener moves behind every one registered by now, and reads the
+    // code they leave.
+    process.removeListener('exit', onExit);
+    process.on('exit', onExit);
     // A thread stores synchronously as it ends: the process may be ended by a signal a moment later, and nothing
     // async of a thread survives that.
     if (!isMainThread) return finalSync(Number(process.exitCode ?? 0));
@@ -41,6 +46,8 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
   const finalSync = (code: number) => {
     if (done) return;
     done = true;
+    // Closed at 'beforeExit' with the code known then: stored again with the real one when a listener changed it.
+    recorder.correctExitCode(code);
     // The app's threads first: the process's end (a signal, process.exit()) kills them without a word.
     if (isMainThread) threads.flushAllSync(code);
     recorder.closeAll(code, crashed ? 'error' : 'exit');
@@ -50,7 +57,9 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     writer.sayLost();
     if (captures.length && !writer.putAllSync(captures)) writeSync(recorder, captures);
   };
-  const onExit = (code: number) => finalSync(code);
+  // The code the process exits with is `process.exitCode` as the last listener leaves it (process.exit(n) sets it
+  // too); the argument is the code when 'exit' was emitted.
+  const onExit = (code: number) => finalSync(exitCodeNow(code));
   const onCrash = () => {
     crashed = true;
   };
@@ -77,6 +86,11 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     process.removeListener('uncaughtExceptionMonitor', onCrash);
     for (const signal of signals) process.removeListener(signal, handlers[signal]);
   };
+}
+
+function exitCodeNow(emitted: number): number {
+  const code = Number(process.exitCode ?? emitted);
+  return Number.isInteger(code) ? code : emitted;
 }
 
 function writeSync(recorder: Recorder, captures: Capture[]): void {

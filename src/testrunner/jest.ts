@@ -1,84 +1,181 @@
-import path from 'node:path';
-import type { Unit } from '../runtime/Unit';
-import { currentRuntime } from '../runtime/state';
+import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
+import type { Logger } from '../util/logger';
+import type { TestRunnerSource } from './TestRunnerSource';
+import { TestCase, inTestContext, nameWorkerCapture } from './TestCase';
+import { watchJestScripts } from './jestScripts';
 
-/** What Probe reads of a jest-circus test: its name, its describe blocks up to the root, and its errors. */
+/** What Probe reads of a jest-circus test: its name, its describe blocks up to the root, its function and errors. */
 interface CircusBlock {
   name?: string;
   parent?: CircusBlock;
+  type?: string;
+  children?: CircusBlock[];
 }
 
 interface CircusTest extends CircusBlock {
   errors?: unknown[];
+  fn?: (...args: unknown[]) => unknown;
 }
 
 /** A jest-circus event as a test environment's `handleTestEvent` receives it (Jest 29 and 30). */
 export interface CircusEvent {
   name: string;
   test?: CircusTest;
+  fn?: unknown;
+}
+
+interface CircusState {
+  currentDescribeBlock?: CircusBlock;
+}
+
+/** What Probe uses of a Jest test environment (jest-environment-node, jest-environment-jsdom, any custom one). */
+export interface JestEnvironmentLike {
+  getVmContext(): object | null;
+  handleTestEvent?(event: CircusEvent, state: unknown): unknown;
 }
 
 /** The name jest-circus gives the describe block that holds a file's top-level tests. */
 const ROOT_BLOCK = 'ROOT_DESCRIBE_BLOCK';
-/** Test files named in a Jest worker's command capture; the rest are counted. */
-const NAMED_FILES = 3;
+const OBSERVED = Symbol('probe.jest.observed');
 
 /**
- * Makes each Jest test case a capture of type `test`, from the jest-circus events the `probe/jest` environment
- * receives (`handleTestEvent`, awaited by circus before it goes on). `test_started` comes after circus decided
- * the test runs (not skipped, not a todo) and before its `beforeEach` hooks; `test_done` after its `afterEach`
- * hooks, with `test.errors` final (a `test.failing` case has its errors swapped by then). Calls outside tests
- * (`beforeAll`, the module's top level) stay in the process's command capture, which a Jest worker names after
- * the files it ran.
+ * Jest (jest-circus, its runner since Jest 27): every test environment is observed where jest-circus is handed it,
+ * with no configuration: jest-runner calls the runner's adapter (`jest-circus/runner`, loaded with Node's require
+ * in the process that runs the file: a jest-worker child, or `jest` itself with `--runInBand`) with the
+ * environment it made, before jest-circus registers the environment's `handleTestEvent`. `probe/jest` remains a
+ * way to name the environment.
  */
-export class JestTests {
-  private readonly open = new Map<CircusTest, Unit>();
+export const jestRunner: TestRunnerSource = {
+  name: 'jest',
+  isRunnerProcess: () => false,
+  units: ({ config, logger }) => {
+    if (!config.http) return null;
+    return { name: 'jest', instrumentations: [new JestCircusInstrumentation(logger)], enable: () => () => {} };
+  },
+};
 
-  constructor(testPath: string) {
-    nameWorkerCapture(testPath);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- jest-circus's adapter, called as jest-runner calls it
+type Adapter = (...args: any[]) => any;
+
+class JestCircusInstrumentation extends InstrumentationBase {
+  constructor(private readonly probeLogger: Logger) {
+    super('probe-jest-circus', '0.1.0', {});
   }
 
-  handle(event: CircusEvent): void {
-    const runtime = currentRuntime();
-    const test = event.test;
-    if (!runtime) return;
-    if (event.name === 'test_started' && test) {
-      this.open.set(test, runtime.recorder.beginTest(fullTitle(test)));
-    } else if (event.name === 'test_done' && test) {
-      const unit = this.open.get(test);
-      if (!unit) return;
-      this.open.delete(test);
-      runtime.recorder.endTest(unit, (test.errors?.length ?? 0) === 0);
-    } else if (event.name === 'teardown') {
-      // A test circus never finished (the file timed out or was interrupted) did not pass.
-      for (const unit of this.open.values()) runtime.recorder.endTest(unit, false);
-      this.open.clear();
-    }
+  protected init() {
+    const versions = ['>=29 <31'];
+    // Jest 29's adapter is its own file (`jest-circus/runner` re-exports it); Jest 30 bundles it into build/runner.js.
+    const files = ['jest-circus/build/legacy-code-todo-rewrite/jestAdapter.js', 'jest-circus/build/runner.js'].map(
+      (file) =>
+        new InstrumentationNodeModuleFile(
+          file,
+          versions,
+          (exports: { default?: Adapter }) => this.wrapAdapter(exports),
+          (exports: unknown) => exports,
+        ),
+    );
+    return new InstrumentationNodeModuleDefinition('jest-circus', versions, undefined, undefined, files);
+  }
+
+  /**
+   * The adapter's `default` export, wrapped in place: a plain property of a module object that only jest-runner
+   * reads (a per-module wrap, not a process-wide one), `(globalConfig, config, environment, runtime, testPath, …)`.
+   */
+  private wrapAdapter(exports: { default?: Adapter }): unknown {
+    const original = exports?.default;
+    if (typeof original !== 'function') return exports;
+    const logger = this.probeLogger;
+    exports.default = function (this: unknown, ...args: unknown[]) {
+      try {
+        const environment = args[2] as JestEnvironmentLike | undefined;
+        if (environment && typeof environment.getVmContext === 'function') observeJestEnvironment(environment, String(args[4] ?? ''));
+      } catch (error) {
+        logger.warnOnce('jest-adapter', 'could not record Jest tests', error);
+      }
+      return original.apply(this, args);
+    };
+    return exports;
   }
 }
 
-/** `describe > inner > case`: the names of the test's describe blocks (not circus's root block) and its own. */
-export function fullTitle(test: CircusTest): string {
+/**
+ * Hands the environment's jest-circus events to Probe (an own `handleTestEvent` calling the environment's own
+ * after Probe's) and watches the code Jest evaluates in its context for source maps. Once per environment.
+ */
+export function observeJestEnvironment(environment: JestEnvironmentLike, testPath: string): void {
+  const marked = environment as JestEnvironmentLike & { [OBSERVED]?: boolean };
+  if (marked[OBSERVED]) return;
+  marked[OBSERVED] = true;
+  const tests = new JestTests(testPath);
+  const own = environment.handleTestEvent;
+  environment.handleTestEvent = function (this: JestEnvironmentLike, event: CircusEvent, state: unknown) {
+    try {
+      tests.handle(event, state as CircusState | undefined);
+    } catch {
+      // never in the tests' way
+    }
+    return own?.call(this, event, state);
+  };
+  watchJestScripts(environment.getVmContext());
+}
+
+/**
+ * Makes each Jest test case a capture of type `test`, from the jest-circus events its environment receives
+ * (awaited by circus before it goes on). `add_test` hands over the test circus just made: its function is wrapped
+ * to run in the test's context (concurrent tests start it before their `test_started`, which then finds the
+ * test open). `test_started` comes after circus decided the test runs (not skipped, not a todo) and before its
+ * `beforeEach` hooks; `test_done` after its `afterEach` hooks, with `test.errors` final (a `test.failing` case has
+ * its errors swapped by then). Calls outside tests (`beforeAll`, the module's top level) stay in the process's
+ * command capture, which a Jest worker names after the files it ran.
+ */
+export class JestTests {
+  private readonly open = new Map<CircusTest, TestCase>();
+
+  constructor(testPath: string) {
+    nameWorkerCapture('jest', testPath);
+  }
+
+  handle(event: CircusEvent, state?: CircusState): void {
+    const test = event.name === 'add_test' ? addedTest(event, state) : event.test;
+    if (event.name === 'add_test' && test && typeof test.fn === 'function') {
+      test.fn = inTestContext(test.fn, () => this.caseOf(test));
+    } else if (event.name === 'test_started' && test) {
+      this.caseOf(test);
+    } else if (event.name === 'test_done' && test) {
+      const open = this.open.get(test);
+      if (!open) return;
+      this.open.delete(test);
+      open.end((test.errors?.length ?? 0) === 0);
+    } else if (event.name === 'teardown') {
+      // A test circus never finished (the file timed out or was interrupted) did not pass.
+      for (const open of this.open.values()) open.end(false);
+      this.open.clear();
+    }
+  }
+
+  /** The test's open case, begun now when it is not yet. */
+  private caseOf(test: CircusTest): TestCase | undefined {
+    let open = this.open.get(test);
+    if (!open) {
+      open = TestCase.begin(namePath(test)) ?? undefined;
+      if (open) this.open.set(test, open);
+    }
+    return open;
+  }
+}
+
+/** The test `add_test` made: the last child of the describe block being declared, holding the event's function. */
+function addedTest(event: CircusEvent, state?: CircusState): CircusTest | undefined {
+  const children = state?.currentDescribeBlock?.children;
+  const last = children?.[children.length - 1] as CircusTest | undefined;
+  return last && last.type === 'test' && last.fn === event.fn ? last : undefined;
+}
+
+/** The names of the test's describe blocks (not circus's root block) and its own. */
+function namePath(test: CircusTest): string[] {
   const names = [String(test.name ?? 'test')];
   for (let block = test.parent; block && block.name !== ROOT_BLOCK; block = block.parent) {
     if (block.name) names.unshift(block.name);
   }
-  return names.join(' > ');
-}
-
-const files: string[] = [];
-
-/**
- * A jest-worker child (started with an IPC channel) is named after the test files it ran, `jest a.test.js
- * b.test.js`: its own name (`node_modules/jest-worker/build/workers/processChild.js`) says nothing. With
- * `--runInBand` the tests run in the `jest` process itself, whose capture keeps the command as typed.
- */
-function nameWorkerCapture(testPath: string): void {
-  const runtime = currentRuntime();
-  const main = runtime?.recorder.processUnit;
-  if (!runtime || !main || main.closed || !process.channel) return;
-  const file = path.relative(runtime.recorder.config.root, testPath) || testPath;
-  if (!files.includes(file)) files.push(file);
-  const more = files.length - NAMED_FILES;
-  main.name = `jest ${files.slice(0, NAMED_FILES).join(' ')}${more > 0 ? ` (+${more} more)` : ''}`;
+  return names;
 }

@@ -1,14 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { currentRuntime } from '../runtime/state';
-import { JestTests, type CircusEvent } from './jest';
-import { watchJestScripts } from './jestScripts';
-
-/** What Probe uses of a Jest test environment class (jest-environment-node, jest-environment-jsdom; Jest 29 and 30). */
-export interface JestEnvironmentLike {
-  getVmContext(): object | null;
-  handleTestEvent?(event: CircusEvent, state: unknown): unknown;
-}
+import { observeJestEnvironment, type JestEnvironmentLike } from './jest';
 
 /** A Jest test environment class: Jest constructs it with its config and the test file's context. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's base takes any constructor arguments
@@ -39,38 +32,20 @@ export function loadJestEnvironment(name: string, via: string[] = []): JestEnvir
 }
 
 /**
- * `Base` (a Jest test environment, used as it is: its globals, its vm context, its export conditions) that also
- * hands jest-circus's events to Probe, so each test case becomes a capture of type `test`, and watches the code
- * Jest evaluates in its context for source maps (origins at the lines as written). Without the preload it is
- * `Base`, nothing more.
+ * `Base` (a Jest test environment, used as it is: its globals, its vm context, its export conditions), observed by
+ * Probe from its construction (see observeJestEnvironment; the preload alone observes every environment where
+ * jest-circus is handed it, this only names it). Without the preload it is `Base`, nothing more.
  */
 export function probeEnvironment(Base: JestEnvironmentClass): JestEnvironmentClass {
   return class ProbeTestEnvironment extends Base {
-    /** Null without the preload. */
-    readonly #probeTests: JestTests | null = null;
-
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the mixin passes Jest's arguments on unchanged
     constructor(...args: any[]) {
       super(...args);
       try {
-        if (currentRuntime()) {
-          const context = args[1] as { testPath?: string } | undefined;
-          this.#probeTests = new JestTests(String(context?.testPath ?? ''));
-          watchJestScripts(this.getVmContext());
-        }
+        if (currentRuntime()) observeJestEnvironment(this, String((args[1] as { testPath?: string } | undefined)?.testPath ?? ''));
       } catch {
         // never in the tests' way
       }
-    }
-
-    override handleTestEvent(event: CircusEvent, state: unknown): unknown {
-      try {
-        this.#probeTests?.handle(event);
-      } catch {
-        // never in the tests' way
-      }
-      // The base environment's own handler, if it has one (jest-environment-node has none today), still runs.
-      return super.handleTestEvent?.(event, state);
     }
   };
 }

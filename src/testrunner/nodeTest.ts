@@ -1,8 +1,8 @@
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
-import { currentRuntime } from '../runtime/state';
-import type { SourceFactory, UnitSource } from '../runtime/UnitSource';
 import { alsoHookEsm } from '../lens/esmHook';
+import type { TestRunnerSource } from './TestRunnerSource';
+import { TestCase } from './TestCase';
 
 /** What Probe reads of node:test's TestContext (`fullName` and `passed` are there from Node 20.16). */
 interface TestContextLike {
@@ -19,19 +19,23 @@ interface NodeTestExports {
 const HOOKED = Symbol.for('probe.node-test.hooked');
 
 /** Whether this process runs `node --test` files: a child of the runner, or the runner with isolation off. */
-export function nodeTestMayRun(): boolean {
+function nodeTestMayRun(): boolean {
   return Boolean(process.env.NODE_TEST_CONTEXT) || process.execArgv.some((arg) => arg === '--test');
 }
 
 /**
- * The unit source of node:test test cases. First in start()'s list: node:test files are ESM often, and their
- * `import 'node:test'` goes through the loader only if it is listed before the loader starts (the fetch lens
- * starts it).
+ * node:test. First in start()'s list: node:test files are ESM often, and their `import 'node:test'` goes through
+ * the loader only if it is listed before the loader starts (the fetch lens starts it).
  */
-export const nodeTestUnits: SourceFactory<UnitSource> = ({ config, logger }) => {
-  if (!config.http) return null;
-  if (nodeTestMayRun()) alsoHookEsm('node:test');
-  return { name: 'node:test', instrumentations: [new NodeTestInstrumentation(logger)], enable: () => () => {} };
+export const nodeTestRunner: TestRunnerSource = {
+  name: 'node:test',
+  // `node --test` itself, which runs each file in a child process of its own.
+  isRunnerProcess: () => !process.env.NODE_TEST_CONTEXT && process.execArgv.includes('--test'),
+  units: ({ config, logger }) => {
+    if (!config.http) return null;
+    if (nodeTestMayRun()) alsoHookEsm('node:test');
+    return { name: 'node:test', instrumentations: [new NodeTestInstrumentation(logger)], enable: () => () => {} };
+  },
 };
 
 /**
@@ -41,9 +45,12 @@ export const nodeTestUnits: SourceFactory<UnitSource> = ({ config, logger }) => 
  * the test's unit and registers the test's `after`, which node:test runs after every `afterEach`, when
  * `t.passed` is final. Registering on load and not at start matters: a root hook starts node:test's harness,
  * which reports (on stdout) at exit, and `NODE_TEST_CONTEXT` reaches every process a test spawns.
- * Nothing is patched: the module's exports are returned as they are.
+ * Nothing is patched: the module's exports are returned as they are. node:test runs a test's function in the
+ * AsyncResource made where the test was declared, and takes the test's reported `location` from the caller of
+ * `test()`/`it()`: wrapping either to enter the test's context would change the location (and stack traces) the
+ * runner reports, so node:test's calls are attributed to the running test when unambiguous (see TestStack).
  */
-export class NodeTestInstrumentation extends InstrumentationBase {
+class NodeTestInstrumentation extends InstrumentationBase {
   constructor(private readonly probeLogger: Logger) {
     super('probe-node-test', '0.1.0', {});
   }
@@ -66,12 +73,12 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
   holder[HOOKED] = true;
   exports.beforeEach((t) => {
     try {
-      const runtime = currentRuntime();
-      if (!runtime || !t || typeof t.after !== 'function') return;
-      const unit = runtime.recorder.beginTest(String(t.fullName ?? t.name ?? 'test'));
+      if (!t || typeof t.after !== 'function') return;
+      const test = TestCase.begin([String(t.fullName ?? t.name ?? 'test')]);
+      if (!test) return;
       t.after(() => {
         try {
-          runtime.recorder.endTest(unit, t.passed !== false);
+          test.end(t.passed !== false);
         } catch (error) {
           logger.warnOnce('node-test-end', 'could not end a test capture', error);
         }

@@ -1,5 +1,26 @@
 import path from 'node:path';
 import { currentRuntime } from '../runtime/state';
+import type { TestRunnerSource } from './TestRunnerSource';
+import { TestCase } from './TestCase';
+
+/** The entry scripts of Vitest's own processes: the runner itself and its pools' workers before a file runs. */
+const RUNNER_ENTRIES = [
+  /[\\/]vitest[\\/]vitest\.mjs$/,
+  /[\\/]\.bin[\\/]vitest$/,
+  /[\\/]tinypool[\\/]dist[\\/]entry[\\/]/,
+  /[\\/]vitest[\\/]dist[\\/]workers[\\/]/,
+];
+
+/**
+ * Vitest: its tests are recorded by the `probe/vitest` setup file (`recordVitestTests`), which runs in the
+ * worker as the test files do (Vitest evaluates them through its own module runner, out of reach of require and
+ * import hooks); the source only names Vitest's own processes.
+ */
+export const vitestRunner: TestRunnerSource = {
+  name: 'vitest',
+  isRunnerProcess: () => RUNNER_ENTRIES.some((entry) => entry.test(process.argv[1] ?? '')),
+  units: () => null,
+};
 
 /** What Probe reads of a Vitest task: its name, its suites up to the file, and its result. */
 interface VitestTask {
@@ -43,13 +64,13 @@ export function recordVitestTests(hooks: VitestHooks): void {
   hooks.beforeEach(function () {
     try {
       const context = arguments[0] as VitestTestContext | undefined;
-      const runtime = currentRuntime();
       const task = context?.task;
-      if (!runtime || !context || !task || typeof context.onTestFinished !== 'function') return;
-      const unit = runtime.recorder.beginTest(fullTitle(task));
+      if (!context || !task || typeof context.onTestFinished !== 'function') return;
+      const test = TestCase.begin(namePath(task));
+      if (!test) return;
       context.onTestFinished(() => {
         try {
-          runtime.recorder.endTest(unit, task.result?.state !== 'fail');
+          test.end(task.result?.state !== 'fail');
         } catch {
           // never in the tests' way
         }
@@ -60,11 +81,11 @@ export function recordVitestTests(hooks: VitestHooks): void {
   });
 }
 
-/** `suite > inner > case`: the names of the test's suites (not the file) and its own. */
-export function fullTitle(task: VitestTask): string {
+/** The names of the test's suites (not the file) and its own. */
+function namePath(task: VitestTask): string[] {
   const names = [String(task.name ?? 'test')];
   for (let suite = task.suite; suite && !suite.filepath; suite = suite.suite) {
     if (suite.name) names.unshift(suite.name);
   }
-  return names.join(' > ');
+  return names;
 }

@@ -20,12 +20,12 @@ const VM_MODULES = ['--experimental-vm-modules'];
 
 /**
  * A real Jest run of the Jest suite as native ES modules (`"type": "module"`, `node --experimental-vm-modules`):
- * one file as written, one through ts-jest kept as ESM, with `testEnvironment: 'probe/jest'` under the preload.
+ * one file as written, one through ts-jest kept as ESM, under the preload alone.
  * Each test case is a test capture, and origins name the lines as written (the ts-jest module's inline source
  * map is read from the code Jest hands vm.SourceTextModule). Jest, ts-jest and the npm-packed Probe are installed
  * at test time into a cache outside the repository.
  */
-describe('Jest running test files as native ES modules under the probe/jest environment', () => {
+describe('Jest running test files as native ES modules under the preload alone', () => {
   let upstream: Awaited<ReturnType<typeof startUpstream>>;
   before(async () => {
     upstream = await startUpstream();
@@ -44,7 +44,7 @@ describe('Jest running test files as native ES modules under the probe/jest envi
       const env = jestEnv(cleanEnv(), upstream.url);
       const args = mode === 'runInBand' ? ['--runInBand'] : ['--maxWorkers=2'];
 
-      const run = await runBothWays(project, { plain: [...args, '--testEnvironment=node'], probe: args }, env, { node: VM_MODULES });
+      const run = await runBothWays(project, { plain: args, probe: args }, env, { node: VM_MODULES });
       const output = run.output;
 
       assert.equal(run.code, 1, `the suite has failing tests\n${output}`);

@@ -20,26 +20,28 @@ const sendLine = (project: string) =>
     .findIndex((line) => line.includes('request.send()')) + 1;
 
 /**
- * A real Jest run of a DOM suite (jsdom's document, window and XMLHttpRequest, node:http in a hook) with
- * `testEnvironment: 'probe/jest-jsdom'` under the preload, against the same suite in Jest's own `jsdom`
- * environment without Probe. Jest, jest-environment-jsdom and the npm-packed Probe are installed at test time into
+ * A real Jest run of a DOM suite (jsdom's document, window and XMLHttpRequest, node:http in a hook) in Jest's own
+ * `jsdom` environment under the preload alone (and naming `probe/jest-jsdom`, still an option), against the same
+ * run without Probe. Jest, jest-environment-jsdom and the npm-packed Probe are installed at test time into
  * a cache outside the repository.
  */
-describe('Jest DOM suites under the preload with the probe/jest-jsdom environment: a capture per test', () => {
+describe('Jest DOM suites under the preload alone: a capture per test', () => {
   let upstream: Awaited<ReturnType<typeof startUpstream>>;
   before(async () => {
     upstream = await startUpstream();
   });
   after(() => upstream.close());
 
-  for (const version of VERSIONS) {
-    it(`jest ${version} with jest-environment-jsdom ${version}`, async () => {
+  const runs = [...VERSIONS.map((version) => ({ version, named: false })), { version: VERSIONS[1]!, named: true }];
+  for (const { version, named } of runs) {
+    it(`jest ${version} with jest-environment-jsdom ${version}${named ? ', testEnvironment probe/jest-jsdom' : ''}`, async () => {
       const dir = await installRunnerApp(`jest-jsdom-${version}`, dependencies(version));
       const project = copyProject(dir, [FIXTURE]);
       const env = jestEnv(cleanEnv(), upstream.url);
 
-      // Without Probe: Jest's own jsdom environment.
-      const run = await runBothWays(project, { plain: ['--runInBand', '--testEnvironment=jsdom'], probe: ['--runInBand'] }, env);
+      // Jest's own jsdom environment, without Probe and with it (or naming probe/jest-jsdom).
+      const probeArgs = named ? ['--runInBand', '--testEnvironment=probe/jest-jsdom'] : ['--runInBand'];
+      const run = await runBothWays(project, { plain: ['--runInBand'], probe: probeArgs }, env);
       const output = run.output;
 
       assert.equal(run.code, 1, `the suite has failing tests\n${output}`);

@@ -26,31 +26,33 @@ const copyProject = (dir: string) => copyFixtures(dir, [FIXTURE]);
 /**
  * A real Jest run of a small suite (passing, failing and skipped tests, nested describe, beforeAll/beforeEach/
  * afterEach making calls to a loopback server with fetch and node:http) in two files, one through babel-jest and
- * one through ts-jest, under the preload with the one line of configuration: `testEnvironment: 'probe/jest'`.
- * In jest-worker children and with --runInBand. Jest, its transformers and the npm-packed Probe are installed at
+ * one through ts-jest, under the preload alone (the app's Jest config names nothing of Probe's; one run names
+ * `probe/jest`, still an option). In jest-worker children and with --runInBand. Jest, its transformers and the npm-packed Probe are installed at
  * test time into a cache outside the repository.
  */
-describe('Jest under the preload with the probe/jest environment: a capture per test', () => {
+describe('Jest under the preload alone: a capture per test', () => {
   let upstream: Awaited<ReturnType<typeof startUpstream>>;
   before(async () => {
     upstream = await startUpstream();
   });
   after(() => upstream.close());
 
-  const runs: Array<{ version: string; mode: 'workers' | 'runInBand'; preload: 'require' | 'import' }> = VERSIONS.flatMap((version) => [
+  const runs: Array<{ version: string; mode: 'workers' | 'runInBand'; preload: 'require' | 'import'; named?: boolean }> = VERSIONS.flatMap((version) => [
     { version, mode: 'workers' as const, preload: 'require' as const },
     { version, mode: 'runInBand' as const, preload: 'require' as const },
   ]);
   runs.push({ version: VERSIONS[1]!, mode: 'workers', preload: 'import' });
-  for (const { version, mode, preload } of runs) {
-    it(`jest ${version}, ${mode}, --${preload} probe/register`, async () => {
+  runs.push({ version: VERSIONS[0]!, mode: 'workers', preload: 'require', named: true });
+  for (const { version, mode, preload, named } of runs) {
+    it(`jest ${version}, ${mode}, --${preload} probe/register${named ? ', testEnvironment probe/jest' : ''}`, async () => {
       const dir = await installRunnerApp(`jest-${version}`, dependencies(version));
       const project = copyProject(dir);
       const env = jestEnv(cleanEnv(), upstream.url);
       const args = mode === 'runInBand' ? ['--runInBand'] : ['--maxWorkers=2'];
 
-      // Without Probe: no preload, Jest's own node environment.
-      const run = await runBothWays(project, { plain: [...args, '--testEnvironment=node'], probe: args }, env, { preload: `--${preload} probe/register` });
+      // Without Probe: no preload; with it: the same command (or naming probe/jest, Jest's node environment observed).
+      const probeArgs = named ? [...args, '--testEnvironment=probe/jest'] : args;
+      const run = await runBothWays(project, { plain: args, probe: probeArgs }, env, { preload: `--${preload} probe/register` });
       const output = run.output;
 
       assert.equal(run.code, 1, `the suite has failing tests\n${output}`);

@@ -1,0 +1,85 @@
+import path from 'node:path';
+import type { Recorder } from '../runtime/Recorder';
+import type { Unit } from '../runtime/Unit';
+import { currentRuntime } from '../runtime/state';
+
+/** Between the names of a test's path: `suite > inner > case`. */
+const SEPARATOR = ' > ';
+
+/** One test case being recorded: its unit, opened by `begin`, ended once by `end`. */
+export class TestCase {
+  #ended = false;
+
+  private constructor(
+    private readonly recorder: Recorder,
+    readonly unit: Unit,
+  ) {}
+
+  /** A test starts: `names` is its path (suites, then its own name). Null when Probe is not running. */
+  static begin(names: readonly string[]): TestCase | null {
+    const recorder = currentRuntime()?.recorder;
+    if (!recorder) return null;
+    const name = names.filter(Boolean).join(SEPARATOR) || 'test';
+    return new TestCase(recorder, recorder.beginTest(name));
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Runs the test's own code in its context (see TestStack). */
+  run<T>(fn: () => T): T {
+    return this.#ended ? fn() : this.recorder.runInTest(this.unit, fn);
+  }
+
+  /** The test ended, after its hooks, with the runner's verdict. */
+  end(passed: boolean): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.recorder.endTest(this.unit, passed);
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any function a runner calls
+type AnyFunction = (this: any, ...args: any[]) => any;
+
+/**
+ * `fn` run in the context of the test `caseOf` names for the call (`this` and the arguments the runner passes),
+ * or as it is when none. Same `length` and name: runners read a function's length to know whether it takes a
+ * `done` callback. A generator function (some runners treat those apart) is left as it is.
+ */
+export function inTestContext<F extends AnyFunction>(fn: F, caseOf: (self: unknown, args: unknown[]) => TestCase | null | undefined): F {
+  if (typeof fn !== 'function' || /^(async\s*)?function\s*\*/.test(Function.prototype.toString.call(fn))) return fn;
+  const wrapped = function (this: unknown, ...args: unknown[]) {
+    let test: TestCase | null | undefined;
+    try {
+      test = caseOf(this, args);
+    } catch {
+      test = null;
+    }
+    return test ? test.run(() => fn.apply(this, args)) : fn.apply(this, args);
+  };
+  Object.defineProperty(wrapped, 'length', { value: fn.length });
+  Object.defineProperty(wrapped, 'name', { value: fn.name });
+  return wrapped as unknown as F;
+}
+
+const files: string[] = [];
+/** Test files named in a runner worker's command capture; the rest are counted. */
+const NAMED_FILES = 3;
+
+/**
+ * A runner's worker process (started with an IPC channel: jest-worker, Mocha's parallel pool) is named after the
+ * test files it ran, `jest a.test.js b.test.js`: its own script (`jest-worker/build/workers/processChild.js`,
+ * `mocha/lib/nodejs/worker.js`) says nothing. A runner running the tests in its own process keeps the command as
+ * typed.
+ */
+export function nameWorkerCapture(runner: string, testPath: string): void {
+  const runtime = currentRuntime();
+  const main = runtime?.recorder.processUnit;
+  if (!runtime || !main || main.closed || !process.channel || !testPath) return;
+  const file = path.relative(runtime.recorder.config.root, testPath) || testPath;
+  if (!files.includes(file)) files.push(file);
+  const more = files.length - NAMED_FILES;
+  main.name = `${runner} ${files.slice(0, NAMED_FILES).join(' ')}${more > 0 ? ` (+${more} more)` : ''}`;
+}
