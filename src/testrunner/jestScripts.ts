@@ -1,7 +1,7 @@
 import path from 'node:path';
 import vm from 'node:vm';
 import { patchMethod } from '../runtime/patches';
-import { noteEvaluatedScript } from '../origin/origin';
+import { noteEvaluatedScript } from '../origin/mapChain';
 
 /** The vm contexts of Probe's Jest environments: only code evaluated in them is looked at. */
 const contexts = new WeakSet<object>();
@@ -21,7 +21,7 @@ const WHY_ESM =
 
 /**
  * Notes the `sourceMappingURL` of every script and ES module Jest evaluates in `context` (a test environment's),
- * so origin frames in transformed test files map back to the lines as written (see origin/scriptMaps). The vm
+ * so origin frames in transformed test files map back to the lines as written (see origin/mapChain). The vm
  * entry points are wrapped once per process, through the patch ledger; they only look at code bound for a
  * context registered here, and never change what is evaluated.
  */
