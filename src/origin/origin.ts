@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { Origin } from '../capture/types';
 import { agentLoaded, isAgentInternal } from '../runtime/agentInternals';
 import { isProbeCode } from '../util/ownCode';
-import { isBundledRuntime, isWebpackInternal, webpackInternalPath } from './bundleMaps';
+import { isWebpackInternal } from './bundleMaps';
 import { BUNDLER_RUNTIME, NO_ENTRY, mapPosition } from './mapChain';
-import { nextBundleCall } from './next/nextBundles';
+import { judgeFrame } from './frames/frameRules';
 
 export { noteEvaluatedScript } from './mapChain';
 
@@ -156,40 +156,28 @@ function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
 }
 
 function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null {
-  let file = info.file;
-  let line = site.getLineNumber() ?? 0;
+  const line = site.getLineNumber() ?? 0;
   const column = site.getColumnNumber() ?? 0;
   // Every source map the script has, followed to the end (mapChain): a webpack eval module's is asked each time
-  // (`next dev` reloads it under the same name after an edit), a file's once.
-  const mapped = mapPosition(file, line, column, root);
+  // (`next dev` reloads it under the same name after an edit), a file's once. Then the frame rules say whether
+  // the frame is the app's (frames/frameRules.ts).
+  const mapped = mapPosition(info.file, line, column, root);
   if (mapped === BUNDLER_RUNTIME) return null;
-  const hasMap = mapped === NO_ENTRY || mapped.maps > 0;
-  if (mapped !== NO_ENTRY && mapped.maps > 0) {
-    file = mapped.file;
-    line = mapped.line;
-    if (file.includes(NODE_MODULES)) return null;
-  } else if (isWebpackInternal(file)) {
-    file = webpackInternalPath(file, root) ?? file;
-  } else if (isBundledRuntime(file)) {
-    // A framework's bundled runtime (Next's server chunks) with no map to say which module: skipped like node_modules,
-    // but for a Turbopack build's chunk (Next 16), which holds the app's modules too: the app's line when the call
-    // is found in the sources of the routes that load the chunk (nextBundles).
-    const found = hasMap ? null : nextBundleCall(file, line, column);
-    if (!found) return null;
-    file = found.file;
-    line = found.line;
-  } else if (!hasMap) {
-    // A Next.js route bundle built without maps: the app's line when its call is found in the route's sources.
-    const found = nextBundleCall(file, line, column);
-    if (found) {
-      file = found.file;
-      line = found.line;
-    }
-  }
+  const translated = mapped !== NO_ENTRY && mapped.maps > 0;
+  const at = judgeFrame({
+    script: info.file,
+    file: translated ? mapped.file : info.file,
+    line: translated ? mapped.line : line,
+    column: translated ? mapped.column : column,
+    mapped: translated,
+    hasMap: mapped === NO_ENTRY || mapped.maps > 0,
+    root,
+  });
+  if (!at) return null;
   const fn = site.getFunctionName() ?? (site.isAsync() ? 'async' : '');
-  if (file !== info.file) return { file: shownPath(root, file), line, fn };
-  if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, file) };
-  return { file: info.shown.file, line, fn };
+  if (at.file !== info.file) return { file: shownPath(root, at.file), line: at.line, fn };
+  if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, at.file) };
+  return { file: info.shown.file, line: at.line, fn };
 }
 
 /** A file as origins show it: relative to the app root. path.relative resolves both paths each time. */

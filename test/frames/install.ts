@@ -12,6 +12,7 @@ export const APPS = {
     dataloader: '2.2.3',
     'graphql-request': '7.4.0',
     axios: '1.21.1',
+    request: '2.88.2',
   },
   sveltekit: {
     '@sveltejs/kit': '2.70.4',

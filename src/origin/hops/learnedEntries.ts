@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { enterLibrary } from '../../runtime/entry';
+import { currentEntry, enterLibrary } from '../../runtime/entry';
+import { captureStack, capturingOrigins } from '../origin';
 import { patchMethod } from '../../runtime/patches';
 
 /**
@@ -18,6 +19,11 @@ import { patchMethod } from '../../runtime/patches';
 
 const MAX_PACKAGES = 16;
 const MAX_METHODS = 200;
+/**
+ * Frames taken at a hooked method: the app's frame is its caller, or a few frames up when the app went through
+ * another library first. Each frame costs about a microsecond and a half, so few.
+ */
+const ENTRY_FRAMES = 6;
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 const WHY =
   "the package started a call with no app frame on its stack: V8's async stack traces stop where a promise is returned un-awaited from an async function, chained with .then(), or resumed from a timer or event";
@@ -34,11 +40,7 @@ export function packageOf(file: string): string | null {
   return file.slice(0, at + NODE_MODULES.length) + name.join(path.sep);
 }
 
-/**
- * A call whose stack had no app frame and no library entry: the outermost package on it is learned. Only when two
- * packages or more are there: a stack of one package's frames is the transport's own (a redirect, a pool's
- * retry), not a library the app entered.
- */
+/** A call whose stack had no app frame and no library entry: the outermost package on it is learned. */
 export function learnFromStack(sites: NodeJS.CallSite[] | null): void {
   if (!sites || learned.size >= MAX_PACKAGES) return;
   const packages: string[] = [];
@@ -49,7 +51,7 @@ export function learnFromStack(sites: NodeJS.CallSite[] | null): void {
     if (pkg && packages[packages.length - 1] !== pkg) packages.push(pkg);
   }
   const outer = packages[packages.length - 1];
-  if (!outer || new Set(packages).size < 2 || learned.has(outer)) return;
+  if (!outer || learned.has(outer)) return;
   learned.add(outer);
   hookPackage(outer);
 }
@@ -61,7 +63,8 @@ function hookPackage(pkg: string): void {
   for (const [file, module] of Object.entries(require.cache)) {
     if (!module || !file.startsWith(pkg + path.sep) || file.slice(pkg.length + 1).includes(NODE_MODULES.slice(1))) continue;
     const exports: unknown = module.exports;
-    const values = typeof exports === 'function' ? [exports] : exports && typeof exports === 'object' ? Object.values(exports) : [];
+    // A function exported with its classes as properties (`request.Request`), or an object of them.
+    const values = typeof exports === 'function' ? [exports, ...Object.values(exports)] : exports && typeof exports === 'object' ? Object.values(exports) : [];
     for (const value of values) {
       if (typeof value !== 'function' || !isClass(value)) continue;
       const proto = (value as { prototype: Record<string, unknown> }).prototype;
@@ -83,11 +86,17 @@ function isClass(fn: Function): boolean {
   return !!proto && Object.getOwnPropertyNames(proto).length > 1;
 }
 
-/** The method run as a library entry, with the original's name and length (the app may read them). */
+/**
+ * The method run as a library entry, with the original's name and length (the app may read them). Inside another
+ * entry (the library calling its own methods) it costs a context lookup; outside, one short stack capture.
+ */
 function asEntry(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
   const entry = function (this: unknown) {
     const args = arguments as unknown as unknown[];
-    return enterLibrary(() => original.apply(this, args), entry);
+    if (currentEntry() || !capturingOrigins()) return original.apply(this, args);
+    const sites = captureStack(ENTRY_FRAMES, entry);
+    if (!sites) return original.apply(this, args);
+    return enterLibrary(() => original.apply(this, args), entry, { sites });
   };
   Object.defineProperty(entry, 'name', { value: original.name, configurable: true });
   Object.defineProperty(entry, 'length', { value: original.length, configurable: true });
