@@ -117,3 +117,8 @@ function follow(map: SourceMapLike, at: Position, root: string): Position | null
   if (source === null) return BUNDLER_RUNTIME;
   return { file: source, line: entry.originalLine + 1, column: (entry.originalColumn ?? 0) + 1 };
 }
+
+/** A script's own map (the chain's first link), for the frame rules that read what it says of its sources. */
+export function scriptMap(script: string): SourceMapLike | null {
+  return mapOf(script, true);
+}
