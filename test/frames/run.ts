@@ -137,7 +137,9 @@ export async function serveAndAsk(
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
     const match = await waitForLine(child, ready);
-    const base = match[1]!.replace('0.0.0.0', '127.0.0.1').replace('localhost', '127.0.0.1');
+    let base = match[1]!.replace('0.0.0.0', '127.0.0.1').replace('localhost', '127.0.0.1');
+    // A server that prints the port it was given (0), not the one it got: the one its process listens on.
+    if (new URL(base).port === '0') base = `http://127.0.0.1:${await eventually(() => listeningPort(child.pid!))}`;
     for (const ask of paths) {
       const res = await fetch(new URL(ask, base));
       await res.text();
@@ -151,4 +153,25 @@ export async function serveAndAsk(
   } finally {
     killGroup(child);
   }
+}
+
+/** The TCP port a process listens on (Linux: its socket inodes in /proc/<pid>/fd, found in /proc/net/tcp*). */
+function listeningPort(pid: number): number | undefined {
+  const inodes = new Set<string>();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const row of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const cols = row.trim().split(/\s+/);
+      if (cols[3] === '0A' && inodes.has(cols[9]!)) return parseInt(cols[1]!.split(':').pop()!, 16);
+    }
+  }
+  return undefined;
 }
