@@ -20,14 +20,15 @@ async function check(name: string): Promise<void> {
   assertOrigins(rows, oracles(output, app), CALLS);
 }
 
-describe("origin: Nitro (node .output/server/index.mjs), a route calling through the $fetch Nitro hands it", { timeout: 900_000 }, () => {
+describe('origin: Nitro (node .output/server/index.mjs), a route calling through the $fetch Nitro hands it', { timeout: 900_000 }, () => {
   before(async () => {
     app = await installFrameApp('nitro');
     stub = await startStub();
   });
   after(async () => stub?.close());
 
-  it("Nitro's default build (maps with empty mappings for its runtime): the route's line in routes/", () => build('default', null).then(() => check('default')));
+  it("Nitro's default build (maps with empty mappings for its runtime): the route's line in routes/", () =>
+    build('default', null).then(() => check('default')));
 
-  it('sourceMap: false: the route chunk\'s line (what Node prints), not Nitro\'s $fetch', () => build('plain', false).then(() => check('plain')));
+  it("sourceMap: false: the route chunk's line (what Node prints), not Nitro's $fetch", () => build('plain', false).then(() => check('plain')));
 });

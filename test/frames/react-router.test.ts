@@ -16,7 +16,14 @@ function build(name: string, sourcemap: boolean): Promise<void> {
 
 function serve(name: string) {
   const env = appEnv(`--require ${REGISTER} --enable-source-maps`, { API_URL: stub.url, PORT: '0', HOST: '127.0.0.1' });
-  return serveAndAsk(app, ['node_modules/@react-router/serve/bin.js', `${name}/server/index.js`], env, /\[react-router-serve\] (http:\/\/\S+)/, ['/items'], Object.values(CALLS));
+  return serveAndAsk(
+    app,
+    ['node_modules/@react-router/serve/bin.js', `${name}/server/index.js`],
+    env,
+    /\[react-router-serve\] (http:\/\/\S+)/,
+    ['/items'],
+    Object.values(CALLS),
+  );
 }
 
 describe('origin: React Router 7 framework mode under react-router-serve, a loader calling fetch', { timeout: 900_000 }, () => {

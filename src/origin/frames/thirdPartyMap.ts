@@ -38,5 +38,7 @@ function allThirdParty(script: string): boolean {
   if (!Array.isArray(sources) || sources.length === 0) return false;
   const listed = payload?.ignoreList ?? payload?.x_google_ignoreList;
   const ignored = new Set(Array.isArray(listed) ? listed : []);
-  return sources.every((source, index) => ignored.has(index) || (typeof source === 'string' && (source.includes(NODE_MODULES_URL) || source.includes(NODE_MODULES))));
+  return sources.every(
+    (source, index) => ignored.has(index) || (typeof source === 'string' && (source.includes(NODE_MODULES_URL) || source.includes(NODE_MODULES))),
+  );
 }

@@ -74,7 +74,8 @@ function hookPackage(pkg: string): void {
         if (budget <= 0) return;
         const descriptor = Object.getOwnPropertyDescriptor(proto, key);
         if (key === 'constructor' || !descriptor || typeof descriptor.value !== 'function' || !descriptor.writable) continue;
-        if (patchMethod(proto as Record<string, (...args: unknown[]) => unknown>, key, `${path.basename(pkg)} ${value.name}.prototype.${key}`, WHY, asEntry)) budget--;
+        if (patchMethod(proto as Record<string, (...args: unknown[]) => unknown>, key, `${path.basename(pkg)} ${value.name}.prototype.${key}`, WHY, asEntry))
+          budget--;
       }
     }
   }
