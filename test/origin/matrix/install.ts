@@ -27,9 +27,19 @@ export const PINS: Record<string, string> = {
 /** Installed outside the repository, kept between runs (PROBE_ORIGIN_MAPS_CACHE to move it). */
 const CACHE = process.env.PROBE_ORIGIN_MAPS_CACHE ?? path.join(os.homedir(), '.cache', 'probe-origin-maps');
 
-/** The folder with the pinned packages installed (once; later runs reuse it). */
-export function installMatrix(): Promise<string> {
-  return installPinned({ dir: path.join(CACHE, `matrix-${pinsKey(PINS)}`), package: { name: 'origin-matrix', dependencies: PINS }, probe: false });
+/** Jest, its two transformers and what they need, for one Jest version (one install each: a folder holds one Jest). */
+export const jestPins = (version: string): Record<string, string> => ({
+  jest: version,
+  'babel-jest': version,
+  'ts-jest': '29.4.15',
+  '@babel/core': '7.28.5',
+  '@babel/preset-env': '7.28.5',
+  typescript: '5.9.3',
+});
+
+/** A folder with `pins` installed (once; later runs reuse it). Probe comes from this checkout's dist/, by path. */
+export function installMatrix(name = 'matrix', pins: Record<string, string> = PINS): Promise<string> {
+  return installPinned({ dir: path.join(CACHE, `${name}-${pinsKey(pins)}`), package: { name: `origin-${name}`, dependencies: pins }, probe: false });
 }
 
 /**

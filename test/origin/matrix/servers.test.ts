@@ -156,4 +156,17 @@ describe('origin through transformers and bundles: equal to the line the setup i
       assertOrigins(capturedRows(dir), '/json', oracle, probed);
     });
   }
+
+  it('a require hook that leaves no map: origin null, never the transformed line under the source name', async () => {
+    const dir = setupFolder(installed, 'hook-without-map', {
+      'src/client.ts': CLIENT_TS,
+      'src/main.ts': MAIN_TS,
+      'hook.js': OWN_HOOK.replace('inlineSourceMap: true', 'inlineSourceMap: false'),
+    });
+    const probed = await node(dir, ['-r', './hook.js', 'src/main.ts'], {}, true);
+    assert.match(probed, /REPLY true/);
+    const rows = capturedRows(dir).filter((row) => new URL(row.url).pathname === '/json');
+    assert.equal(rows.length, 1, probed);
+    assert.equal(rows[0]!.origin, null);
+  });
 });
