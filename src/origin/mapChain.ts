@@ -26,6 +26,18 @@ export const BUNDLER_RUNTIME = 'bundler-runtime';
 /** What mapPosition says when the script has a map that does not cover the position: the line cannot be translated. */
 export const NO_ENTRY = 'no-entry';
 
+/**
+ * What mapPosition says of a script V8 cannot have run as it is on disk (TypeScript, JSX) when no map of the code
+ * that ran is found: its line is the transformed code's, under the source's name, so no line can be trusted.
+ */
+export const UNTRUSTED = 'untrusted';
+
+/**
+ * Files that only run transformed (but under Node's own type stripping, which keeps every position). A bundler's
+ * module names (`webpack-internal:///…/x.ts`) are not files: they name the module, the bundle's line stays.
+ */
+const TRANSFORMED_ONLY = /^(?:\/|file:|[A-Za-z]:[\\/]).*\.(?:[mc]?ts|tsx|jsx)$/;
+
 /** Links followed at most (a bundle of a build of a build…); a cycle ends earlier, at the first file seen twice. */
 const MAX_LINKS = 8;
 /** Scripts whose verdict (a map or none) is kept; the oldest is dropped past it (and read again if needed). */
@@ -40,16 +52,21 @@ const linkCache = new Map<string, Verdict>();
 /**
  * Where `file:line:column` (a frame's script name and position) comes from: the last file of its chain of maps, or
  * the position itself (`maps: 0`) when the script has none. `BUNDLER_RUNTIME` for a bundler's own runtime code,
- * `NO_ENTRY` when the script's map has no entry there. `root`: the app root, against which webpack's and
+ * `NO_ENTRY` when the script's map has no entry there, `UNTRUSTED` for a transformed script with no map. `root`: the app root, against which webpack's and
  * Turbopack's project-relative source names resolve. Never throws.
  */
-export function mapPosition(file: string, line: number, column: number, root: string): MappedPosition | typeof BUNDLER_RUNTIME | typeof NO_ENTRY {
+export function mapPosition(
+  file: string,
+  line: number,
+  column: number,
+  root: string,
+): MappedPosition | typeof BUNDLER_RUNTIME | typeof NO_ENTRY | typeof UNTRUSTED {
   let at: MappedPosition = { file, line, column, maps: 0 };
   const seen = new Set<string>();
   for (let link = 0; link < MAX_LINKS; link++) {
     seen.add(at.file);
     const map = mapOf(at.file, link === 0);
-    if (!map) return at;
+    if (!map) return link === 0 && TRANSFORMED_ONLY.test(file) && !nodeStripsTypes() ? UNTRUSTED : at;
     const next = follow(map, at, root);
     if (next === null) return link === 0 ? NO_ENTRY : at;
     if (next === BUNDLER_RUNTIME) return BUNDLER_RUNTIME;
@@ -69,6 +86,14 @@ export function mapPosition(file: string, line: number, column: number, root: st
 export function noteEvaluatedScript(script: string, sourceMapUrl: string): void {
   if (!noteScriptMap(script, sourceMapUrl)) return;
   firstCache.delete(script);
+}
+
+/**
+ * Whether Node runs TypeScript itself (`--experimental-strip-types`, on by default from Node 23.6): it replaces
+ * types with blanks, so a .ts file's positions are its own; `--experimental-transform-types` makes maps Node caches.
+ */
+function nodeStripsTypes(): boolean {
+  return Boolean((process.features as { typescript?: unknown }).typescript);
 }
 
 function mapOf(script: string, first: boolean): SourceMapLike | null {

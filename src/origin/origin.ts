@@ -4,7 +4,7 @@ import type { Origin } from '../capture/types';
 import { agentLoaded, isAgentInternal } from '../runtime/agentInternals';
 import { isProbeCode } from '../util/ownCode';
 import { isWebpackInternal } from './bundleMaps';
-import { BUNDLER_RUNTIME, NO_ENTRY, mapPosition } from './mapChain';
+import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition } from './mapChain';
 import { judgeFrame } from './frames/frameRules';
 
 export { noteEvaluatedScript } from './mapChain';
@@ -109,6 +109,8 @@ export function readStack(sites: NodeJS.CallSite[] | null, root: string, withOri
     if (!info || site.isNative()) continue;
     if (!withOrigin) return null;
     const frame = appFrame(site, info, root);
+    // A frame whose line cannot be trusted ends the chain there: the origin is null rather than a line guessed.
+    if (frame === UNTRUSTED) break;
     if (frame) frames.push(frame);
     if (frames.length >= CHAIN) break;
   }
@@ -155,7 +157,7 @@ function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
   return info;
 }
 
-function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null {
+function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null | typeof UNTRUSTED {
   const line = site.getLineNumber() ?? 0;
   const column = site.getColumnNumber() ?? 0;
   // Every source map the script has, followed to the end (mapChain): a webpack eval module's is asked each time
@@ -163,6 +165,7 @@ function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | 
   // the frame is the app's (frames/frameRules.ts).
   const mapped = mapPosition(info.file, line, column, root);
   if (mapped === BUNDLER_RUNTIME) return null;
+  if (mapped === UNTRUSTED) return UNTRUSTED;
   const translated = mapped !== NO_ENTRY && mapped.maps > 0;
   const at = judgeFrame({
     script: info.file,

@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { currentRuntime } from '../runtime/state';
 import { JestTests, type CircusEvent } from './jest';
-import { watchJestScripts } from './jestScripts';
 
 /** What Probe uses of a Jest test environment class (jest-environment-node, jest-environment-jsdom; Jest 29 and 30). */
 export interface JestEnvironmentLike {
@@ -40,9 +39,9 @@ export function loadJestEnvironment(name: string, via: string[] = []): JestEnvir
 
 /**
  * `Base` (a Jest test environment, used as it is: its globals, its vm context, its export conditions) that also
- * hands jest-circus's events to Probe, so each test case becomes a capture of type `test`, and watches the code
- * Jest evaluates in its context for source maps (origins at the lines as written). Without the preload it is
- * `Base`, nothing more.
+ * hands jest-circus's events to Probe, so each test case becomes a capture of type `test` (the source maps of
+ * the code Jest evaluates are watched for every process: origin/compiledCode). Without the preload it is `Base`,
+ * nothing more.
  */
 export function probeEnvironment(Base: JestEnvironmentClass): JestEnvironmentClass {
   return class ProbeTestEnvironment extends Base {
@@ -56,7 +55,6 @@ export function probeEnvironment(Base: JestEnvironmentClass): JestEnvironmentCla
         if (currentRuntime()) {
           const context = args[1] as { testPath?: string } | undefined;
           this.#probeTests = new JestTests(String(context?.testPath ?? ''));
-          watchJestScripts(this.getVmContext());
         }
       } catch {
         // never in the tests' way
