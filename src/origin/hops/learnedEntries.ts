@@ -2,6 +2,7 @@ import path from 'node:path';
 import { currentEntry, enterLibrary } from '../../runtime/entry';
 import { captureStack, capturingOrigins } from '../origin';
 import { patchMethod } from '../../runtime/patches';
+import { isProbeCode } from '../../util/ownCode';
 
 /**
  * Client libraries that hop, learned rather than listed. V8's async stack traces follow `await` chains, but they
@@ -45,9 +46,12 @@ export function learnFromStack(sites: NodeJS.CallSite[] | null): void {
   if (!sites || learned.size >= MAX_PACKAGES) return;
   const packages: string[] = [];
   for (const site of sites) {
-    const file = site.getFileName();
-    if (!file) continue;
-    const pkg = packageOf(file.startsWith('file://') ? decodeURIComponent(new URL(file).pathname) : file);
+    const name = site.getFileName();
+    if (!name) continue;
+    const file = name.startsWith('file://') ? decodeURIComponent(new URL(name).pathname) : name;
+    // Probe's own frames (its wrappers, when installed in node_modules) are never a library to hook.
+    if (isProbeCode(file)) continue;
+    const pkg = packageOf(file);
     if (pkg && packages[packages.length - 1] !== pkg) packages.push(pkg);
   }
   const outer = packages[packages.length - 1];
