@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   // Built, cached (.cache/test-node_modules links back to the checkout), vendored or generated.
-  globalIgnores(['dist/', '.cache/', 'test/next/apps/', '**/.probe/', 'bench/.exp/', 'src/collector/proto/', 'src/collector/otlpProtoSources.ts']),
+  globalIgnores([
+    'dist/',
+    '.cache/',
+    'test/next/apps/',
+    'test/frames/apps/',
+    '**/.probe/',
+    'bench/.exp/',
+    'src/collector/proto/',
+    'src/collector/otlpProtoSources.ts',
+  ]),
   {
     // The code carries directives for typescript-eslint rules not switched on here (no-explicit-any, no-require-imports).
     linterOptions: { reportUnusedDisableDirectives: 'off' },

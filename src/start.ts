@@ -32,6 +32,7 @@ import { undiciInterceptorsLens } from './lens/undiciInterceptors';
 import { routeTemplates } from './lens/routes/watchRoutes';
 import { TEST_RUNNERS, isTestRunnerProcess } from './testrunner/runners';
 import { queueJobUnits } from './lens/jobs/JobInstrumentation';
+import { watchCompiledCode } from './origin/compiledCode';
 
 /** A channel subscription that never throws into the publisher; returns its undo. */
 function subscribe(name: string, handler: (message: unknown) => void): () => void {
@@ -127,6 +128,8 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
     for (const source of sources) cleanups.push(source.enable());
     // The lenses patched node:http(s) and node:http2 exports: ESM named imports made later see them.
     syncBuiltinESMExports();
+    // The source maps of code transformers and test runners compile under a file's name (origins at the lines as written).
+    if (config.origin.enabled) watchCompiledCode();
     // Joins an app provider registered already (its setup ran first, or start() runs after its SDK) or later.
     watchTracerProvider(joiner.onProvider);
     cleanups.push(installExitHooks(recorder, writer, threads));

@@ -3,9 +3,11 @@ import { fileURLToPath } from 'node:url';
 import type { Origin } from '../capture/types';
 import { agentLoaded, isAgentInternal } from '../runtime/agentInternals';
 import { isProbeCode } from '../util/ownCode';
-import { isBundledRuntime, isWebpackInternal, originalPath, scriptSourceMap, webpackInternalPath } from './bundleMaps';
-import { noteScriptSourceMap, scriptSourceMap as evaluatedScriptMap } from './scriptMaps';
-import { nextBundleCall } from './next/nextBundles';
+import { isWebpackInternal } from './bundleMaps';
+import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition } from './mapChain';
+import { judgeFrame } from './frames/frameRules';
+
+export { noteEvaluatedScript } from './mapChain';
 
 /**
  * Frames captured. Each one costs about a microsecond and a half, whether or not it is the app's, so a
@@ -107,6 +109,8 @@ export function readStack(sites: NodeJS.CallSite[] | null, root: string, withOri
     if (!info || site.isNative()) continue;
     if (!withOrigin) return null;
     const frame = appFrame(site, info, root);
+    // A frame whose line cannot be trusted ends the chain there: the origin is null rather than a line guessed.
+    if (frame === UNTRUSTED) break;
     if (frame) frames.push(frame);
     if (frames.length >= CHAIN) break;
   }
@@ -115,11 +119,9 @@ export function readStack(sites: NodeJS.CallSite[] | null, root: string, withOri
   return { file: first.file, line: first.line, chain: frames.map((f) => `${f.file}:${f.line}${f.fn ? ` ${f.fn}` : ''}`) };
 }
 
-/** What a script name says about its frames: not the app's (null), or its path and source map. */
+/** What a script name says about its frames: not the app's (null), or its path. */
 interface FileInfo {
   file: string;
-  /** Looked up on the first origin frame in the file (undefined until then): see bundleMaps. */
-  map?: SourceMap | null;
   /** The file relative to the app root (one root per process), and that root. */
   shown?: { root: string; file: string };
 }
@@ -155,82 +157,33 @@ function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
   return info;
 }
 
-function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null {
-  // A webpack eval module's map is asked each time: `next dev` reloads it under the same name after an edit.
-  const map = isWebpackInternal(info.file) ? scriptSourceMap(info.file) : (info.map ??= sourceMapOf(info.file));
-  let file = info.file;
-  let line = site.getLineNumber() ?? 0;
-  const mapped = map ? mapSource(map, file, line, site.getColumnNumber() ?? 0, root) : null;
+function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null | typeof UNTRUSTED {
+  const line = site.getLineNumber() ?? 0;
+  const column = site.getColumnNumber() ?? 0;
+  // Every source map the script has, followed to the end (mapChain): a webpack eval module's is asked each time
+  // (`next dev` reloads it under the same name after an edit), a file's once. Then the frame rules say whether
+  // the frame is the app's (frames/frameRules.ts).
+  const mapped = mapPosition(info.file, line, column, root);
   if (mapped === BUNDLER_RUNTIME) return null;
-  if (mapped) {
-    file = mapped.file;
-    line = mapped.line;
-    if (file.includes(NODE_MODULES)) return null;
-  } else if (isWebpackInternal(file)) {
-    file = webpackInternalPath(file, root) ?? file;
-  } else if (isBundledRuntime(file)) {
-    // A framework's bundled runtime (Next's server chunks) with no map to say which module: skipped like node_modules,
-    // but for a Turbopack build's chunk (Next 16), which holds the app's modules too: the app's line when the call
-    // is found in the sources of the routes that load the chunk (nextBundles).
-    const found = map ? null : nextBundleCall(file, line, site.getColumnNumber() ?? 0);
-    if (!found) return null;
-    file = found.file;
-    line = found.line;
-  } else if (!map) {
-    // A Next.js route bundle built without maps: the app's line when its call is found in the route's sources.
-    const found = nextBundleCall(file, line, site.getColumnNumber() ?? 0);
-    if (found) {
-      file = found.file;
-      line = found.line;
-    }
-  }
+  if (mapped === UNTRUSTED) return UNTRUSTED;
+  const translated = mapped !== NO_ENTRY && mapped.maps > 0;
+  const at = judgeFrame({
+    script: info.file,
+    file: translated ? mapped.file : info.file,
+    line: translated ? mapped.line : line,
+    column: translated ? mapped.column : column,
+    mapped: translated,
+    hasMap: mapped === NO_ENTRY || mapped.maps > 0,
+    root,
+  });
+  if (!at) return null;
   const fn = site.getFunctionName() ?? (site.isAsync() ? 'async' : '');
-  if (mapped || file !== info.file) return { file: shownPath(root, file), line, fn };
-  if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, file) };
-  return { file: info.shown.file, line, fn };
+  if (at.file !== info.file) return { file: shownPath(root, at.file), line: at.line, fn };
+  if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, at.file) };
+  return { file: info.shown.file, line: at.line, fn };
 }
 
 /** A file as origins show it: relative to the app root. path.relative resolves both paths each time. */
 function shownPath(root: string, file: string): string {
   return path.relative(root, file) || path.basename(file);
-}
-
-type SourceMap = NonNullable<ReturnType<typeof scriptSourceMap>>;
-
-/**
- * A script's map: the one noted for code a test runner evaluated in a vm context itself (scriptMaps: babel-jest,
- * ts-jest), else the file's own (bundleMaps: Node's, the file's comment).
- */
-function sourceMapOf(file: string): SourceMap | null {
-  return evaluatedScriptMap(file) ?? scriptSourceMap(file);
-}
-
-/**
- * A script evaluated outside Node's module loader, with the `sourceMappingURL` its code names (see scriptMaps).
- * Nothing is read now; what was resolved for an earlier evaluation of the same file with other code is dropped.
- */
-export function noteEvaluatedScript(file: string, sourceMapUrl: string): void {
-  if (!noteScriptSourceMap(file, sourceMapUrl)) return;
-  files.delete(file);
-}
-
-/** What mapSource says of a position in a bundler's own runtime code (webpack/runtime, Turbopack's). */
-const BUNDLER_RUNTIME = 0;
-
-/**
- * Follows a script's source map (see bundleMaps: Node's, the file's own, or a webpack eval module's) to the
- * original file and line; null when the map has no entry there.
- */
-function mapSource(map: SourceMap, file: string, line: number, column: number, root: string): { file: string; line: number } | null | typeof BUNDLER_RUNTIME {
-  if (line < 1) return null;
-  const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as { originalSource?: string; originalLine?: number };
-  if (!entry || typeof entry.originalSource !== 'string' || typeof entry.originalLine !== 'number') return null;
-  let source: string | null;
-  try {
-    source = originalPath(entry.originalSource, file, root);
-  } catch {
-    return null;
-  }
-  if (source === null) return BUNDLER_RUNTIME;
-  return { file: source, line: entry.originalLine + 1 };
 }

@@ -2,6 +2,7 @@ import type { CallInput, ErrorInput, TimingInput } from '../builder/input';
 import type { EntryStack } from './entry';
 import { entryOrigin } from './entry';
 import { AGENTS_OWN, readStack } from '../origin/origin';
+import { learnFromStack } from '../origin/hops/learnedEntries';
 import type { Origin } from '../capture/types';
 import { BodyTap } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
@@ -180,7 +181,11 @@ export class CallRecord {
         if (read === AGENTS_OWN) this._byAgent = true;
         else if (read && !this._origin) this._origin = read;
       }
-      if (withOrigin && !this._byAgent && !this._origin) this._origin = entryOrigin(this.entry, root);
+      if (withOrigin && !this._byAgent && !this._origin) {
+        this._origin = entryOrigin(this.entry, root);
+        // No app frame and no entry: the library hopped where V8 does not link; learned for its next calls.
+        if (!this._origin && !this.entry) learnFromStack(this.stack);
+      }
     } finally {
       this.stack = null;
       this.entry = null;

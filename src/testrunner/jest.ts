@@ -2,7 +2,6 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition, Instrumentati
 import type { Logger } from '../util/logger';
 import type { TestRunnerSource } from './TestRunnerSource';
 import { TestCase, inTestContext, nameWorkerCapture } from './TestCase';
-import { watchJestScripts } from './jestScripts';
 
 /** What Probe reads of a jest-circus test: its name, its describe blocks up to the root, its function and errors. */
 interface CircusBlock {
@@ -116,7 +115,6 @@ export function observeJestEnvironment(environment: JestEnvironmentLike, testPat
     }
     return own?.call(this, event, state);
   };
-  watchJestScripts(environment.getVmContext());
 }
 
 /**

@@ -75,6 +75,7 @@ function answer(method: string, path: string): [string, string, Record<string, s
       usage: { input_tokens: 1, output_tokens: 1 },
     });
   }
+  if (path === '/graphql') return json({ data: { version: '1' } }); // a GraphQL API
   if (path.startsWith('/v1/')) return json({ id: path.split('/').pop(), object: path.includes('customers') ? 'customer' : 'charge' }); // Stripe
   if (path.startsWith('/api/')) return json({ ok: true, channel: 'C1', ts: '1.2' }); // Slack
   if (path.startsWith('/2010-04-01/')) return json({ sid: 'SM1', status: 'queued', body: 'hi', account_sid: 'AC1' }); // Twilio

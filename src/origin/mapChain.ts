@@ -1,0 +1,149 @@
+import type { FoundMap, MapSource, SourceMapLike } from './maps/MapSource';
+import { MAP_SOURCES } from './maps/mapSources';
+import { noteScriptMap } from './maps/evaluatedScripts';
+import { originalPath } from './bundleMaps';
+
+/**
+ * Follows a position in a script through every source map to the first file that has none: a bundle → the
+ * intermediate build it was made from → `src/`. Maps are read lazily, once per script (see MapSource's
+ * `reloads`), the first time a frame needs them, off the app's path, and kept within `MAX_CACHED`.
+ */
+
+/** A position: 1-based line and column, as V8's call sites give them. */
+export interface Position {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** A position after the chain: `maps`, how many maps were followed (0: the script has none). */
+export interface MappedPosition extends Position {
+  maps: number;
+}
+
+/** What mapPosition says of a position in a bundler's own runtime code (webpack/runtime, Turbopack's). */
+export const BUNDLER_RUNTIME = 'bundler-runtime';
+/** What mapPosition says when the script has a map that does not cover the position: the line cannot be translated. */
+export const NO_ENTRY = 'no-entry';
+
+/**
+ * What mapPosition says of a script V8 cannot have run as it is on disk (TypeScript, JSX) when no map of the code
+ * that ran is found: its line is the transformed code's, under the source's name, so no line can be trusted.
+ */
+export const UNTRUSTED = 'untrusted';
+
+/**
+ * Files that only run transformed (but under Node's own type stripping, which keeps every position). A bundler's
+ * module names (`webpack-internal:///…/x.ts`) are not files: they name the module, the bundle's line stays.
+ */
+const TRANSFORMED_ONLY = /^(?:\/|file:|[A-Za-z]:[\\/]).*\.(?:[mc]?ts|tsx|jsx)$/;
+
+/** Links followed at most (a bundle of a build of a build…); a cycle ends earlier, at the first file seen twice. */
+const MAX_LINKS = 8;
+/** Scripts whose verdict (a map or none) is kept; the oldest is dropped past it (and read again if needed). */
+const MAX_CACHED = 1000;
+
+type Verdict = { map: SourceMapLike } | null;
+
+/** First frames' scripts (all sources) and chain links (file sources only): cached apart, as they ask different sources. */
+const firstCache = new Map<string, Verdict>();
+const linkCache = new Map<string, Verdict>();
+
+/**
+ * Where `file:line:column` (a frame's script name and position) comes from: the last file of its chain of maps, or
+ * the position itself (`maps: 0`) when the script has none. `BUNDLER_RUNTIME` for a bundler's own runtime code,
+ * `NO_ENTRY` when the script's map has no entry there, `UNTRUSTED` for a transformed script with no map. `root`: the app root, against which webpack's and
+ * Turbopack's project-relative source names resolve. Never throws.
+ */
+export function mapPosition(
+  file: string,
+  line: number,
+  column: number,
+  root: string,
+): MappedPosition | typeof BUNDLER_RUNTIME | typeof NO_ENTRY | typeof UNTRUSTED {
+  let at: MappedPosition = { file, line, column, maps: 0 };
+  const seen = new Set<string>();
+  for (let link = 0; link < MAX_LINKS; link++) {
+    seen.add(at.file);
+    const map = mapOf(at.file, link === 0);
+    if (!map) return link === 0 && TRANSFORMED_ONLY.test(file) && !nodeStripsTypes() ? UNTRUSTED : at;
+    const next = follow(map, at, root);
+    if (next === null) return link === 0 ? NO_ENTRY : at;
+    if (next === BUNDLER_RUNTIME) return BUNDLER_RUNTIME;
+    at = { ...next, maps: at.maps + 1 };
+    // A file seen already ends the chain there: a transformer's map of a file names that same file (ts-node,
+    // babel), whose text on disk is the source; a true cycle of maps stops as soon as it closes.
+    if (seen.has(at.file)) return at;
+  }
+  return at;
+}
+
+/**
+ * Notes the `sourceMappingURL` of code evaluated under a script name (a transformer's output, code a test
+ * runner evaluated in a vm context). Nothing is read now; what was resolved for an earlier evaluation of the same
+ * script with other code is dropped.
+ */
+export function noteEvaluatedScript(script: string, sourceMapUrl: string): void {
+  if (!noteScriptMap(script, sourceMapUrl)) return;
+  firstCache.delete(script);
+}
+
+/**
+ * Whether Node runs TypeScript itself (`--experimental-strip-types`, on by default from Node 23.6): it replaces
+ * types with blanks, so a .ts file's positions are its own; `--experimental-transform-types` makes maps Node caches.
+ */
+function nodeStripsTypes(): boolean {
+  return Boolean((process.features as { typescript?: unknown }).typescript);
+}
+
+function mapOf(script: string, first: boolean): SourceMapLike | null {
+  const cache = first ? firstCache : linkCache;
+  const cached = cache.get(script);
+  if (cached !== undefined) return cached?.map ?? null;
+  const found = ask(script, first);
+  if (found?.reloads) return found.map;
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(script, found ? { map: found.map } : null);
+  return found?.map ?? null;
+}
+
+function ask(script: string, first: boolean): FoundMap | null {
+  for (const source of MAP_SOURCES) {
+    if (!first && source.kind !== 'file') continue;
+    const found = askOne(source, script);
+    if (found) return found;
+  }
+  return null;
+}
+
+function askOne(source: MapSource, script: string): FoundMap | null {
+  try {
+    return source.mapFor(script);
+  } catch {
+    return null;
+  }
+}
+
+function follow(map: SourceMapLike, at: Position, root: string): Position | null | typeof BUNDLER_RUNTIME {
+  if (at.line < 1) return null;
+  let entry;
+  try {
+    entry = map.findEntry(at.line - 1, Math.max(0, at.column - 1));
+  } catch {
+    return null;
+  }
+  if (!entry || typeof entry.originalSource !== 'string' || typeof entry.originalLine !== 'number') return null;
+  let source: string | null;
+  try {
+    source = originalPath(entry.originalSource, at.file, root);
+  } catch {
+    return null;
+  }
+  if (source === null) return BUNDLER_RUNTIME;
+  return { file: source, line: entry.originalLine + 1, column: (entry.originalColumn ?? 0) + 1 };
+}
+
+/** A script's own map (the chain's first link), for the frame rules that read what it says of its sources. */
+export function scriptMap(script: string): SourceMapLike | null {
+  return mapOf(script, true);
+}

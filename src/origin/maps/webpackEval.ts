@@ -1,0 +1,58 @@
+import path from 'node:path';
+import type { FoundMap, MapSource, SourceMapLike } from './MapSource';
+import { mapFromUrl, scriptText } from './readMap';
+
+/**
+ * webpack's `eval-source-map` modules (`next dev` with webpack): each module is an `eval` whose script is named
+ * `webpack-internal:///(layer)/./app/x.ts` and carries its map inline; V8 does not hand the eval'd text to a
+ * stack frame, so the map is found in the bundle files Node loaded (require.cache) by that name.
+ */
+export const WEBPACK_INTERNAL = 'webpack-internal:///';
+
+/** Bundle files searched for eval modules, as the module object Node loaded (a reloaded bundle is a new one). */
+const searched = new Map<string, NodeModule>();
+/** App eval modules found (node_modules' are skipped anyway): the bundle that holds each, and its map. */
+interface EvalModule {
+  file: string;
+  module: NodeModule;
+  base64: string;
+  map?: SourceMapLike | null;
+}
+const evalModules = new Map<string, EvalModule>();
+/** `eval("…//# sourceMappingURL=data:…;base64,XXX\n//# sourceURL=webpack-internal:///NAME\n")` as it is written in the bundle. */
+const EVAL_MODULE = /sourceMappingURL=data:application\/json;charset=utf-8;base64,([A-Za-z0-9+/=]+)\\n\/\/# sourceURL=(webpack-internal:\/\/\/[^"\\]*)/g;
+
+export const webpackEval: MapSource = {
+  name: 'webpack eval module',
+  kind: 'evaluated',
+  mapFor(script: string): FoundMap | null {
+    if (!script.startsWith(WEBPACK_INTERNAL)) return null;
+    let found = current(evalModules.get(script));
+    if (!found) {
+      for (const [file, module] of Object.entries(require.cache)) {
+        if (!module || searched.get(file) === module || file.includes(`${path.sep}node_modules${path.sep}`) || !file.endsWith('.js')) continue;
+        searched.set(file, module);
+        indexEvalModules(file, module);
+      }
+      found = current(evalModules.get(script));
+    }
+    if (!found) return null;
+    found.map ??= mapFromUrl(`data:application/json;base64,${found.base64}`, script);
+    // `next dev` reloads a bundle after an edit under the same module names, with new maps: asked each time.
+    return found.map ? { map: found.map, reloads: true } : null;
+  },
+};
+
+/** The module as long as its bundle is still the one loaded. */
+function current(found: EvalModule | undefined): EvalModule | undefined {
+  return found && require.cache[found.file] === found.module ? found : undefined;
+}
+
+function indexEvalModules(file: string, module: NodeModule): void {
+  const text = scriptText(file);
+  if (text === null || !text.includes(WEBPACK_INTERNAL)) return;
+  for (const match of text.matchAll(EVAL_MODULE)) {
+    const name = match[2]!;
+    if (!name.includes('/node_modules/')) evalModules.set(name, { file, module, base64: match[1]! });
+  }
+}

@@ -1,0 +1,3 @@
+import { route } from '@react-router/dev/routes';
+
+export default [route('items', 'routes/items.jsx')];

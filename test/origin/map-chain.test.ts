@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition, noteEvaluatedScript } from '../../src/origin/mapChain';
+
+/** A VLQ-encoded mapping segment: generated column, source index delta, original line delta, original column delta. */
+function vlq(value: number): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  let rest = value < 0 ? (-value << 1) | 1 : value << 1;
+  let out = '';
+  do {
+    let digit = rest & 31;
+    rest >>>= 5;
+    if (rest > 0) digit |= 32;
+    out += chars[digit];
+  } while (rest > 0);
+  return out;
+}
+
+/** A map sending generated line `from` (1-based), column 0, to `source` line `to` (1-based). */
+function lineMap(source: string, from: number, to: number): string {
+  return JSON.stringify({ version: 3, sources: [source], names: [], mappings: ';'.repeat(from - 1) + vlq(0) + vlq(0) + vlq(to - 1) + vlq(0) });
+}
+
+function folder(files: Record<string, string>): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'probe-map-chain-')));
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+test('a chain of three maps is followed to the file that has none (a comment, a .map beside, a data: URL)', () => {
+  const inline = Buffer.from(lineMap('../src/app.ts', 4, 9)).toString('base64');
+  const dir = folder({
+    'build/bundle.js': 'x\n'.repeat(10) + '//# sourceMappingURL=bundle.js.map\n',
+    'build/bundle.js.map': lineMap('../mid/out.js', 7, 3),
+    // hidden: no comment, a .map beside it
+    'mid/out.js': 'y\n'.repeat(5),
+    'mid/out.js.map': lineMap('../gen/step.js', 3, 4),
+    'gen/step.js': `z\n`.repeat(5) + `//# sourceMappingURL=data:application/json;base64,${inline}\n`,
+    'src/app.ts': 'a\n'.repeat(12),
+  });
+  const at = mapPosition(path.join(dir, 'build/bundle.js'), 7, 1, dir);
+  assert.deepEqual(at, { file: path.join(dir, 'src/app.ts'), line: 9, column: 1, maps: 3 });
+});
+
+test('a cycle of maps ends where it closes; a chain longer than the bound ends at the bound', () => {
+  const dir = folder({
+    'a.js': '//# sourceMappingURL=a.js.map\n',
+    'a.js.map': lineMap('b.js', 1, 1),
+    'b.js': '//# sourceMappingURL=b.js.map\n',
+    'b.js.map': lineMap('a.js', 1, 1),
+  });
+  const cycle = mapPosition(path.join(dir, 'a.js'), 1, 1, dir);
+  assert.ok(typeof cycle === 'object' && cycle.maps === 2 && cycle.file === path.join(dir, 'a.js'), JSON.stringify(cycle));
+
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) {
+    files[`f${i}.js`] = `//# sourceMappingURL=f${i}.js.map\n`;
+    files[`f${i}.js.map`] = lineMap(`f${i + 1}.js`, 1, 1);
+  }
+  const long = mapPosition(path.join(folder(files), 'f0.js'), 1, 1, dir);
+  assert.ok(typeof long === 'object' && long.maps === 8, JSON.stringify(long));
+});
+
+test("a transformer's map names the file itself: one link, its text on disk is the source", () => {
+  const dir = folder({ 'src/x.ts': 'a\n'.repeat(20) });
+  const file = path.join(dir, 'src/x.ts');
+  noteEvaluatedScript(file, `data:application/json;base64,${Buffer.from(lineMap('x.ts', 6, 9)).toString('base64')}`);
+  assert.deepEqual(mapPosition(file, 6, 1, dir), { file, line: 9, column: 1, maps: 1 });
+  // Evaluated again with other code (a test runner's fresh module registry): the new map, not the one cached.
+  noteEvaluatedScript(file, `data:application/json;base64,${Buffer.from(lineMap('x.ts', 6, 11)).toString('base64')}`);
+  assert.deepEqual(mapPosition(file, 6, 1, dir), { file, line: 11, column: 1, maps: 1 });
+});
+
+test('no line is made up: a map without an entry there, a TypeScript file run with no map, bundler runtime code', () => {
+  const dir = folder({
+    'dist/a.js': 'x\n'.repeat(3) + '//# sourceMappingURL=a.js.map\n',
+    'dist/a.js.map': lineMap('../src/a.ts', 3, 1),
+    'src/plain.ts': 'a\n',
+    'src/plain.js': 'a\n',
+    'dist/w.js': '//# sourceMappingURL=w.js.map\n',
+    'dist/w.js.map': lineMap('webpack://app/webpack/runtime/define', 1, 1),
+  });
+  // Line 1 comes before the map's only entry (line 3).
+  assert.equal(mapPosition(path.join(dir, 'dist/a.js'), 1, 1, dir), NO_ENTRY);
+  // (Node's own type stripping keeps positions: there the .ts line stands.)
+  if (!(process.features as { typescript?: unknown }).typescript) assert.equal(mapPosition(path.join(dir, 'src/plain.ts'), 1, 1, dir), UNTRUSTED);
+  assert.deepEqual(mapPosition(path.join(dir, 'src/plain.js'), 1, 1, dir), { file: path.join(dir, 'src/plain.js'), line: 1, column: 1, maps: 0 });
+  assert.equal(mapPosition(path.join(dir, 'dist/w.js'), 1, 1, dir), BUNDLER_RUNTIME);
+});
