@@ -8,7 +8,7 @@ import workerThreads from 'node:worker_threads';
 import type * as StartModule from './start';
 import { ProbeConfigError } from './config/ProbeConfigError';
 import { LOADER_THREAD_MARK } from './lens/esmHook';
-import { WRITE_THREAD_MARK } from './store/threadMark';
+import { WRITE_THREAD_MARK } from './util/threadMark';
 import { shareAppApi } from './runtime/appApiPath';
 
 /** Node runs preloads in its ESM loader thread too, and maybe in Probe's own write thread: no app there. */

@@ -13,7 +13,7 @@ import { CaptureWriter } from './runtime/CaptureWriter';
 import { Recorder } from './runtime/Recorder';
 import { ProbeSpanProcessor } from './runtime/ProbeSpanProcessor';
 import { currentRuntime, setRuntime } from './runtime/state';
-import { undoPatches } from './runtime/patches';
+import { undoPatches } from './util/patches';
 import { installExitHooks } from './runtime/exit';
 import { launcherWatch } from './runtime/launcher';
 import { ThreadFlusher } from './runtime/threads';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from '../store/threadMark';
+import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from '../util/threadMark';
 
 /**
  * A config file is code: it could loop forever or call process.exit() and hang or end the app before its first

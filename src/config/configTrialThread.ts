@@ -38,8 +38,9 @@ try {
   const register = loaded?.register ?? config?.register;
   stage = 'register';
   if (typeof register === 'function') {
-    // Loaded only for a config that registers something: the trial of a plain config stays small.
-    const { extendStore } = require('../store/registry') as typeof import('../store/registry');
+    // The trial asks only whether register() returns: what it registers counts in the app, where the real
+    // extendStore checks it (this thread's registrations would be dropped with the thread anyway).
+    const extendStore = (_name: unknown, _factory: unknown): void => undefined;
     (register as (probe: unknown) => void).call(config, { extendStore });
   }
   finish(Outcome.loaded);

@@ -6,7 +6,7 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import type { LensFactory } from './Lens';
 import { errorInput } from '../runtime/errors';
-import { patchMethod } from '../runtime/patches';
+import { patchMethod } from '../util/patches';
 import { claimProxiedSocket, installSocketWatch } from '../runtime/sockets';
 import { headerOf, isTelemetryTraffic } from './telemetry';
 

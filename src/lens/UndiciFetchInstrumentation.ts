@@ -2,7 +2,7 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opent
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import { recordingFetch } from './fetch';
-import { recordPatch } from '../runtime/patches';
+import { recordPatch } from '../util/patches';
 import { hookEsmImports } from './esmHook';
 import { ESM_ONLY_MODULES, LIBRARY_MODULES } from './libraryEntries';
 

@@ -2,7 +2,7 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
 import type { Unit } from '../runtime/Unit';
 import { now } from '../runtime/clock';
-import { currentEntry, enterLibrary, type EntryStack } from '../runtime/entry';
+import { currentEntry, enterLibrary, type EntryStack } from '../origin/entry';
 import { FetchCall } from './FetchCall';
 import { answeredInMemory, fetchTarget } from './fetch';
 import { layerCalls, type LayerCall } from './fetchLayer';

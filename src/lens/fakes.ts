@@ -1,5 +1,5 @@
 import type { Logger } from '../util/logger';
-import { recordPatch } from '../runtime/patches';
+import { recordPatch } from '../util/patches';
 
 /** Where `@mswjs/interceptors` (used by msw and nock 14) keeps its running fetch interceptor. */
 const FETCH_INTERCEPTOR = Symbol.for('fetch-interceptor');

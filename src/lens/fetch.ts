@@ -7,7 +7,7 @@ import { errorInput } from '../runtime/errors';
 import { FetchCall } from './FetchCall';
 import { fetchScope } from './fetchScope';
 import { fetchHeaders } from './headers';
-import { patchMethod } from '../runtime/patches';
+import { patchMethod } from '../util/patches';
 import { fetchHeaderOf, isTelemetryTraffic } from './telemetry';
 import { watchFetchFakes } from './fakes';
 import { holdStreamBody, mockAgentAnswers, readFakeResponse, readSettledBody, type HeldBody } from './fakeBody';

@@ -1,6 +1,6 @@
 import { captureStack } from '../origin/origin';
-import { callStackLimit } from '../runtime/entry';
-import { patchMethod } from '../runtime/patches';
+import { callStackLimit } from '../origin/entry';
+import { patchMethod } from '../util/patches';
 import { keepForeignMarks } from '../runtime/join/foreignMarks';
 
 type Entry = (...args: unknown[]) => unknown;

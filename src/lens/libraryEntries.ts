@@ -1,8 +1,8 @@
 import type { LensFactory } from './Lens';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
-import { enterLibrary, markEntry, markedEntry, type EntryStack } from '../runtime/entry';
-import { patchMethod } from '../runtime/patches';
+import { enterLibrary, markEntry, markedEntry, type EntryStack } from '../origin/entry';
+import { patchMethod } from '../util/patches';
 
 type Fn = (...args: unknown[]) => unknown;
 type Undo = () => void;
@@ -50,7 +50,7 @@ export const LIBRARY_MODULES = Object.keys(LIBRARIES);
 /** ESM-only packages: a CommonJS app reaches them through `import()`, which only the loader sees. */
 export const ESM_ONLY_MODULES = ['ky'];
 
-/** Runs the method as a library entry (see runtime/entry.ts). */
+/** Runs the method as a library entry (see origin/entry.ts). */
 function scoped(owner: object | undefined, key: string, target: string, { why, undo }: Hooking): void {
   if (!owner) return;
   const done = patchMethod(owner as Record<string, Fn>, key, target, why, asEntry);
@@ -217,7 +217,7 @@ export class LibraryEntryInstrumentation extends InstrumentationBase {
 
 /**
  * Not a source of calls of its own: where the app entered got, ky, superagent, Stripe or Anthropic's SDK, for the
- * origin of the calls they make after an async hop (see runtime/entry). The fetch lens lists these modules for
+ * origin of the calls they make after an async hop (see origin/entry). The fetch lens lists these modules for
  * the ESM loader when it starts it.
  */
 export const libraryEntriesLens: LensFactory = ({ config, logger }) =>

@@ -1,5 +1,5 @@
 import type { Logger } from '../util/logger';
-import { recordPatch } from '../runtime/patches';
+import { recordPatch } from '../util/patches';
 import { loadedNextMajor } from './loadedNext';
 
 /** Where Next.js 15 and later mark that they patched fetch (server/lib/patch-fetch-symbol). */

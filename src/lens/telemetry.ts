@@ -13,7 +13,7 @@ type HeaderOf = (name: string) => unknown;
  *   exporters, New Relic and Elastic; dd-trace's `datadog-meta-tracer-version`; Sentry's `sentry_client` /
  *   `x-sentry-auth`; New Relic's collector method path.
  * A third, for calls with neither (New Relic's metadata lookups): the call's stack passes through an agent's own
- * code, read off the app's path (runtime/agentInternals.ts, CallRecord.settle).
+ * code, read off the app's path (origin/agentInternals.ts, CallRecord.settle).
  */
 export function isTelemetryTraffic(url: string, header: HeaderOf): boolean {
   return isTracingSuppressed(context.active()) || isAgentRequest(url, header);

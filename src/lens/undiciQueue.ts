@@ -2,8 +2,8 @@ import diagnostics from 'node:diagnostics_channel';
 import { context, type Context } from '@opentelemetry/api';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
-import { patchMethod, recordPatch } from '../runtime/patches';
-import { currentEntry, enterLibrary, takeEntry, type EntryStack } from '../runtime/entry';
+import { patchMethod, recordPatch } from '../util/patches';
+import { currentEntry, enterLibrary, takeEntry, type EntryStack } from '../origin/entry';
 import { fetchScope } from './fetchScope';
 
 const WHY =

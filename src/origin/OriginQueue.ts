@@ -1,5 +1,9 @@
 import type { Logger } from '../util/logger';
-import type { CallRecord } from '../runtime/CallRecord';
+
+/** A call whose stack is read later: it settles its own origin (the runtime's call record). */
+export interface SettlingCall {
+  settle(root: string, withOrigin: boolean): void;
+}
 
 /**
  * Reads call sites on a later turn, off the app's path: whether an agent made the call for itself (then it is
@@ -8,7 +12,7 @@ import type { CallRecord } from '../runtime/CallRecord';
  * those alive into the old generation, which showed as GC time.
  */
 export class OriginQueue {
-  private pending: CallRecord[] = [];
+  private pending: SettlingCall[] = [];
   private scheduled = false;
 
   constructor(
@@ -18,7 +22,7 @@ export class OriginQueue {
   ) {}
 
   /** A call whose sites are to be read on a later turn. */
-  add(call: CallRecord): void {
+  add(call: SettlingCall): void {
     this.pending.push(call);
     if (this.scheduled) return;
     this.scheduled = true;

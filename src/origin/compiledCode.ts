@@ -1,7 +1,7 @@
 import path from 'node:path';
 import vm from 'node:vm';
 import Module from 'node:module';
-import { patchMethod } from '../runtime/patches';
+import { patchMethod } from '../util/patches';
 import { noteEvaluatedScript } from './mapChain';
 import { mappingUrl } from './maps/readMap';
 

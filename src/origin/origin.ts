@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Origin } from '../capture/types';
-import { agentLoaded, isAgentInternal } from '../runtime/agentInternals';
+import { agentLoaded, isAgentInternal } from './agentInternals';
 import { isProbeCode } from '../util/ownCode';
 import { isWebpackInternal } from './bundleMaps';
 import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition } from './mapChain';

@@ -1,6 +1,6 @@
 import type { CallInput, ErrorInput, TimingInput } from '../builder/input';
-import type { EntryStack } from './entry';
-import { entryOrigin } from './entry';
+import type { EntryStack } from '../origin/entry';
+import { entryOrigin } from '../origin/entry';
 import { AGENTS_OWN, readStack } from '../origin/origin';
 import { learnFromStack } from '../origin/hops/learnedEntries';
 import type { Origin } from '../capture/types';

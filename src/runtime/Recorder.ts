@@ -8,7 +8,7 @@ import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
 import { CallRecord, type CallStart } from './CallRecord';
 import { captureStack } from '../origin/origin';
-import { callStackLimit, currentEntry, type EntryStack } from './entry';
+import { callStackLimit, currentEntry, type EntryStack } from '../origin/entry';
 import { currentPool } from './scope';
 import type { CaptureWriter } from './CaptureWriter';
 import { Unit } from './Unit';

@@ -1,7 +1,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { recordPatch } from './patches';
+import { recordPatch } from '../util/patches';
 
 const API = '@opentelemetry/api';
 /** The package root of this Probe (dist/runtime/ is two levels below it). */

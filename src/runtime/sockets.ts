@@ -1,7 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
-import { patchMethod, recordPatch } from './patches';
+import { patchMethod, recordPatch } from '../util/patches';
 
 /** When a new socket reached each connection phase (performance.now() ms). */
 export interface SocketTimes {

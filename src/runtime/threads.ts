@@ -1,7 +1,7 @@
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import workerThreads, { BroadcastChannel } from 'node:worker_threads';
-import { patchMethod } from './patches';
+import { patchMethod } from '../util/patches';
 import { isValidCaptureId } from '../capture/indexRow';
 
 /** Carried to a new thread in its copy of the environment (read and removed by the thread's Probe at start). */

@@ -12,7 +12,7 @@ import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import type { RedisStore } from './RedisStore';
 import { StoreError } from './StoreError';
 import type { FolderPin } from './folderPin';
-import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from './threadMark';
+import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from '../util/threadMark';
 import { Backlog } from './Backlog';
 import { bodyLength } from './bodyLength';
 import { packUnit, type PackedUnit } from './unitMessage';

@@ -1,6 +1,6 @@
 import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
-import { patchMethod } from '../runtime/patches';
+import { patchMethod } from '../util/patches';
 import type { TestRunnerSource } from './TestRunnerSource';
 import { TestCase, nameWorkerCapture } from './TestCase';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { learnFromStack, learnedPackages, packageOf } from '../../src/origin/hops/learnedEntries';
-import { currentEntry } from '../../src/runtime/entry';
+import { currentEntry } from '../../src/origin/entry';
 import { setStackCapture } from '../../src/origin/origin';
 
 test('the package of a file: scoped and unscoped, the innermost node_modules', () => {

@@ -16,7 +16,7 @@ function patchBullmq(exports: any): (() => void) | null {
 /**
  * Queue consumers and scheduled tasks as `job` captures with no app code: BullMQ workers, bee-queue,
  * node-cron and croner, patched as their modules load (CommonJS, and ESM through the loader hook), each patch
- * through the ledger (runtime/patches).
+ * through the ledger (util/patches).
  */
 export class JobInstrumentation extends InstrumentationBase {
   private readonly undos = new WeakMap<object, () => void>();

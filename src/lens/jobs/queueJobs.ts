@@ -1,4 +1,4 @@
-import { patchMethod } from '../../runtime/patches';
+import { patchMethod } from '../../util/patches';
 import { job, queuedJob, tag } from '../../runtime/api';
 import { captureStack, resolveOrigin } from '../../origin/origin';
 import { currentRuntime } from '../../runtime/state';

@@ -6,7 +6,7 @@ import { patchKoaContext } from './koaRoutes';
 import { patchHonoContext } from './honoRoutes';
 import { patchNextBaseServer } from './nextRoutes';
 import { patchReactRouter, wrapReactRouterExpress } from './reactRouterRoutes';
-import { recordPatch } from '../../runtime/patches';
+import { recordPatch } from '../../util/patches';
 import type { OpenLate } from '../LateRequests';
 
 type NoteRoute = (request: object | undefined, route: string | (() => unknown)) => void;
@@ -14,7 +14,7 @@ type NoteRoute = (request: object | undefined, route: string | (() => unknown)) 
 /**
  * The frameworks whose route template cannot be read through a diagnostics channel: Express 4, Express 5 on
  * router < 2.3, Koa, Hono, Next.js and React Router, patched as their modules are required (CommonJS). Fastify and router >= 2.3
- * need no patch (see fastifyRoutes, expressRoutes). Each patch goes through the ledger (runtime/patches).
+ * need no patch (see fastifyRoutes, expressRoutes). Each patch goes through the ledger (util/patches).
  */
 export class RouteInstrumentation extends InstrumentationBase {
   private readonly undos = new WeakMap<object, Array<() => void>>();

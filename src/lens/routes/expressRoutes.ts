@@ -1,5 +1,5 @@
 import type { ExpressTemplates } from './ExpressTemplates';
-import { patchMethod } from '../../runtime/patches';
+import { patchMethod } from '../../util/patches';
 
 /** Where Probe keeps the path a layer was mounted with (`router.use(path, ...)`): Express 4's Layer keeps only a regexp. */
 const MOUNT_PATH = Symbol('probe.express.mountPath');

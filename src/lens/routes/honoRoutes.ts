@@ -1,4 +1,4 @@
-import { patchMethod } from '../../runtime/patches';
+import { patchMethod } from '../../util/patches';
 
 type ContextClass = new (request: unknown, options?: { env?: { incoming?: object } }) => { req?: { routePath?: unknown } };
 

@@ -1,4 +1,4 @@
-import { patchMethod } from '../../runtime/patches';
+import { patchMethod } from '../../util/patches';
 
 type CreateContext = (this: unknown, req: object, res: object) => { _matchedRoute?: unknown };
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { patchMethod } from '../../runtime/patches';
+import { patchMethod } from '../../util/patches';
 import type { OpenLate } from '../LateRequests';
 
 /**

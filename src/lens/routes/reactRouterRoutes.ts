@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { patchMethod } from '../../runtime/patches';
+import { patchMethod } from '../../util/patches';
 
 /** A route of a React Router build's manifest (`build.routes`): flat, each naming its parent. */
 interface ManifestRoute {

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { currentEntry, enterLibrary } from '../../runtime/entry';
+import { currentEntry, enterLibrary } from '../../origin/entry';
 import { captureStack, capturingOrigins } from '../origin';
-import { patchMethod } from '../../runtime/patches';
+import { patchMethod } from '../../util/patches';
 import { isProbeCode } from '../../util/ownCode';
 
 /**
@@ -10,7 +10,7 @@ import { isProbeCode } from '../../util/ownCode';
  * `trace()` returns `fn()`, `performRequest` returns `this.trace(...)`), chains `.then()` in plain functions, or
  * starts the request from a timer, `nextTick` or an event: the call's stack then holds the library's frames and
  * no app frame. Such a call's origin stays null; the package whose frame is outermost on that stack is learned,
- * and the methods of the classes it exports become library entries from then on (runtime/entry: the app's stack
+ * and the methods of the classes it exports become library entries from then on (origin/entry: the app's stack
  * is taken where it calls one, carried in the async context to the calls the library makes for it).
  *
  * Bounded and cheap: only packages seen to lose the app's frame are hooked, at most MAX_PACKAGES, each at most

@@ -1,7 +1,7 @@
 import { trace, type Span, type TracerProvider } from '@opentelemetry/api';
 import type { HttpInstrumentation, HttpInstrumentationConfig } from '@opentelemetry/instrumentation-http';
 import type { Logger } from '../../util/logger';
-import { patchMethod } from '../patches';
+import { patchMethod } from '../../util/patches';
 
 type Hook = (span: Span, message: never) => void;
 type Definition = { patch?: (exports: unknown, version?: string) => unknown; unpatch?: (exports: unknown, version?: string) => unknown };

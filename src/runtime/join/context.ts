@@ -1,7 +1,7 @@
 import type { ContextManager } from '@opentelemetry/api';
 import type { OtelApi } from '../appApi';
 import { apiRegistry } from './globals';
-import { patchMethod } from '../patches';
+import { patchMethod } from '../../util/patches';
 
 /**
  * Probe registers a context manager at preload only so units see their calls; the app's own setup (an SDK's

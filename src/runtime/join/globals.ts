@@ -1,4 +1,4 @@
-import { patchMethod, recordPatch } from '../patches';
+import { patchMethod, recordPatch } from '../../util/patches';
 
 /**
  * The @opentelemetry/api 1.x registry on globalThis, shared by every copy of the API package. Probe reads

@@ -1,7 +1,7 @@
 import { SpanKind, context, type Context, type Span as ApiSpan, type SpanOptions } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { MirrorSpan } from './MirrorSpan';
-import { patchMethod, recordPatch } from '../patches';
+import { patchMethod, recordPatch } from '../../util/patches';
 
 interface SdkProvider {
   addSpanProcessor?: (processor: SpanProcessor) => void;

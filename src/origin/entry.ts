@@ -1,6 +1,6 @@
 import { context, createContextKey } from '@opentelemetry/api';
 import type { Origin } from '../capture/types';
-import { FETCH_STACK_LIMIT, captureStack, capturingOrigins, resolveOrigin } from '../origin/origin';
+import { FETCH_STACK_LIMIT, captureStack, capturingOrigins, resolveOrigin } from './origin';
 
 /**
  * The app's stack where its code handed a call to a client library, for the calls that library makes after
