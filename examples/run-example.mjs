@@ -6,8 +6,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startUpstream } from './upstream.mjs';
+import { prepareTestModules } from '../scripts/test-modules.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The shop finds this checkout as `probe` (the module name an app installs it under) through a folder of links,
+// as an app with Probe in its node_modules would.
+const NODE_PATH = prepareTestModules(root);
 const upstream = await startUpstream();
 const UPSTREAM_URL = `http://127.0.0.1:${upstream.address().port}`;
 // A port that was free a moment ago and is closed now: the shop's call to it fails with ECONNREFUSED.
@@ -20,7 +24,7 @@ const DEAD_URL = await new Promise((resolve) => {
 
 const shop = spawn(process.execPath, ['examples/shop.js'], {
   cwd: root,
-  env: { ...process.env, NODE_OPTIONS: '--require probe/register', UPSTREAM_URL, DEAD_URL },
+  env: { ...process.env, NODE_OPTIONS: '--require probe/register', NODE_PATH, UPSTREAM_URL, DEAD_URL },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const shopUrl = await new Promise((resolve, reject) => {
@@ -43,7 +47,7 @@ console.log('\n$ node --test examples/shop.test.js');
 await new Promise((resolve) => {
   const tests = spawn(process.execPath, ['--test', '--test-reporter=spec', 'examples/shop.test.js'], {
     cwd: root,
-    env: { ...process.env, NODE_OPTIONS: '--require probe/register', UPSTREAM_URL },
+    env: { ...process.env, NODE_OPTIONS: '--require probe/register', NODE_PATH, UPSTREAM_URL },
     stdio: 'inherit',
   });
   tests.on('close', resolve);
