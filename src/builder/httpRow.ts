@@ -198,8 +198,21 @@ function exceptionOf(call: CallInput, masker: Masker): ExceptionInfo {
  */
 export function withCause(message: string, causes: ReadonlyArray<{ message: string }>): string {
   const innermost = causes.length ? causes[causes.length - 1]!.message : '';
-  if (!innermost || message.includes(innermost)) return message || innermost;
+  if (!innermost || message.includes(innermost) || saysNothingMore(innermost, message)) return message || innermost;
   return message ? `${message}: ${innermost}` : innermost;
+}
+
+const FILLER = new Set(['the', 'this', 'that', 'a', 'an']);
+
+/** Whether every word of the cause is a word of the message already (`This operation was aborted` under `The operation was aborted`). */
+function saysNothingMore(cause: string, message: string): boolean {
+  const words = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word && !FILLER.has(word));
+  const known = new Set(words(message));
+  return words(cause).every((word) => known.has(word));
 }
 
 function roundTiming(timing: CallInput['timing'] & object): Timing {
