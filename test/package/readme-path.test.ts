@@ -129,7 +129,7 @@ test("the README's install and quick start, as written, in a fresh app", { timeo
 
   const list = await sh(readmeCommand('npx --no probe list'), app);
   assert.equal(list.code, 0, list.out);
-  assert.match(list.out, /command\s+0\s+.*server\.js/);
+  assert.match(list.out, /command\s+exit 0\s+.*server\.js/);
   const show = await sh(readmeCommand('npx --no probe show'), app);
   assert.equal(show.code, 0, show.out);
   assert.match(show.out, /GET \/items\/1|server\.js/, 'the newest capture, shown');

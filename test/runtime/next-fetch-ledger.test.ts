@@ -10,7 +10,7 @@ import { REPO_ROOT, TestApp } from '../helpers/app';
 const SCRIPT = `
 const { start } = require('probe');
 const probe = start();
-const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'runtime', 'patches.js'))});
+const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'util', 'patches.js'))});
 const SLOT = Symbol.for('next-patch');
 const WRAPS = Symbol.for('probe.fetch.next');
 const entries = () => patches().filter((p) => p.target === 'globalThis.fetch (Next.js)').length;
@@ -61,7 +61,7 @@ const NEXT_14 = `
 const diagnostics = require('node:diagnostics_channel');
 const { start } = require('probe');
 const probe = start();
-const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'runtime', 'patches.js'))});
+const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'util', 'patches.js'))});
 const WRAPS = Symbol.for('probe.fetch.next');
 const stored = globalThis.fetch;
 const requestStart = diagnostics.channel('http.server.request.start');

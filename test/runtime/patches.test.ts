@@ -20,7 +20,7 @@ const slots = () => ({
 const before = slots();
 const { start } = require('probe');
 const probe = start();
-const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'runtime', 'patches.js'))});
+const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'util', 'patches.js'))});
 const during = slots();
 const listed = patches().map((p) => p.target);
 const whys = patches().map((p) => p.why);
@@ -82,7 +82,7 @@ try {
   message = error.message;
 }
 process.on = on;
-const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'runtime', 'patches.js'))});
+const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'util', 'patches.js'))});
 const after = slots();
 const notRestored = Object.keys(before).filter((k) => after[k] !== before[k]);
 const left = patches().length;

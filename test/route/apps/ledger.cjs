@@ -2,7 +2,7 @@
 // it runs, and are the framework's own again after shutdown(). Argument: which framework slots to look at.
 const path = require('node:path');
 const { start } = require('probe');
-const { patches } = require(path.join(path.dirname(require.resolve('probe')), 'runtime', 'patches.js'));
+const { patches } = require(path.join(path.dirname(require.resolve('probe')), 'util', 'patches.js'));
 
 const SLOTS = {
   express4: () => ({ use: require('express/lib/router/index.js').use, handle: require('express/lib/router/layer.js').prototype.handle_request }),
