@@ -199,6 +199,8 @@ function exceptionOf(call: CallInput, masker: Masker): ExceptionInfo {
 export function withCause(message: string, causes: ReadonlyArray<{ message: string }>): string {
   const innermost = causes.length ? causes[causes.length - 1]!.message : '';
   if (!innermost || message.includes(innermost) || saysNothingMore(innermost, message)) return message || innermost;
+  // The cause restates the message and adds to it (`… aborted` → `… aborted due to timeout`): the cause alone.
+  if (saysNothingMore(message, innermost)) return innermost;
   return message ? `${message}: ${innermost}` : innermost;
 }
 

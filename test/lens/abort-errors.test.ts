@@ -65,7 +65,8 @@ describe('aborted calls', () => {
     assert.deepEqual(pick(exception('http-timeout')), {
       class: 'AbortError',
       code: 'ABORT_ERR',
-      message: 'The operation was aborted',
+      // The cause says more than the message (why it was aborted): the row states it.
+      message: 'The operation was aborted due to timeout',
       previous: [{ class: 'TimeoutError', code: null, message: 'The operation was aborted due to timeout' }],
     });
     for (const marker of ['controller', 'timeout', 'http', 'http-timeout']) {
