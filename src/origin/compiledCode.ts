@@ -2,7 +2,8 @@ import path from 'node:path';
 import vm from 'node:vm';
 import Module from 'node:module';
 import { patchMethod } from '../util/patches';
-import { noteEvaluatedScript } from './mapChain';
+import fs from 'node:fs';
+import { noteCompiledWithoutMap, noteEvaluatedScript } from './mapChain';
 import { mappingUrl } from './maps/readMap';
 
 /**
@@ -36,7 +37,7 @@ export function watchCompiledCode(): void {
   patchMethod(proto, '_compile', 'Module.prototype._compile', WHY_COMPILE, (original) =>
     original
       ? function (this: unknown, content: string, filename: string, ...rest: unknown[]) {
-          note(filename, content);
+          if (note(filename, content) === false) noteCompiledWithoutMap(filename, content, readText);
           return original.call(this, content, filename, ...rest);
         }
       : original,
@@ -78,14 +79,17 @@ export function watchCompiledCode(): void {
   watchSourceTextModules();
 }
 
-/** Notes the code's map comment, for an app script. Never throws. */
-function note(filename: unknown, code: unknown): void {
+const readText = (file: string): string => fs.readFileSync(file, 'utf8');
+
+/** Notes the code's map comment, for an app script: whether it had one (undefined: not an app script). Never throws. */
+function note(filename: unknown, code: unknown): boolean | undefined {
   try {
-    if (typeof code !== 'string' || !appScript(filename)) return;
+    if (typeof code !== 'string' || !appScript(filename)) return undefined;
     const url = mappingUrl(code);
     if (url) noteEvaluatedScript(filename, url);
+    return url !== null && url !== '';
   } catch {
-    // never in the way of the evaluation
+    return undefined; // never in the way of the evaluation
   }
 }
 

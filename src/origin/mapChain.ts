@@ -66,7 +66,7 @@ export function mapPosition(
   for (let link = 0; link < MAX_LINKS; link++) {
     seen.add(at.file);
     const map = mapOf(at.file, link === 0);
-    if (!map) return link === 0 && TRANSFORMED_ONLY.test(file) && !nodeStripsTypes() ? UNTRUSTED : at;
+    if (!map) return link === 0 && TRANSFORMED_ONLY.test(file) && (!nodeStripsTypes() || hookedWithoutMap.has(file)) ? UNTRUSTED : at;
     const next = follow(map, at, root);
     if (next === null) return link === 0 ? NO_ENTRY : at;
     if (next === BUNDLER_RUNTIME) return BUNDLER_RUNTIME;
@@ -86,6 +86,34 @@ export function mapPosition(
 export function noteEvaluatedScript(script: string, sourceMapUrl: string): void {
   if (!noteScriptMap(script, sourceMapUrl)) return;
   firstCache.delete(script);
+}
+
+/** Files a require hook compiled into code of other positions, with no map: untrusted even where Node strips types. */
+const hookedWithoutMap = new Set<string>();
+
+/**
+ * Notes code compiled under a file's name with no map: when Node strips types itself, a file it compiled keeps
+ * every position (types become blanks), but a require hook that ran first (a transpiler without maps) moved
+ * them, and the file's line cannot be trusted. Only TypeScript/JSX files, only where Node strips types; one read
+ * of the file, at load. Never throws.
+ */
+export function noteCompiledWithoutMap(script: string, code: string, readText: (file: string) => string): void {
+  try {
+    if (!TRANSFORMED_ONLY.test(script) || !nodeStripsTypes() || hookedWithoutMap.size >= MAX_CACHED) return;
+    if (!keepsPositions(code, readText(script))) hookedWithoutMap.add(script);
+  } catch {
+    // an unreadable file: nothing is known of it
+  }
+}
+
+/** Whether `code` is `source` with some characters blanked (what type stripping does): same length, only spaces where they differ. */
+function keepsPositions(code: string, source: string): boolean {
+  if (code.length !== source.length) return false;
+  for (let i = 0; i < code.length; i++) {
+    const c = code.charCodeAt(i);
+    if (c !== source.charCodeAt(i) && c !== 32 && c !== 9 && c !== 59) return false;
+  }
+  return true;
 }
 
 /**
