@@ -159,18 +159,22 @@ describe('origin through transformers and bundles: equal to the line the setup i
 
   // Node's own type stripping keeps every position (types become blanks): the file's line is the line, with no map.
   const strips = Boolean((process.features as { typescript?: unknown }).typescript);
-  it("Node's own type stripping: the .ts file's line, no map needed", { skip: strips ? false : `Node ${process.version} does not run TypeScript` }, async () => {
-    const dir = setupFolder(installed, 'node-strip-types', {
-      'src/client.ts': CLIENT_TS,
-      'src/main.ts': MAIN_TS.replace("from './client'", "from './client.ts'"),
-    });
-    const plain = await node(dir, ['src/main.ts']);
-    const [oracle] = oracleLines(plain, dir);
-    assert.ok(oracle?.startsWith(path.join('src', 'client.ts')), plain);
-    const probed = await node(dir, ['src/main.ts'], {}, true);
-    assert.equal(probed, plain);
-    assertOrigins(capturedRows(dir), '/json', oracle, probed);
-  });
+  it(
+    "Node's own type stripping: the .ts file's line, no map needed",
+    { skip: strips ? false : `Node ${process.version} does not run TypeScript` },
+    async () => {
+      const dir = setupFolder(installed, 'node-strip-types', {
+        'src/client.ts': CLIENT_TS,
+        'src/main.ts': MAIN_TS.replace("from './client'", "from './client.ts'"),
+      });
+      const plain = await node(dir, ['src/main.ts']);
+      const [oracle] = oracleLines(plain, dir);
+      assert.ok(oracle?.startsWith(path.join('src', 'client.ts')), plain);
+      const probed = await node(dir, ['src/main.ts'], {}, true);
+      assert.equal(probed, plain);
+      assertOrigins(capturedRows(dir), '/json', oracle, probed);
+    },
+  );
 
   it('a require hook that leaves no map: origin null, never the transformed line under the source name', async () => {
     const dir = setupFolder(installed, 'hook-without-map', {
