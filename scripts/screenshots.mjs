@@ -45,7 +45,7 @@ function run(command, args, cwd) {
 /** A copy of the package with the example and dist/, its node_modules linked to the checkout's. */
 function exampleCopy() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'probe-screenshots-'));
-  for (const entry of ['package.json', 'dist', 'examples']) cpSync(path.join(repo, entry), path.join(dir, entry), { recursive: true });
+  for (const entry of ['package.json', 'dist', 'examples', 'scripts']) cpSync(path.join(repo, entry), path.join(dir, entry), { recursive: true });
   symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   return dir;
 }
