@@ -10,6 +10,11 @@ export interface Store {
   index(): Promise<IndexRow[]>;
   clear(): Promise<void>;
   /**
+   * Optional: why an empty store may stay empty, in one sentence (its folder cannot be written by this user),
+   * or null: said where a command answers "no captures yet".
+   */
+  whyEmpty?(): string | null;
+  /**
    * Optional: stores at once, synchronously (the file driver). A process that is exiting uses it when
    * present; otherwise it hands its last captures to a short-lived writer process.
    */

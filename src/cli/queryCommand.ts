@@ -24,7 +24,10 @@ export async function runQuery<R>(
   try {
     const result = await options.query(context.store, context);
     io.out(options.json ? JSON.stringify(result, null, 2) : options.render(result));
-    return options.exitCode?.(result) ?? 0;
+    const code = options.exitCode?.(result) ?? 0;
+    // An empty store this user cannot write stays empty: the answer said why, and the command fails.
+    if (code === 0 && context.store.whyEmpty?.() && (await context.store.index()).length === 0) return 1;
+    return code;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
     io.err(`probe ${command}: ${error.message}`);

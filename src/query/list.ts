@@ -1,3 +1,4 @@
+import { emptyStoreNote } from './emptyStore';
 import type { CaptureType, IndexRow, SamplingMeta } from '../capture/types';
 import { samplingNote, samplingOf } from './sampling';
 import type { Store } from '../capture/Store';
@@ -98,7 +99,7 @@ export async function queryList(
   const notes: string[] = [];
   const sampling = samplingOf(index);
   if (sampling) notes.push(samplingNote(sampling));
-  if (index.length === 0) notes.push('The store holds no captures yet: run the app and make it do something, then ask again.');
+  if (index.length === 0) notes.push(emptyStoreNote(store));
   if (matched.length > limit) notes.push(`${matched.length - limit} more matching captures beyond limit ${limit}.`);
   if (fitted.left_out > 0) notes.push(`${fitted.left_out} captures left out to keep the answer short.`);
   return {

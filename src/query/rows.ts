@@ -1,3 +1,4 @@
+import { emptyStoreNote } from './emptyStore';
 import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
@@ -63,8 +64,6 @@ export function captureRef(capture: Capture): CaptureRef {
   return { id: capture.id, type: capture.type, name: capture.name, status: capture.status, started_at: capture.started_at };
 }
 
-const EMPTY_STORE = 'The store holds no captures yet: run the app and make it do something, then ask again.';
-
 /**
  * Rows of one section, filtered, sorted, cut to `limit` and to the listed fields: of one capture, or with
  * `since` or `id: "*"` of every capture that matches (newest first). `now` is epoch seconds (for tests).
@@ -104,7 +103,7 @@ export async function readSection(store: Store, input: RowsInput, now: number): 
   }
 
   const index = await store.index();
-  if (index.length === 0) return { empty: empty(section, EMPTY_STORE) };
+  if (index.length === 0) return { empty: empty(section, emptyStoreNote(store)) };
   const hasRows = (row: IndexRow) => (row.counts?.[section] ?? 0) > 0 && accept(row);
   const unknownSection = () => {
     const present = sectionsInIndex(index);

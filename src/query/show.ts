@@ -1,3 +1,4 @@
+import { emptyStoreNote } from './emptyStore';
 import type { Capture } from '../capture/types';
 import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
@@ -98,7 +99,7 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
   if (input.id !== undefined) capture = await findCapture(store, input.id);
   else {
     capture = await newestCapture(store, await store.index(), () => true);
-    if (!capture) return { id: null, note: 'The store holds no captures yet: run the app and make it do something, then ask again.' };
+    if (!capture) return { id: null, note: emptyStoreNote(store) };
   }
   const present = sectionsOf(capture);
   const wanted = input.sections?.length ? input.sections : present;
@@ -157,8 +158,6 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
   };
 }
 
-const EMPTY_STORE = 'The store holds no captures yet: run the app and make it do something, then ask again.';
-
 /** `section` + `row`: that one row of the capture (default: the newest capture that has the section). */
 async function showRow(store: Store, input: ShowInput): Promise<ShownRow> {
   const section = input.section ?? DEFAULT_SECTION;
@@ -174,7 +173,7 @@ async function showRow(store: Store, input: ShowInput): Promise<ShownRow> {
     const index = await store.index();
     capture = await newestCapture(store, index, (row) => (row.counts?.[section] ?? 0) > 0);
     if (!capture) {
-      const note = index.length === 0 ? EMPTY_STORE : `None of the ${index.length} stored captures has ${section} rows.`;
+      const note = index.length === 0 ? emptyStoreNote(store) : `None of the ${index.length} stored captures has ${section} rows.`;
       return { id: null, capture: null, section, total: 0, row: input.row, data: null, note };
     }
   }

@@ -7,6 +7,7 @@ import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
 import { buildCapture } from '../builder/buildCapture';
 import { withDeadline } from '../util/deadline';
+import { unwritableLine } from './unwritableStore';
 
 /**
  * A store that builds ended units itself, off the app's thread (the file and Redis stores as apps get them:
@@ -29,6 +30,8 @@ function unitStoreOf(store: Store): UnitStore | null {
 }
 
 const MAX_QUEUE = 500;
+/** Ids of lost captures remembered to count each once (beyond it, every loss counts). */
+const MAX_LOST_IDS = 10_000;
 const DRAIN_BATCH = 20;
 /** Puts awaited at once: past it units wait in the queue, so a store that hangs fills the queue and drops are counted. */
 const MAX_IN_FLIGHT = 64;
@@ -58,6 +61,8 @@ export class CaptureWriter {
   private waiting: Array<() => void> = [];
   /** Captures lost (queue full, put failed or timed out) since the process started. */
   dropped = 0;
+  /** The captures counted in `dropped` by id (a capture's versions count once). */
+  private readonly lostIds = new Set<string>();
   /** Units the store's thread had not written, or failed to write, when the process ended (settleHandedSync). */
   private lostAtExit = false;
   /** Captures the store confirmed. */
@@ -86,7 +91,7 @@ export class CaptureWriter {
   enqueue(unit: UnitInput): void {
     if (this.stopping || this.halted) return;
     if (this.queue.length >= MAX_QUEUE) {
-      this.lose();
+      this.lose(unit);
       // The last version of a unit stored in parts: the store's thread would otherwise keep its earlier calls.
       if (!unit.partial) this.units?.forgetUnit?.(unit.id);
       this.logger.warnOnce('writer-queue-full', `capture queue full (${MAX_QUEUE}); dropping captures until the store catches up`);
@@ -177,6 +182,7 @@ export class CaptureWriter {
         // Dropped by a store whose thread is behind: counted here, said by the store (with its bytes).
         if (handed && kept === false) return void this.dropped++;
         this.stored++;
+        this.found(item);
         if (this.failing) {
           this.logger.warn(
             `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
@@ -194,11 +200,9 @@ export class CaptureWriter {
           this.written(item);
           return;
         }
-        this.lose();
+        this.lose(item);
         // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
-        if (this.failing) this.logger.debug('could not store a capture', error);
-        else this.logger.warn('could not store a capture', error);
-        this.failing = true;
+        this.sayFailure(error);
         this.written(item);
       },
     );
@@ -211,17 +215,46 @@ export class CaptureWriter {
   sayLost(): void {
     if (!this.unreported) return;
     const why = this.failing
-      ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)`
+      ? this.stored === 0
+        ? `: the ${this.config.storage.driver} store took none`
+        : ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)`
       : this.lostAtExit
         ? ` at exit (the store's thread could not write them)`
         : '';
-    this.logger.warn(`${this.unreported} capture(s) were lost${why} (${this.dropped} since start)`);
+    const total = this.dropped === this.unreported ? '' : ` (${this.dropped} since start)`;
+    this.logger.warn(`${this.unreported} capture(s) were lost${why}${total}`);
     this.unreported = 0;
   }
 
-  private lose(): void {
+  /**
+   * Counts a capture lost: once per capture, however many of its versions (a long unit's running versions, its
+   * last one) failed; a last version stored later takes it off again. Ids are kept while the outage is unsaid,
+   * bounded (past the bound each loss counts).
+   */
+  private lose(item?: Capture | UnitInput): void {
+    const id = item?.id;
+    if (id !== undefined) {
+      if (this.lostIds.has(id)) return;
+      if (this.lostIds.size < MAX_LOST_IDS) this.lostIds.add(id);
+    }
     this.dropped++;
     this.unreported++;
+  }
+
+  /** A version of a capture counted lost was stored after all: its last version takes the loss back. */
+  private found(item: Capture | UnitInput): void {
+    if ((item as UnitInput).partial || !this.lostIds.delete(item.id)) return;
+    this.dropped--;
+    if (this.unreported) this.unreported--;
+  }
+
+  /** The outage's line: once, naming the folder and the fix where the store is a folder the user cannot write. */
+  private sayFailure(error: unknown): void {
+    if (this.failing) return void this.logger.debug('could not store a capture', error);
+    this.failing = true;
+    const line = unwritableLine(error, this.config);
+    if (line) this.logger.warn(line);
+    else this.logger.warn('could not store a capture', error);
   }
 
   private written(item: Capture | UnitInput): void {
@@ -249,8 +282,10 @@ export class CaptureWriter {
     for (const capture of captures) {
       try {
         this.store.putSync(capture);
+        this.found(capture);
       } catch (error) {
-        this.logger.warnOnce('store-put-failed', 'could not store a capture', error);
+        this.lose(capture);
+        this.sayFailure(error);
       }
     }
     return true;

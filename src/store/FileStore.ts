@@ -13,6 +13,7 @@ import { folderOutside } from './folderGuard';
 import { chainOf, MISSING, pinChange, pinFolder, type FolderPin } from './folderPin';
 import { FILE_MODE, makePrivateFolder, tightenOnce } from './privateFolder';
 import { StoreError } from './StoreError';
+import { unwritableFolder } from './folderWritable';
 import { threadWork } from '../util/threadWork';
 
 export interface FileStoreOptions {
@@ -213,6 +214,10 @@ export class FileStore implements Store {
       this.logger?.debug(`skipped corrupt capture file ${entry.name} in ${this.path}`);
     }
     return null;
+  }
+
+  whyEmpty(): string | null {
+    return unwritableFolder(this.path);
   }
 
   async index(): Promise<IndexRow[]> {

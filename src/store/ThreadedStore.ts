@@ -364,6 +364,10 @@ export class ThreadedStore implements Store {
     return this.store.index();
   }
 
+  whyEmpty(): string | null {
+    return (this.store as Store).whyEmpty?.() ?? null;
+  }
+
   clear(): Promise<void> {
     return this.store.clear();
   }
