@@ -15,8 +15,7 @@ export function unwritableLine(error: unknown, config: ResolvedConfig): string |
   const folder = config.storage.file.path;
   const why = code === 'EROFS' ? 'a read-only file system' : `permission denied for ${userName()}`;
   return (
-    `cannot write captures in ${folder} (${code}: ${why}); calls are not recorded. ` +
-    `Make that folder writable, or set PROBE_ROOT to a folder you can write.`
+    `cannot write captures in ${folder} (${code}: ${why}); calls are not recorded. ` + `Make that folder writable, or set PROBE_ROOT to a folder you can write.`
   );
 }
 

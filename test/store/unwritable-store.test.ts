@@ -79,7 +79,10 @@ describe('a store the user cannot write', { skip }, () => {
       const list = await asNobody(app, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'list'], false);
       assert.equal(list.code, 1, list.stdout + list.stderr);
       const blocked = kind === 'folder' ? app.dir : captures;
-      assert.match(list.stdout, new RegExp(`The store holds no captures: ${blocked.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not writable for user nobody \\(EACCES\\)`));
+      assert.match(
+        list.stdout,
+        new RegExp(`The store holds no captures: ${blocked.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not writable for user nobody \\(EACCES\\)`),
+      );
       assert.match(list.stdout, /set PROBE_ROOT to a folder you can write/);
     });
   }
