@@ -1,6 +1,7 @@
 import type { FoundMap, MapSource, SourceMapLike } from './maps/MapSource';
 import { MAP_SOURCES } from './maps/mapSources';
 import { noteScriptMap } from './maps/evaluatedScripts';
+import { evaluatedScriptMap } from './maps/inspectedScripts';
 import { originalPath } from './bundleMaps';
 
 /**
@@ -50,22 +51,34 @@ const firstCache = new Map<string, Verdict>();
 const linkCache = new Map<string, Verdict>();
 
 /**
+ * A frame's script evaluated from a string (`eval`, `new Function`) under a `//# sourceURL=` naming a file: `hash`,
+ * V8's hash of the code that ran ('' when V8 gives none), tells it from another evaluation under the same name.
+ */
+export interface EvaluatedScript {
+  hash: string;
+}
+
+/**
  * Where `file:line:column` (a frame's script name and position) comes from: the last file of its chain of maps, or
  * the position itself (`maps: 0`) when the script has none. `BUNDLER_RUNTIME` for a bundler's own runtime code,
- * `NO_ENTRY` when the script's map has no entry there, `UNTRUSTED` for a transformed script with no map. `root`: the app root, against which webpack's and
- * Turbopack's project-relative source names resolve. Never throws.
+ * `NO_ENTRY` when the script's map has no entry there, `UNTRUSTED` for a transformed script with no map (and for
+ * `evaluated` code with none). `root`: the app root, against which webpack's and Turbopack's project-relative
+ * source names resolve. Never throws.
  */
 export function mapPosition(
   file: string,
   line: number,
   column: number,
   root: string,
+  evaluated?: EvaluatedScript,
 ): MappedPosition | typeof BUNDLER_RUNTIME | typeof NO_ENTRY | typeof UNTRUSTED {
   let at: MappedPosition = { file, line, column, maps: 0 };
   const seen = new Set<string>();
   for (let link = 0; link < MAX_LINKS; link++) {
     seen.add(at.file);
-    const map = mapOf(at.file, link === 0);
+    const map = link === 0 && evaluated ? evaluatedScriptMap(file, evaluated.hash) : mapOf(at.file, link === 0);
+    // Code evaluated under a file's name (eval, new Function) is not that file's text: with no map, no line of it is the file's.
+    if (!map && link === 0 && evaluated) return UNTRUSTED;
     if (!map) return link === 0 && TRANSFORMED_ONLY.test(file) && (!nodeStripsTypes() || hookedWithoutMap.has(file)) ? UNTRUSTED : at;
     const next = follow(map, at, root);
     if (next === null) return link === 0 ? NO_ENTRY : at;

@@ -43,6 +43,30 @@ addHook(
 );
 `;
 
+/**
+ * A module runner of the app's own, in no list: each module transformed by TypeScript's transpileModule with an
+ * inline map and evaluated from a string (indirect eval, as module runners do with new Function) under a
+ * `//# sourceURL=` naming its file; no Node compile point sees that code.
+ */
+const OWN_EVAL_RUNNER = `const ts = require('typescript');
+const fs = require('fs');
+const path = require('path');
+const loaded = new Map();
+function load(file) {
+  if (loaded.has(file)) return loaded.get(file).exports;
+  const module = { exports: {} };
+  loaded.set(file, module);
+  const code = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
+    fileName: file,
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, inlineSourceMap: __MAPS__ },
+  }).outputText;
+  const local = (name) => (name.startsWith('.') ? load(path.resolve(path.dirname(file), name) + '.ts') : require(name));
+  (0, eval)('(function (exports, require, module) {' + code + '\\n})\\n//# sourceURL=' + file)(module.exports, local, module);
+  return module.exports;
+}
+load(path.resolve('src/main.ts'));
+`;
+
 const WEBPACK_BUILD = `const webpack = require('webpack');
 const path = require('path');
 webpack(
@@ -102,6 +126,12 @@ const SETUPS: Setup[] = [
     files: { 'hook.js': OWN_HOOK },
     run: ['-r', './hook.js', 'src/main.ts'],
     oracle: ['--enable-source-maps', '-r', './hook.js', 'src/main.ts'],
+  },
+  {
+    name: 'own-eval-runner',
+    files: { 'runner.js': OWN_EVAL_RUNNER.replace('__MAPS__', 'true') },
+    run: ['runner.js'],
+    oracle: ['--enable-source-maps', 'runner.js'],
   },
   {
     name: 'esbuild-bundle',
@@ -175,6 +205,19 @@ describe('origin through transformers and bundles: equal to the line the setup i
       assertOrigins(capturedRows(dir), '/json', oracle, probed);
     },
   );
+
+  it('a module runner that evaluates transformed code with no map: origin null, never the evaluated line under the source name', async () => {
+    const dir = setupFolder(installed, 'eval-runner-without-map', {
+      'src/client.ts': CLIENT_TS,
+      'src/main.ts': MAIN_TS,
+      'runner.js': OWN_EVAL_RUNNER.replace('__MAPS__', 'false'),
+    });
+    const probed = await node(dir, ['runner.js'], {}, true);
+    assert.match(probed, /REPLY true/);
+    const rows = capturedRows(dir).filter((row) => new URL(row.url).pathname === '/json');
+    assert.equal(rows.length, 1, probed);
+    assert.equal(rows[0]!.origin, null);
+  });
 
   it('a require hook that leaves no map: origin null, never the transformed line under the source name', async () => {
     const dir = setupFolder(installed, 'hook-without-map', {
