@@ -35,9 +35,18 @@ export const UNTRUSTED = 'untrusted';
 
 /**
  * Files that only run transformed (but under Node's own type stripping, which keeps every position). A bundler's
- * module names (`webpack-internal:///…/x.ts`) are not files: they name the module, the bundle's line stays.
+ * eval module names (`webpack-internal:///…/x.ts`) are not files: see TRANSFORMED_EVAL_MODULE.
  */
 const TRANSFORMED_ONLY = /^(?:\/|file:|[A-Za-z]:[\\/]).*\.(?:[mc]?ts|tsx|jsx)$/;
+
+/**
+ * A webpack eval module made from a TypeScript or JSX source (`webpack-internal:///(rsc)/./app/x.ts`): its code is the
+ * loader's output, so with no map its lines are not the source's.
+ */
+const TRANSFORMED_EVAL_MODULE = /^webpack-internal:\/\/\/.*\.(?:[mc]?ts|tsx|jsx)(?:\?[^/]*)?$/;
+
+/** A script name that is a file (a path or a file URL), not a module name (`webpack-internal:///…`). */
+const FILE_NAME = /^(?:\/|file:|[A-Za-z]:[\\/])/;
 
 /** Links followed at most (a bundle of a build of a build…); a cycle ends earlier, at the first file seen twice. */
 const MAX_LINKS = 8;
@@ -79,6 +88,7 @@ export function mapPosition(
     const map = link === 0 && evaluated ? evaluatedScriptMap(file, evaluated.hash) : mapOf(at.file, link === 0);
     // Code evaluated under a file's name (eval, new Function) is not that file's text: with no map, no line of it is the file's.
     if (!map && link === 0 && evaluated) return UNTRUSTED;
+    if (!map && link === 0 && TRANSFORMED_EVAL_MODULE.test(file)) return UNTRUSTED;
     if (!map) return link === 0 && TRANSFORMED_ONLY.test(file) && (!nodeStripsTypes() || hookedWithoutMap.has(file)) ? UNTRUSTED : at;
     const next = follow(map, at, root);
     if (next === null) return link === 0 ? NO_ENTRY : at;
@@ -143,6 +153,9 @@ function mapOf(script: string, first: boolean): SourceMapLike | null {
   if (cached !== undefined) return cached?.map ?? null;
   const found = ask(script, first);
   if (found?.reloads) return found.map;
+  // A script that is not a file (a bundler's eval module name) may be found later (its bundle loaded or compiled
+  // again): a miss is not kept. Its source keeps what it searched, so asking again is cheap.
+  if (!found && !FILE_NAME.test(script)) return null;
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
   cache.set(script, found ? { map: found.map } : null);
   return found?.map ?? null;

@@ -88,6 +88,28 @@ webpack(
 );
 `;
 
+/** webpack as `next dev` runs it: each module an eval with its map inline, named `webpack-internal:///…`. */
+const WEBPACK_DEV_BUILD = WEBPACK_BUILD.replace("mode: 'production'", "mode: 'development'").replace("devtool: 'source-map'", "devtool: 'eval-source-map'");
+
+/**
+ * The app, its call followed in the same turn by what `next dev` does after a compilation of any route: the bundle
+ * taken out of require.cache and written anew on disk (NextJsRequireCacheHotReloader). Origins are read on a
+ * later turn: from the code that ran.
+ */
+const RECOMPILED_MAIN = MAIN_TS.replace(
+  'const reply = await load(`http://127.0.0.1:${port}`);',
+  'const pending = load(`http://127.0.0.1:${port}`);\n  (globalThis as { afterCall?: () => void }).afterCall?.();\n  const reply = await pending;',
+);
+const RECOMPILED_RUN = `const fs = require('fs');
+const path = require('path');
+const bundle = path.resolve('dist/main.js');
+globalThis.afterCall = () => {
+  delete require.cache[bundle];
+  fs.writeFileSync(bundle, '// written anew by a later compilation\\n');
+};
+require(bundle);
+`;
+
 const ESBUILD_BUILD = `require('esbuild').buildSync({ entryPoints: ['src/main.ts'], bundle: true, platform: 'node', sourcemap: true, outfile: 'dist/main.js', logLevel: 'warning' });
 `;
 
@@ -205,6 +227,25 @@ describe('origin through transformers and bundles: equal to the line the setup i
       assertOrigins(capturedRows(dir), '/json', oracle, probed);
     },
   );
+
+  it('a webpack dev bundle (eval-source-map) taken out of require.cache and written anew right after the call, as `next dev` does after any compilation: the line of the code that ran', async () => {
+    const dir = setupFolder(installed, 'webpack-dev-recompiled', {
+      'src/client.ts': CLIENT_TS,
+      'src/main.ts': RECOMPILED_MAIN,
+      'tsconfig.json': TSCONFIG,
+      'build.js': WEBPACK_DEV_BUILD,
+      'run.js': RECOMPILED_RUN,
+    });
+    assert.ok(RECOMPILED_MAIN.includes('afterCall'));
+    await node(dir, ['build.js']);
+    const plain = await node(dir, ['--enable-source-maps', 'run.js']);
+    const [oracle] = oracleLines(plain, dir);
+    assert.ok(oracle?.startsWith(path.join('src', 'client.ts')), `Node maps the eval module to src/: ${plain}`);
+    await node(dir, ['build.js']);
+    const probed = await node(dir, ['run.js'], {}, true);
+    assert.match(probed, /REPLY true/);
+    assertOrigins(capturedRows(dir), '/json', oracle, probed);
+  });
 
   it('a module runner that evaluates transformed code with no map: origin null, never the evaluated line under the source name', async () => {
     const dir = setupFolder(installed, 'eval-runner-without-map', {
