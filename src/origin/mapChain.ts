@@ -1,4 +1,4 @@
-import type { FoundMap, MapSource, SourceMapLike } from './maps/MapSource';
+import { MAP_LATER, type FoundMap, type MapSource, type SourceMapLike } from './maps/MapSource';
 import { MAP_SOURCES } from './maps/mapSources';
 import { noteScriptMap } from './maps/evaluatedScripts';
 import { evaluatedScriptMap } from './maps/inspectedScripts';
@@ -54,6 +54,10 @@ const MAX_LINKS = 8;
 const MAX_CACHED = 1000;
 
 type Verdict = { map: SourceMapLike } | null;
+
+/** Lookups of a script whose named map could not be read, before it is taken as having none (each reads the script's text). */
+const MAX_LATER = 8;
+const later = new Map<string, number>();
 
 /** First frames' scripts (all sources) and chain links (file sources only): cached apart, as they ask different sources. */
 const firstCache = new Map<string, Verdict>();
@@ -151,7 +155,16 @@ function mapOf(script: string, first: boolean): SourceMapLike | null {
   const cache = first ? firstCache : linkCache;
   const cached = cache.get(script);
   if (cached !== undefined) return cached?.map ?? null;
-  const found = ask(script, first);
+  let found = ask(script, first);
+  if (found === MAP_LATER) {
+    // Asked again at later frames while the named map cannot be read, then taken as none.
+    const asked = (later.get(script) ?? 0) + 1;
+    if (later.size >= MAX_CACHED && !later.has(script)) later.delete(later.keys().next().value!);
+    later.set(script, asked);
+    if (asked < MAX_LATER) return null;
+    found = null;
+  }
+  later.delete(script);
   if (found?.reloads) return found.map;
   // A script that is not a file (a bundler's eval module name) may be found later (its bundle loaded or compiled
   // again): a miss is not kept. Its source keeps what it searched, so asking again is cheap.
@@ -161,16 +174,19 @@ function mapOf(script: string, first: boolean): SourceMapLike | null {
   return found?.map ?? null;
 }
 
-function ask(script: string, first: boolean): FoundMap | null {
+/** What the sources say: the first map found, else `MAP_LATER` when one names a map it cannot read now, else null. */
+function ask(script: string, first: boolean): FoundMap | null | typeof MAP_LATER {
+  let pending = false;
   for (const source of MAP_SOURCES) {
     if (!first && source.kind !== 'file') continue;
     const found = askOne(source, script);
-    if (found) return found;
+    if (found === MAP_LATER) pending = true;
+    else if (found) return found;
   }
-  return null;
+  return pending ? MAP_LATER : null;
 }
 
-function askOne(source: MapSource, script: string): FoundMap | null {
+function askOne(source: MapSource, script: string): FoundMap | null | typeof MAP_LATER {
   try {
     return source.mapFor(script);
   } catch {
