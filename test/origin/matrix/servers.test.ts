@@ -2,6 +2,7 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { REPO_ROOT } from '../../helpers/app';
 import { runChild } from '../../helpers/child';
 import { CLIENT_TS, MAIN_TS, TSCONFIG } from './app';
@@ -60,11 +61,11 @@ function load(file) {
     fileName: file,
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, inlineSourceMap: __MAPS__ },
   }).outputText;
-  const local = (name) => (name.startsWith('.') ? load(path.resolve(path.dirname(file), name) + '.ts') : require(name));
+  const local = (name) => (name.startsWith('.') ? load(path.resolve(path.dirname(file), name) + path.extname(file)) : require(name));
   (0, eval)('(function (exports, require, module) {' + code + '\\n})\\n//# sourceURL=' + file)(module.exports, local, module);
   return module.exports;
 }
-load(path.resolve('src/main.ts'));
+load(path.resolve(fs.existsSync('src/main.ts') ? 'src/main.ts' : 'src/main.js'));
 `;
 
 const WEBPACK_BUILD = `const webpack = require('webpack');
@@ -251,6 +252,21 @@ describe('origin through transformers and bundles: equal to the line the setup i
     const dir = setupFolder(installed, 'eval-runner-without-map', {
       'src/client.ts': CLIENT_TS,
       'src/main.ts': MAIN_TS,
+      'runner.js': OWN_EVAL_RUNNER.replace('__MAPS__', 'false'),
+    });
+    const probed = await node(dir, ['runner.js'], {}, true);
+    assert.match(probed, /REPLY true/);
+    const rows = capturedRows(dir).filter((row) => new URL(row.url).pathname === '/json');
+    assert.equal(rows.length, 1, probed);
+    assert.equal(rows[0]!.origin, null);
+  });
+
+  it('the same runner on JavaScript sources (its CommonJS output moves every line): origin null, not the evaluated line', async () => {
+    // The app as JavaScript ES modules: the runner's CommonJS header moves every line below it.
+    const js = (code: string) => ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const dir = setupFolder(installed, 'eval-runner-js-without-map', {
+      'src/client.js': js(CLIENT_TS),
+      'src/main.js': js(MAIN_TS),
       'runner.js': OWN_EVAL_RUNNER.replace('__MAPS__', 'false'),
     });
     const probed = await node(dir, ['runner.js'], {}, true);
