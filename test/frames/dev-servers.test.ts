@@ -48,6 +48,19 @@ async function serveDev(app: string, args: string[], ready: RegExp, paths: strin
   }
 }
 
+/**
+ * The oracle of a Vite dev server: the route throws the Error made on the call's line (`?oracle=<name>`), and the
+ * framework prints it with its stack fixed by Vite (ssrFixStacktrace, through the module's transform map). Name →
+ * `file:line` relative to the app.
+ */
+function fixedOracles(output: string, app: string): Map<string, string> {
+  const expected = new Map<string, string>();
+  for (const match of output.matchAll(/^Error: oracle (\S+)\n\s+at (?:\S+ \()?([^\s()]+):(\d+):\d+\)?$/gm)) {
+    expected.set(match[1]!, `${path.relative(fs.realpathSync(app), fs.realpathSync(path.resolve(app, match[2]!)))}:${match[3]}`);
+  }
+  return expected;
+}
+
 describe('origin under dev servers: the line the dev server itself maps an Error at the call to', { timeout: 900_000 }, () => {
   before(async () => {
     stub = await startStub();
@@ -73,13 +86,24 @@ describe('origin under dev servers: the line the dev server itself maps an Error
       Object.values(calls),
       { FRAMES_OUT: 'dev' },
     );
-    // The oracle: SvelteKit's dev server prints an error a load or endpoint throws with its stack fixed by Vite
-    // (ssrFixStacktrace, through the module's transform map): the frame of the Error made on the call's line.
-    const expected = new Map<string, string>();
-    for (const match of output.matchAll(/^Error: oracle (\S+)\n\s+at (?:\S+ \()?([^\s()]+):(\d+):\d+\)?$/gm)) {
-      expected.set(match[1]!, `${path.relative(fs.realpathSync(app), fs.realpathSync(path.resolve(app, match[2]!)))}:${match[3]}`);
-    }
+    const expected = fixedOracles(output, app);
     for (const at of expected.values()) assert.ok(at.startsWith('src/routes/dev/'), `Vite fixed the stack to the route's file: ${at}\n${output}`);
+    assertOrigins(rows, expected, calls);
+  });
+
+  it('React Router 7 `react-router dev` (the same Vite module runner, no code of its own in Probe): a loader, as Vite fixes its stack', async () => {
+    const app = await frameAppCopy('react-router', 'dev');
+    const port = await freePort();
+    const calls = { 'rr-dev': '/users/rr-dev' };
+    const { output, rows } = await serveDev(
+      app,
+      ['node_modules/@react-router/dev/bin.js', 'dev', '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
+      /Local:\s+(http:\/\/\S+)/,
+      ['/dev', '/dev?oracle=rr-dev'],
+      Object.values(calls),
+    );
+    const expected = fixedOracles(output, app);
+    for (const at of expected.values()) assert.ok(at.startsWith('app/routes/'), `Vite fixed the stack to the route's file: ${at}\n${output}`);
     assertOrigins(rows, expected, calls);
   });
 
