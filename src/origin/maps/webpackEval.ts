@@ -26,13 +26,18 @@ interface EvalModule {
  * the bundle neither in require.cache nor as it ran on disk. Indexed at the next lookup.
  */
 const compiled: { file: string; module: NodeModule; code: string }[] = [];
-/** Bundles kept for the next lookup at most (the oldest is then found through require.cache, as before). */
-const MAX_COMPILED = 64;
+/**
+ * Bundles kept for the next lookup at most, one version each (a bundle compiled again replaces its older code):
+ * past it the oldest is left to the require.cache search.
+ */
+const MAX_COMPILED = 16;
 
 /** Notes a bundle Node compiles (`Module#_compile`: the module, its code) when it holds webpack eval modules. Cheap: one search of the code. */
 export function noteCompiledBundle(file: string, module: unknown, code: string): void {
   if (typeof code !== 'string' || !file.endsWith('.js') || typeof module !== 'object' || module === null || !code.includes(WEBPACK_INTERNAL)) return;
-  if (compiled.length >= MAX_COMPILED) compiled.shift();
+  const older = compiled.findIndex((bundle) => bundle.file === file);
+  if (older >= 0) compiled.splice(older, 1);
+  else if (compiled.length >= MAX_COMPILED) compiled.shift();
   compiled.push({ file, module: module as NodeModule, code });
 }
 const evalModules = new Map<string, EvalModule>();
