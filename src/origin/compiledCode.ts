@@ -5,6 +5,7 @@ import { patchMethod } from '../util/patches';
 import fs from 'node:fs';
 import { noteCompiledWithoutMap, noteEvaluatedScript } from './mapChain';
 import { mappingUrl } from './maps/readMap';
+import { noteCompiledBundle } from './maps/webpackEval';
 
 /**
  * The places where code that is not a file's text on disk gets compiled under that file's name, watched for the
@@ -38,6 +39,7 @@ export function watchCompiledCode(): void {
     original
       ? function (this: unknown, content: string, filename: string, ...rest: unknown[]) {
           if (note(filename, content) === false) noteCompiledWithoutMap(filename, content, readText);
+          if (appScript(filename)) noteCompiledBundle(filename, this, content);
           return original.call(this, content, filename, ...rest);
         }
       : original,

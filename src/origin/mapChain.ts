@@ -1,6 +1,7 @@
-import type { FoundMap, MapSource, SourceMapLike } from './maps/MapSource';
+import { MAP_LATER, type FoundMap, type MapSource, type SourceMapLike } from './maps/MapSource';
 import { MAP_SOURCES } from './maps/mapSources';
 import { noteScriptMap } from './maps/evaluatedScripts';
+import { evaluatedScriptMap } from './maps/inspectedScripts';
 import { originalPath } from './bundleMaps';
 
 /**
@@ -34,9 +35,18 @@ export const UNTRUSTED = 'untrusted';
 
 /**
  * Files that only run transformed (but under Node's own type stripping, which keeps every position). A bundler's
- * module names (`webpack-internal:///…/x.ts`) are not files: they name the module, the bundle's line stays.
+ * eval module names (`webpack-internal:///…/x.ts`) are not files: see TRANSFORMED_EVAL_MODULE.
  */
 const TRANSFORMED_ONLY = /^(?:\/|file:|[A-Za-z]:[\\/]).*\.(?:[mc]?ts|tsx|jsx)$/;
+
+/**
+ * A webpack eval module made from a TypeScript or JSX source (`webpack-internal:///(rsc)/./app/x.ts`): its code is the
+ * loader's output, so with no map its lines are not the source's.
+ */
+const TRANSFORMED_EVAL_MODULE = /^webpack-internal:\/\/\/.*\.(?:[mc]?ts|tsx|jsx)(?:\?[^/]*)?$/;
+
+/** A script name that is a file (a path or a file URL), not a module name (`webpack-internal:///…`). */
+const FILE_NAME = /^(?:\/|file:|[A-Za-z]:[\\/])/;
 
 /** Links followed at most (a bundle of a build of a build…); a cycle ends earlier, at the first file seen twice. */
 const MAX_LINKS = 8;
@@ -45,27 +55,44 @@ const MAX_CACHED = 1000;
 
 type Verdict = { map: SourceMapLike } | null;
 
+/** Lookups of a script whose named map could not be read, before it is taken as having none (each reads the script's text). */
+const MAX_LATER = 8;
+const later = new Map<string, number>();
+
 /** First frames' scripts (all sources) and chain links (file sources only): cached apart, as they ask different sources. */
 const firstCache = new Map<string, Verdict>();
 const linkCache = new Map<string, Verdict>();
 
 /**
+ * A frame's script evaluated from a string (`eval`, `new Function`) under a `//# sourceURL=` naming a file: `hash`,
+ * V8's hash of the code that ran ('' when V8 gives none), tells it from another evaluation under the same name.
+ */
+export interface EvaluatedScript {
+  hash: string;
+}
+
+/**
  * Where `file:line:column` (a frame's script name and position) comes from: the last file of its chain of maps, or
  * the position itself (`maps: 0`) when the script has none. `BUNDLER_RUNTIME` for a bundler's own runtime code,
- * `NO_ENTRY` when the script's map has no entry there, `UNTRUSTED` for a transformed script with no map. `root`: the app root, against which webpack's and
- * Turbopack's project-relative source names resolve. Never throws.
+ * `NO_ENTRY` when the script's map has no entry there, `UNTRUSTED` for a transformed script with no map (and for
+ * `evaluated` code with none). `root`: the app root, against which webpack's and Turbopack's project-relative
+ * source names resolve. Never throws.
  */
 export function mapPosition(
   file: string,
   line: number,
   column: number,
   root: string,
+  evaluated?: EvaluatedScript,
 ): MappedPosition | typeof BUNDLER_RUNTIME | typeof NO_ENTRY | typeof UNTRUSTED {
   let at: MappedPosition = { file, line, column, maps: 0 };
   const seen = new Set<string>();
   for (let link = 0; link < MAX_LINKS; link++) {
     seen.add(at.file);
-    const map = mapOf(at.file, link === 0);
+    const map = link === 0 && evaluated ? evaluatedScriptMap(file, evaluated.hash) : mapOf(at.file, link === 0);
+    // Code evaluated under a file's name (eval, new Function) is not that file's text: with no map, no line of it is the file's.
+    if (!map && link === 0 && evaluated) return UNTRUSTED;
+    if (!map && link === 0 && TRANSFORMED_EVAL_MODULE.test(file)) return UNTRUSTED;
     if (!map) return link === 0 && TRANSFORMED_ONLY.test(file) && (!nodeStripsTypes() || hookedWithoutMap.has(file)) ? UNTRUSTED : at;
     const next = follow(map, at, root);
     if (next === null) return link === 0 ? NO_ENTRY : at;
@@ -128,23 +155,38 @@ function mapOf(script: string, first: boolean): SourceMapLike | null {
   const cache = first ? firstCache : linkCache;
   const cached = cache.get(script);
   if (cached !== undefined) return cached?.map ?? null;
-  const found = ask(script, first);
+  let found = ask(script, first);
+  if (found === MAP_LATER) {
+    // Asked again at later frames while the named map cannot be read, then taken as none.
+    const asked = (later.get(script) ?? 0) + 1;
+    if (later.size >= MAX_CACHED && !later.has(script)) later.delete(later.keys().next().value!);
+    later.set(script, asked);
+    if (asked < MAX_LATER) return null;
+    found = null;
+  }
+  later.delete(script);
   if (found?.reloads) return found.map;
+  // A script that is not a file (a bundler's eval module name) may be found later (its bundle loaded or compiled
+  // again): a miss is not kept. Its source keeps what it searched, so asking again is cheap.
+  if (!found && !FILE_NAME.test(script)) return null;
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
   cache.set(script, found ? { map: found.map } : null);
   return found?.map ?? null;
 }
 
-function ask(script: string, first: boolean): FoundMap | null {
+/** What the sources say: the first map found, else `MAP_LATER` when one names a map it cannot read now, else null. */
+function ask(script: string, first: boolean): FoundMap | null | typeof MAP_LATER {
+  let pending = false;
   for (const source of MAP_SOURCES) {
     if (!first && source.kind !== 'file') continue;
     const found = askOne(source, script);
-    if (found) return found;
+    if (found === MAP_LATER) pending = true;
+    else if (found) return found;
   }
-  return null;
+  return pending ? MAP_LATER : null;
 }
 
-function askOne(source: MapSource, script: string): FoundMap | null {
+function askOne(source: MapSource, script: string): FoundMap | null | typeof MAP_LATER {
   try {
     return source.mapFor(script);
   } catch {

@@ -4,7 +4,7 @@ import type { Origin } from '../capture/types';
 import { agentLoaded, isAgentInternal } from './agentInternals';
 import { isProbeCode } from '../util/ownCode';
 import { isWebpackInternal } from './bundleMaps';
-import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition } from './mapChain';
+import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition, type EvaluatedScript } from './mapChain';
 import { judgeFrame } from './frames/frameRules';
 
 export { noteEvaluatedScript } from './mapChain';
@@ -163,7 +163,7 @@ function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | 
   // Every source map the script has, followed to the end (mapChain): a webpack eval module's is asked each time
   // (`next dev` reloads it under the same name after an edit), a file's once. Then the frame rules say whether
   // the frame is the app's (frames/frameRules.ts).
-  const mapped = mapPosition(info.file, line, column, root);
+  const mapped = mapPosition(info.file, line, column, root, evaluatedScript(site, info.file));
   if (mapped === BUNDLER_RUNTIME) return null;
   if (mapped === UNTRUSTED) return UNTRUSTED;
   const translated = mapped !== NO_ENTRY && mapped.maps > 0;
@@ -181,6 +181,16 @@ function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | 
   if (at.file !== info.file) return { file: shownPath(root, at.file), line: at.line, fn };
   if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, at.file) };
   return { file: info.shown.file, line: at.line, fn };
+}
+
+/**
+ * The frame's script when it is code evaluated from a string under a file's name (`//# sourceURL=`: V8 gives no
+ * file name, only that one), not a bundler's eval module (webpack-internal names, found by name in their bundle).
+ */
+function evaluatedScript(site: NodeJS.CallSite, file: string): EvaluatedScript | undefined {
+  if (!path.isAbsolute(file) || site.getFileName() || !site.isEval()) return undefined;
+  const hash = (site as { getScriptHash?: () => string }).getScriptHash?.();
+  return { hash: typeof hash === 'string' ? hash : '' };
 }
 
 /** A file as origins show it: relative to the app root. path.relative resolves both paths each time. */

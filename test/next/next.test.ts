@@ -185,6 +185,8 @@ async function startNext(
   upstream: string,
   withProbe: boolean,
   instrumented: boolean,
+  /** Ready once listening, with no request: the app's first request is the server's first. */
+  firstRequest = instrumented,
 ): Promise<NextServer> {
   const port = await freePort();
   const env = { ...nextEnv(dist, maps, instrumented), UPSTREAM: upstream, ...(withProbe ? { NODE_OPTIONS: '--require probe/register' } : {}) };
@@ -200,7 +202,7 @@ async function startNext(
   const server = new NextServer(child, `http://127.0.0.1:${port}`);
   running.add(server);
   // Started by instrumentation.ts: no request before the app's own (see listening).
-  if (instrumented) await server.listening();
+  if (firstRequest) await server.listening();
   else await server.ready();
   return server;
 }
@@ -409,6 +411,41 @@ for (const version of VERSIONS) {
         fs.rmSync(hook, { force: true });
       }
     }
+
+    /**
+     * A fresh `next dev` (its build folder emptied) asked every GET route at once: each route's first call is made
+     * while other routes compile, and `next dev` takes its bundles out of require.cache and writes them anew after
+     * each compilation, between a call and the moment its origin is read. Every first call has its source line.
+     */
+    test('next dev (webpack), a fresh server asked every route at once: each first call has its source line', async () => {
+      const dist = '.next-dev-fresh';
+      fs.rmSync(path.join(app, dist), { recursive: true, force: true });
+      fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+      // Waited for by a connection alone: the routes' requests are the server's first.
+      const server = await startNext(version, app, 'dev', dist, null, upstream.url, true, false, true);
+      const gets = EXPECTED.filter((expected) => expected.method === 'GET');
+      try {
+        const answers = await Promise.all(gets.map(async (expected) => (await fetch(`${server.base}${expected.path}`)).status));
+        assert.deepEqual(
+          answers,
+          gets.map(() => 200),
+        );
+        const deadline = Date.now() + 60_000;
+        const stored = () => new Set(readCaptures(app).map((entry) => entry.row.name));
+        while (Date.now() < deadline && !gets.every((expected) => stored().has(`GET ${expected.path}`)))
+          await new Promise((resolve) => setTimeout(resolve, 250));
+      } finally {
+        await server.stop();
+        running.delete(server);
+      }
+      const captures = readCaptures(app);
+      for (const expected of gets) {
+        const rows = captures.filter((entry) => entry.row.name === `GET ${expected.path}`).flatMap((entry) => entry.capture.sections.http ?? []);
+        assert.equal(rows.length, 1, `GET ${expected.path}: its one call`);
+        const origin = rows[0]!.origin;
+        assert.equal(origin ? `${origin.file}:${origin.line}` : 'null', lines.get(expected.call), `origin of the ${expected.call} call, the route's first`);
+      }
+    });
 
     const devModes: Mode[] = version.turbopack ? ['dev', 'turbopack'] : ['dev'];
     for (const mode of devModes) {

@@ -93,3 +93,52 @@ test('no line is made up: a map without an entry there, a TypeScript file run wi
   assert.deepEqual(mapPosition(path.join(dir, 'src/plain.js'), 1, 1, dir), { file: path.join(dir, 'src/plain.js'), line: 1, column: 1, maps: 0 });
   assert.equal(mapPosition(path.join(dir, 'dist/w.js'), 1, 1, dir), BUNDLER_RUNTIME);
 });
+
+test('a map a chunk names but that is not written yet is read once it is (a dev server writing a chunk, then its map)', () => {
+  const dir = folder({ '.next/server/chunks/route.js': 'x\n'.repeat(10) + '//# sourceMappingURL=route.js.map\n', 'app/route.ts': 'a\n'.repeat(12) });
+  const chunk = path.join(dir, '.next/server/chunks/route.js');
+  assert.deepEqual(mapPosition(chunk, 7, 1, dir), { file: chunk, line: 7, column: 1, maps: 0 });
+  // Half written: not a map yet.
+  fs.writeFileSync(`${chunk}.map`, lineMap('../../../app/route.ts', 7, 3).slice(0, 20));
+  assert.deepEqual(mapPosition(chunk, 7, 1, dir), { file: chunk, line: 7, column: 1, maps: 0 });
+  fs.writeFileSync(`${chunk}.map`, lineMap('../../../app/route.ts', 7, 3));
+  assert.deepEqual(mapPosition(chunk, 7, 1, dir), { file: path.join(dir, 'app/route.ts'), line: 3, column: 1, maps: 1 });
+});
+
+test('code evaluated from a string under a file name: its own map (found by V8 script hash), or no line without one', () => {
+  const dir = folder({ 'src/mod.ts': 'a\n'.repeat(12) });
+  const file = path.join(dir, 'src/mod.ts');
+  const map = Buffer.from(lineMap('mod.ts', 3, 9)).toString('base64');
+  const sites = (code: string): NodeJS.CallSite[] => {
+    let taken: NodeJS.CallSite[] = [];
+    const grab = () => {
+      const previous = Error.prepareStackTrace;
+      Error.prepareStackTrace = (_error, stack) => stack;
+      const holder: { stack?: NodeJS.CallSite[] } = {};
+      Error.captureStackTrace(holder, grab);
+      taken = holder.stack!; // formatted on first access, as call sites while prepareStackTrace says so
+      Error.prepareStackTrace = previous;
+    };
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the case under test: code evaluated from a string
+    new Function('grab', code)(grab);
+    return taken;
+  };
+  const evaluated = (site: NodeJS.CallSite) => ({ hash: (site as { getScriptHash?: () => string }).getScriptHash?.() ?? '' });
+  // new Function's header is two lines: the call is on line 3 of the script V8 runs, which the map counts (Vite pads it so).
+  const mapped = sites(`grab();\n//# sourceURL=${file}\n//# sourceMappingURL=data:application/json;base64,${map}\n`)[0]!;
+  assert.equal(mapped.getScriptNameOrSourceURL(), file);
+  assert.equal(mapped.getFileName(), undefined);
+  assert.equal(mapped.getLineNumber(), 3);
+  const other = sites(
+    `\ngrab();\n//# sourceURL=${file}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(lineMap('mod.ts', 4, 11)).toString('base64')}\n`,
+  )[0]!;
+  const bare = sites(`grab();\n//# sourceURL=${file}\n`)[0]!;
+  // The same name evaluated three times: each frame is read with the map of the code that ran.
+  const first = mapPosition(file, mapped.getLineNumber()!, 1, dir, evaluated(mapped));
+  assert.ok(typeof first === 'object', String(first));
+  assert.equal(`${first.file}:${first.line}`, `${file}:9`);
+  const second = mapPosition(file, other.getLineNumber()!, 1, dir, evaluated(other));
+  assert.ok(typeof second === 'object', String(second));
+  assert.equal(`${second.file}:${second.line}`, `${file}:11`);
+  assert.equal(mapPosition(file, bare.getLineNumber()!, 1, dir, evaluated(bare)), UNTRUSTED);
+});

@@ -18,6 +18,9 @@ export interface SourceMapLike {
   findEntry(line: number, column: number): MapEntry;
 }
 
+/** What a source says of a script whose map file it names but cannot read now. */
+export const MAP_LATER = 'later';
+
 /** A source map found for a script, and how long it may be kept. */
 export interface FoundMap {
   map: SourceMapLike;
@@ -40,8 +43,9 @@ export interface MapSource {
   readonly kind: 'evaluated' | 'file';
   /**
    * The map of `script` (an absolute path, or a script name such as `webpack-internal:///…`), or null when this
-   * source knows none. Called lazily, off the app's path, once per script (but see `reloads`). Never throws:
-   * the chain treats a throw as null.
+   * source knows none, or `MAP_LATER` when the script names a map file that cannot be read now (a dev server may
+   * be writing it): the chain then asks again at a later frame, a few times at most. Called lazily, off the app's
+   * path, once per script (but see `reloads`). Never throws: the chain treats a throw as null.
    */
-  mapFor(script: string): FoundMap | null;
+  mapFor(script: string): FoundMap | null | typeof MAP_LATER;
 }

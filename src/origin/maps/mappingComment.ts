@@ -1,4 +1,4 @@
-import type { FoundMap, MapSource } from './MapSource';
+import { MAP_LATER, type FoundMap, type MapSource } from './MapSource';
 import { mapFromUrl, mappingUrl, scriptText } from './readMap';
 
 /**
@@ -9,10 +9,12 @@ import { mapFromUrl, mappingUrl, scriptText } from './readMap';
 export const mappingComment: MapSource = {
   name: 'sourceMappingURL comment',
   kind: 'file',
-  mapFor(script: string): FoundMap | null {
+  mapFor(script: string): FoundMap | null | typeof MAP_LATER {
     const text = scriptText(script);
     const url = text === null ? null : mappingUrl(text);
     const map = url === null ? null : mapFromUrl(url, script);
-    return map ? { map } : null;
+    if (map) return { map };
+    // A map file named but not readable (yet): a dev server writes a chunk's map beside it, maybe after the chunk.
+    return url !== null && !url.startsWith('data:') && !/^[a-z][a-z0-9+.-]*:/i.test(url.replace(/^file:/, '')) ? MAP_LATER : null;
   },
 };

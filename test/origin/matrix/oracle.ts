@@ -11,8 +11,15 @@ import type { Capture, HttpRow } from '../../../src/capture/types';
 export function oracleLines(output: string, root: string): string[] {
   const found: string[] = [];
   for (const match of output.matchAll(/ORACLE .*?\(?((?:file:\/\/|webpack:\/\/[^/]*\/)?[^\s()]+):(\d+):\d+\)?/g)) {
-    // Node prints a webpack map's source as the map names it: webpack://<name>/./src/x.ts, from the project.
-    const file = path.resolve(root, match[1]!.replace(/^file:\/\//, '').replace(/^webpack:\/\/[^/]*\//, ''));
+    // Node prints a webpack map's source as the map names it: webpack://<name>/./src/x.ts, from the project (an
+    // eval-source-map module's with a `?hash` query).
+    const file = path.resolve(
+      root,
+      match[1]!
+        .replace(/^file:\/\//, '')
+        .replace(/^webpack:\/\/[^/]*\//, '')
+        .replace(/\?[^/]*$/, ''),
+    );
     found.push(`${path.relative(fs.realpathSync(root), fs.realpathSync(file))}:${match[2]}`);
   }
   return found;

@@ -2,6 +2,7 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { REPO_ROOT } from '../../helpers/app';
 import { runChild } from '../../helpers/child';
 import { CLIENT_TS, MAIN_TS, TSCONFIG } from './app';
@@ -43,6 +44,30 @@ addHook(
 );
 `;
 
+/**
+ * A module runner of the app's own, in no list: each module transformed by TypeScript's transpileModule with an
+ * inline map and evaluated from a string (indirect eval, as module runners do with new Function) under a
+ * `//# sourceURL=` naming its file; no Node compile point sees that code.
+ */
+const OWN_EVAL_RUNNER = `const ts = require('typescript');
+const fs = require('fs');
+const path = require('path');
+const loaded = new Map();
+function load(file) {
+  if (loaded.has(file)) return loaded.get(file).exports;
+  const module = { exports: {} };
+  loaded.set(file, module);
+  const code = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
+    fileName: file,
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, inlineSourceMap: __MAPS__ },
+  }).outputText;
+  const local = (name) => (name.startsWith('.') ? load(path.resolve(path.dirname(file), name) + path.extname(file)) : require(name));
+  (0, eval)('(function (exports, require, module) {' + code + '\\n})\\n//# sourceURL=' + file)(module.exports, local, module);
+  return module.exports;
+}
+load(path.resolve(fs.existsSync('src/main.ts') ? 'src/main.ts' : 'src/main.js'));
+`;
+
 const WEBPACK_BUILD = `const webpack = require('webpack');
 const path = require('path');
 webpack(
@@ -62,6 +87,28 @@ webpack(
     }
   },
 );
+`;
+
+/** webpack as `next dev` runs it: each module an eval with its map inline, named `webpack-internal:///…`. */
+const WEBPACK_DEV_BUILD = WEBPACK_BUILD.replace("mode: 'production'", "mode: 'development'").replace("devtool: 'source-map'", "devtool: 'eval-source-map'");
+
+/**
+ * The app, its call followed in the same turn by what `next dev` does after a compilation of any route: the bundle
+ * taken out of require.cache and written anew on disk (NextJsRequireCacheHotReloader). Origins are read on a
+ * later turn: from the code that ran.
+ */
+const RECOMPILED_MAIN = MAIN_TS.replace(
+  'const reply = await load(`http://127.0.0.1:${port}`);',
+  'const pending = load(`http://127.0.0.1:${port}`);\n  (globalThis as { afterCall?: () => void }).afterCall?.();\n  const reply = await pending;',
+);
+const RECOMPILED_RUN = `const fs = require('fs');
+const path = require('path');
+const bundle = path.resolve('dist/main.js');
+globalThis.afterCall = () => {
+  delete require.cache[bundle];
+  fs.writeFileSync(bundle, '// written anew by a later compilation\\n');
+};
+require(bundle);
 `;
 
 const ESBUILD_BUILD = `require('esbuild').buildSync({ entryPoints: ['src/main.ts'], bundle: true, platform: 'node', sourcemap: true, outfile: 'dist/main.js', logLevel: 'warning' });
@@ -102,6 +149,12 @@ const SETUPS: Setup[] = [
     files: { 'hook.js': OWN_HOOK },
     run: ['-r', './hook.js', 'src/main.ts'],
     oracle: ['--enable-source-maps', '-r', './hook.js', 'src/main.ts'],
+  },
+  {
+    name: 'own-eval-runner',
+    files: { 'runner.js': OWN_EVAL_RUNNER.replace('__MAPS__', 'true') },
+    run: ['runner.js'],
+    oracle: ['--enable-source-maps', 'runner.js'],
   },
   {
     name: 'esbuild-bundle',
@@ -175,6 +228,53 @@ describe('origin through transformers and bundles: equal to the line the setup i
       assertOrigins(capturedRows(dir), '/json', oracle, probed);
     },
   );
+
+  it('a webpack dev bundle (eval-source-map) taken out of require.cache and written anew right after the call, as `next dev` does after any compilation: the line of the code that ran', async () => {
+    const dir = setupFolder(installed, 'webpack-dev-recompiled', {
+      'src/client.ts': CLIENT_TS,
+      'src/main.ts': RECOMPILED_MAIN,
+      'tsconfig.json': TSCONFIG,
+      'build.js': WEBPACK_DEV_BUILD,
+      'run.js': RECOMPILED_RUN,
+    });
+    assert.ok(RECOMPILED_MAIN.includes('afterCall'));
+    await node(dir, ['build.js']);
+    const plain = await node(dir, ['--enable-source-maps', 'run.js']);
+    const [oracle] = oracleLines(plain, dir);
+    assert.ok(oracle?.startsWith(path.join('src', 'client.ts')), `Node maps the eval module to src/: ${plain}`);
+    await node(dir, ['build.js']);
+    const probed = await node(dir, ['run.js'], {}, true);
+    assert.match(probed, /REPLY true/);
+    assertOrigins(capturedRows(dir), '/json', oracle, probed);
+  });
+
+  it('a module runner that evaluates transformed code with no map: origin null, never the evaluated line under the source name', async () => {
+    const dir = setupFolder(installed, 'eval-runner-without-map', {
+      'src/client.ts': CLIENT_TS,
+      'src/main.ts': MAIN_TS,
+      'runner.js': OWN_EVAL_RUNNER.replace('__MAPS__', 'false'),
+    });
+    const probed = await node(dir, ['runner.js'], {}, true);
+    assert.match(probed, /REPLY true/);
+    const rows = capturedRows(dir).filter((row) => new URL(row.url).pathname === '/json');
+    assert.equal(rows.length, 1, probed);
+    assert.equal(rows[0]!.origin, null);
+  });
+
+  it('the same runner on JavaScript sources (its CommonJS output moves every line): origin null, not the evaluated line', async () => {
+    // The app as JavaScript ES modules: the runner's CommonJS header moves every line below it.
+    const js = (code: string) => ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const dir = setupFolder(installed, 'eval-runner-js-without-map', {
+      'src/client.js': js(CLIENT_TS),
+      'src/main.js': js(MAIN_TS),
+      'runner.js': OWN_EVAL_RUNNER.replace('__MAPS__', 'false'),
+    });
+    const probed = await node(dir, ['runner.js'], {}, true);
+    assert.match(probed, /REPLY true/);
+    const rows = capturedRows(dir).filter((row) => new URL(row.url).pathname === '/json');
+    assert.equal(rows.length, 1, probed);
+    assert.equal(rows[0]!.origin, null);
+  });
 
   it('a require hook that leaves no map: origin null, never the transformed line under the source name', async () => {
     const dir = setupFolder(installed, 'hook-without-map', {
