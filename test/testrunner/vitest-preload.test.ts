@@ -10,8 +10,9 @@ import { cleanEnv, installRunnerApp } from './install';
 import { checkTestCaptures, readCaptures, startUpstream } from './suite';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
-/** Pinned: the same cached app as vitest.test.ts. */
+/** Pinned. An app of its own in the cache: its project folders would be test files of vitest.test.ts's runs. */
 const VERSION = '3.2.4';
+const install = () => installRunnerApp(`vitest-preload-${VERSION}`, { vitest: VERSION });
 
 /** What Vitest's JSON reporter says of one test. */
 interface JsonTest {
@@ -153,7 +154,7 @@ describe('Vitest 3 under the preload alone: a capture per test, no configuration
   ];
   for (const { pool, preload } of runs) {
     it(`pool ${pool}, ${preload === 'require' ? '--require probe/register' : 'probe run -- node_modules/.bin/vitest run'}`, async () => {
-      const dir = await installRunnerApp(`vitest-${VERSION}`, { vitest: VERSION });
+      const dir = await install();
       const folder = project(dir, `preload-${pool}-${preload.replace(' ', '-')}`, 'vitest.suite.test.js');
       const run = await runBothWays(folder, env(upstream.url), [`--pool=${pool}`], preload);
       assert.equal(run.code, 1, `the suite has failing tests\n${run.output}`);
@@ -167,7 +168,7 @@ describe('Vitest 3 under the preload alone: a capture per test, no configuration
 
   for (const pool of ['forks', 'threads', 'vmThreads']) {
     it(`describe.concurrent, pool ${pool}: each test keeps its own calls, made while the other's are in flight`, async () => {
-      const dir = await installRunnerApp(`vitest-${VERSION}`, { vitest: VERSION });
+      const dir = await install();
       const folder = project(dir, `concurrent-${pool}`, 'vitest.concurrent.test.js');
       rendezvous.reset();
       const run = await runBothWays(folder, env(rendezvous.url), [`--pool=${pool}`], 'require');
