@@ -150,6 +150,7 @@ describe('Vitest 3 under the preload alone: a capture per test, no configuration
     { pool: 'forks', preload: 'require' },
     { pool: 'threads', preload: 'require' },
     { pool: 'vmThreads', preload: 'require' },
+    { pool: 'vmForks', preload: 'require' },
     { pool: 'forks', preload: 'probe run' },
   ];
   for (const { pool, preload } of runs) {
