@@ -36,7 +36,8 @@ const hookedRunners = new WeakSet<object>();
  * runner overrides: `onBeforeRunTask` opens the test's capture and enters its context, the runner instance's
  * `onAfterRunTask` ends it with Vitest's verdict. Called from the `probe/vitest` setup file, which Vitest runs
  * in the realm the tests run in (a vm context for the vm pools), with that realm's `vitest/runners`.
- * Returns whether the class had the hooks (else the caller falls back to `recordVitestTests`).
+ * Returns whether the class had the hooks (else the caller falls back to `recordVitestTests`). The patches are weak
+ * in the ledger: a vm pool evaluates the class, and makes a runner, in a realm of its own per test file.
  */
 export function recordVitestRunner(runners: { VitestTestRunner?: unknown }): boolean {
   const Runner = runners?.VitestTestRunner as RunnerClass | undefined;
@@ -61,6 +62,7 @@ export function recordVitestRunner(runners: { VitestTestRunner?: unknown }): boo
         }
         return result;
       },
+    { weak: true },
   );
   patchMethod(
     proto,
@@ -79,6 +81,7 @@ export function recordVitestRunner(runners: { VitestTestRunner?: unknown }): boo
         }
         return result;
       },
+    { weak: true },
   );
   patchMethod(
     proto,
@@ -94,6 +97,7 @@ export function recordVitestRunner(runners: { VitestTestRunner?: unknown }): boo
         }
         return original!.apply(this, args);
       },
+    { weak: true },
   );
   return true;
 }
@@ -125,6 +129,7 @@ function hookEnd(runner: unknown): void {
         }
         return original!.apply(this, args);
       },
+    { weak: true },
   );
 }
 
