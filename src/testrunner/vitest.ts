@@ -9,8 +9,6 @@ import { patchMethod, recordPatch } from '../util/patches';
 import type { TestRunnerSource } from './TestRunnerSource';
 import { recordVitestRunner } from './vitestTests';
 
-export { recordVitestRunner, recordVitestTests, type VitestHooks } from './vitestTests';
-
 /** The entry scripts of Vitest's own processes: the runner itself and its pools' workers before a file runs. */
 const RUNNER_ENTRIES = [
   /[\\/]vitest[\\/]vitest\.mjs$/,
