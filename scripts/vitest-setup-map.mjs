@@ -1,5 +1,5 @@
 // dist/vitest.mjs is a Vitest setup file, which Vite loads with its source map: the map names src/vitest.mts,
-// which the package does not ship, and Vite warns about it in the app's test output. The file is five lines:
+// which the package does not ship, and Vite warns about it in the app's test output. The file is a few lines:
 // it goes without a map.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -8,15 +8,19 @@ import type { Logger } from '../util/logger';
 let registered = false;
 const alsoHooked: string[] = [];
 const alsoImported: string[] = [];
+const alsoInThreads: string[] = [];
 
 /**
- * Adds a module to the loader's list (before the loader starts: its first hookEsmImports call). `imported`: a
- * CommonJS entry may `import()` it (a CLI that loads the app's ESM build), so the loader is worth its cost
- * whenever the app can load it, as for an ESM-only package.
+ * Adds a module to the loader's list (before the loader starts: its first hookEsmImports call): a package
+ * name, or a module's file URL. `imported`: a CommonJS entry may `import()` it (a CLI that loads the app's ESM
+ * build), so the loader is worth its cost whenever the app can load it, as for an ESM-only package.
+ * `inThreads`: hooked in a worker thread too, where the other modules are left as they are (a test runner's
+ * pool of threads loads its entry there).
  */
-export function alsoHookEsm(name: string, options: { imported?: boolean } = {}): void {
+export function alsoHookEsm(name: string, options: { imported?: boolean; inThreads?: boolean } = {}): void {
   alsoHooked.push(name);
   if (options.imported) alsoImported.push(name);
+  if (options.inThreads) alsoInThreads.push(name);
 }
 
 /**
@@ -34,14 +38,15 @@ export const LOADER_THREAD_MARK = 'PROBE_LOADER_THREAD';
  * is loaded.
  */
 export function hookEsmImports(modules: string[], logger: Logger, esmOnly: string[] = []): void {
-  // One loader for the process, from its main thread (an app's workers keep their imports as they are).
-  if (registered || !isMainThread) return;
+  // One loader for the process, from its main thread (an app's workers keep their imports as they are, but
+  // for the modules listed `inThreads`).
+  if (registered) return;
   registered = true;
   const { register, registerHooks } = nodeModule as NodeModuleHooks;
   if (typeof register !== 'function' && typeof registerHooks !== 'function') return;
   // The loader costs a CommonJS app startup time and memory for nothing its `require`s need, unless the app
   // can load an ESM-only package (`esmOnly`), which it can only `import()`.
-  const include = [...modules, ...alsoHooked].filter(appCanLoad);
+  const include = (isMainThread ? [...modules, ...alsoHooked] : alsoInThreads).filter(appCanLoad);
   if (!entryMayBeEsm() && !include.some((name) => esmOnly.includes(name) || alsoImported.includes(name))) return;
   if (include.length === 0) return;
   try {
@@ -127,6 +132,7 @@ function privateHookUrl(): string {
 }
 
 function appCanLoad(name: string): boolean {
+  if (name.startsWith('file:')) return true; // resolved by its lister
   const from = [process.cwd()];
   if (process.argv[1]) from.unshift(path.dirname(path.resolve(process.argv[1])));
   try {

@@ -167,6 +167,11 @@ export class Recorder {
     return this.tests.run(unit, fn);
   }
 
+  /** From here on this async function's context is the test's (null: the runner's own): see TestStack.enter. */
+  enterTest(unit: Unit | null): void {
+    this.tests.enter(unit);
+  }
+
   /** A test case ended, after its hooks: `passed` or `failed`. */
   endTest(unit: Unit, passed: boolean): void {
     this.tests.remove(unit);

@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Unit } from './Unit';
 
+/** The context of a runner's own work between tests (a suite's hooks): no test's, whoever is running. */
+const RUNNER: unique symbol = Symbol("the runner's own work");
+
 /**
  * The test units running now, and the async context each test's own code runs in. A call belongs to the test
  * whose context made it (a runner's test function, wrapped where the runner lets Probe: see src/testrunner/), so
@@ -10,11 +13,12 @@ import type { Unit } from './Unit';
  */
 export class TestStack {
   private readonly running: Unit[] = [];
-  private readonly context = new AsyncLocalStorage<Unit>();
+  private readonly context = new AsyncLocalStorage<Unit | typeof RUNNER>();
 
   /** The test this context belongs to: its own (while open), else the innermost of one chain of running tests. */
   current(): Unit | undefined {
     const own = this.context.getStore();
+    if (own === RUNNER) return undefined;
     if (own) return own.closed ? undefined : own;
     return this.chain();
   }
@@ -22,6 +26,16 @@ export class TestStack {
   /** Runs `fn` in the unit's context: what it starts, now or later, belongs to that test. */
   run<T>(unit: Unit, fn: () => T): T {
     return this.context.run(unit, fn);
+  }
+
+  /**
+   * The rest of the current async function, and all it awaits and starts, belongs to the test (null: to the
+   * runner itself, no test). For a runner that runs each test (its hooks, its function) inside one async
+   * function of its own and calls out to Probe synchronously at its start, before its first await: that
+   * function's awaits carry the context, and a test started later replaces it for its own.
+   */
+  enter(unit: Unit | null): void {
+    this.context.enterWith(unit ?? RUNNER);
   }
 
   push(unit: Unit): void {

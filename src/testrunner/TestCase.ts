@@ -32,6 +32,19 @@ export class TestCase {
     return this.#ended ? fn() : this.recorder.runInTest(this.unit, fn);
   }
 
+  /**
+   * From here on, the current async function's context is the test's (see TestStack.enter): for a runner that
+   * runs a whole test in one async function and calls Probe synchronously at its start.
+   */
+  enter(): void {
+    if (!this.#ended) this.recorder.enterTest(this.unit);
+  }
+
+  /** The runner's own work (a suite's hooks) from here on in this async function: no test's calls. */
+  static leave(): void {
+    currentRuntime()?.recorder.enterTest(null);
+  }
+
   /** The test ended, after its hooks, with the runner's verdict. */
   end(passed: boolean): void {
     if (this.#ended) return;

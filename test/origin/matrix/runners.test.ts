@@ -7,6 +7,7 @@ import { runChild } from '../../helpers/child';
 import { startUpstream } from '../../testrunner/jestRun';
 import { installMatrix, jestPins, setupFolder } from './install';
 import { assertOrigins, capturedRows, oracleLines } from './oracle';
+import { readCaptures as capturedUnits } from '../../testrunner/suite';
 
 const DIST = path.resolve(process.env.PROBE_ORIGIN_DIST ?? path.join(REPO_ROOT, 'dist'));
 const REGISTER = path.join(DIST, 'register.js');
@@ -35,6 +36,8 @@ interface Runner {
   files: Record<string, string>;
   /** node's arguments, from the setup folder. */
   run: string[];
+  /** The call is in a capture of type `test` named after the test, `passed` as the run (exit 0) says. */
+  testCapture?: boolean;
 }
 
 const JEST_BIN = '../../node_modules/jest/bin/jest.js';
@@ -74,6 +77,7 @@ for (const pool of ['forks', 'threads', 'vmThreads']) {
       'vitest.config.mjs': `export default { test: { pool: '${pool}' } };\n`,
     },
     run: ['../../node_modules/vitest/vitest.mjs', 'run'],
+    testCapture: true,
   });
 }
 RUNNERS.push({
@@ -102,6 +106,14 @@ describe('origin of calls in test files: equal to the line the runner itself map
       const [oracle] = oracleLines(output, dir);
       assert.ok(oracle?.startsWith('call.test.'), `the runner maps its own stack to the test file: ${output}`);
       assertOrigins(capturedRows(dir), '/runner', oracle, output);
+      if (runner.testCapture) {
+        const holders = capturedUnits(dir).filter((capture) => (capture.sections.http ?? []).some((row) => new URL(row.url).pathname === '/runner'));
+        assert.deepEqual(
+          holders.map((capture) => [capture.type, capture.name, capture.status]),
+          [['test', 'calls the upstream', 'passed']],
+          `the call is in its test's capture, with no configuration of the runner: ${output}`,
+        );
+      }
       fs.rmSync(path.join(dir, '.probe'), { recursive: true, force: true });
     });
   }
