@@ -1,3 +1,4 @@
+import type { AsyncResource } from 'node:async_hooks';
 import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -165,6 +166,11 @@ export class Recorder {
   /** Runs a test's own code (its function, a hook run for it) in its context: its calls are its own. */
   runInTest<T>(unit: Unit, fn: () => T): T {
     return this.tests.run(unit, fn);
+  }
+
+  /** What `resource` runs from now on belongs to the test `unit` (none: to no test): see TestStack.bindResource. */
+  bindTestResource(resource: AsyncResource, unit: Unit | undefined): boolean {
+    return this.tests.bindResource(resource, unit);
   }
 
   /** A test case ended, after its hooks: `passed` or `failed`. */

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { Unit } from './Unit';
 
 /**
@@ -22,6 +22,26 @@ export class TestStack {
   /** Runs `fn` in the unit's context: what it starts, now or later, belongs to that test. */
   run<T>(unit: Unit, fn: () => T): T {
     return this.context.run(unit, fn);
+  }
+
+  /**
+   * Makes what `resource` runs from now on (`runInAsyncScope`, in the context it was made in) belong to `unit`, or
+   * to no test: for a runner that calls a test's code through an AsyncResource of its own, where a wrapper around
+   * the code would show in the test's stack traces. Where AsyncLocalStorage keeps its stores on the resource
+   * (Node 20, 22), `enterWith` inside the resource's scope sets it; where it keeps them in the context frame the
+   * resource took when made (Node 24+), the resource is given that frame with the test added. False when neither
+   * holds: then its code runs as it was.
+   */
+  bindResource(resource: AsyncResource, unit: Unit | undefined): boolean {
+    const runIn = AsyncResource.prototype.runInAsyncScope;
+    const holds = () => runIn.call(resource, () => this.context.getStore()) === unit;
+    runIn.call(resource, () => this.context.enterWith(unit as Unit));
+    if (holds()) return true;
+    const frame = Object.getOwnPropertySymbols(resource).find((symbol) => symbol.description === 'context_frame');
+    if (!frame) return false;
+    const made = runIn.call(resource, () => this.context.run(unit as Unit, () => new AsyncResource('ProbeTestContext')));
+    (resource as unknown as Record<symbol, unknown>)[frame] = (made as unknown as Record<symbol, unknown>)[frame];
+    return holds();
   }
 
   push(unit: Unit): void {

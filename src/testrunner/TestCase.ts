@@ -1,3 +1,4 @@
+import type { AsyncResource } from 'node:async_hooks';
 import path from 'node:path';
 import type { Recorder } from '../runtime/Recorder';
 import type { Unit } from '../runtime/Unit';
@@ -30,6 +31,14 @@ export class TestCase {
   /** Runs the test's own code in its context (see TestStack). */
   run<T>(fn: () => T): T {
     return this.#ended ? fn() : this.recorder.runInTest(this.unit, fn);
+  }
+
+  /**
+   * What `resource` (a runner's AsyncResource that calls the test's code) runs from now on runs in the test's
+   * context; once the test ended, in no test's. False when the context could not be set (see TestStack).
+   */
+  bind(resource: AsyncResource): boolean {
+    return this.recorder.bindTestResource(resource, this.#ended ? undefined : this.unit);
   }
 
   /** The test ended, after its hooks, with the runner's verdict. */
