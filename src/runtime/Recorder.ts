@@ -163,13 +163,16 @@ export class Recorder {
     return unit;
   }
 
-  /** Runs a test's own code (its function, a hook run for it) in its context: its calls are its own. */
-  runInTest<T>(unit: Unit, fn: () => T): T {
+  /**
+   * Runs a test's own code (its function, a hook run for it) in its context: its calls are its own. Null: code
+   * that belongs to no test (a suite's hook), whatever tests run beside it.
+   */
+  runInTest<T>(unit: Unit | null, fn: () => T): T {
     return this.tests.run(unit, fn);
   }
 
-  /** What `resource` runs from now on belongs to the test `unit` (none: to no test): see TestStack.bindResource. */
-  bindTestResource(resource: AsyncResource, unit: Unit | undefined): boolean {
+  /** What `resource` runs from now on belongs to the test `unit` (null: to no test): see TestStack.bindResource. */
+  bindTestResource(resource: AsyncResource, unit: Unit | null): boolean {
     return this.tests.bindResource(resource, unit);
   }
 

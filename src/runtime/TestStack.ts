@@ -3,43 +3,49 @@ import type { Unit } from './Unit';
 
 /**
  * The test units running now, and the async context each test's own code runs in. A call belongs to the test
- * whose context made it (a runner's test function, wrapped where the runner lets Probe: see src/testrunner/), so
- * tests running concurrently in one process each keep their own calls. Work in no test's context (a hook a runner
- * calls from a context of its own) belongs to the running test only when that is unambiguous: the tests running
- * form one chain of nested tests (a test and its subtests), never siblings running at once.
+ * whose context made it (a runner's test function and hooks, wrapped where the runner lets Probe: see
+ * src/testrunner/), so tests running concurrently in one process each keep their own calls. A context can also
+ * say "no test" (`null`: a suite's `beforeAll`, run while other tests run): its calls go to the process. Work in
+ * a context that says nothing (a hook a runner calls from a context of its own) belongs to the running test only
+ * when that is unambiguous: the tests running form one chain of nested tests (a test and its subtests), never
+ * siblings running at once.
  */
 export class TestStack {
   private readonly running: Unit[] = [];
-  private readonly context = new AsyncLocalStorage<Unit>();
+  private readonly context = new AsyncLocalStorage<Unit | null>();
 
-  /** The test this context belongs to: its own (while open), else the innermost of one chain of running tests. */
+  /**
+   * The test this context belongs to: its own (while open; none when it says no test), else the innermost of one
+   * chain of running tests.
+   */
   current(): Unit | undefined {
     const own = this.context.getStore();
+    if (own === null) return undefined;
     if (own) return own.closed ? undefined : own;
     return this.chain();
   }
 
-  /** Runs `fn` in the unit's context: what it starts, now or later, belongs to that test. */
-  run<T>(unit: Unit, fn: () => T): T {
+  /** Runs `fn` in the unit's context (null: in no test's): what it starts, now or later, belongs there. */
+  run<T>(unit: Unit | null, fn: () => T): T {
     return this.context.run(unit, fn);
   }
 
   /**
    * Makes what `resource` runs from now on (`runInAsyncScope`, in the context it was made in) belong to `unit`, or
-   * to no test: for a runner that calls a test's code through an AsyncResource of its own, where a wrapper around
+   * to no test (null): for a runner that calls a test's code through an AsyncResource of its own, where a wrapper around
    * the code would show in the test's stack traces. Where AsyncLocalStorage keeps its stores on the resource
    * (Node 20, 22), `enterWith` inside the resource's scope sets it; where it keeps them in the context frame the
    * resource took when made (Node 24+), the resource is given that frame with the test added. False when neither
    * holds: then its code runs as it was.
    */
-  bindResource(resource: AsyncResource, unit: Unit | undefined): boolean {
+  bindResource(resource: AsyncResource, unit: Unit | null): boolean {
     const runIn = AsyncResource.prototype.runInAsyncScope;
     const holds = () => runIn.call(resource, () => this.context.getStore()) === unit;
-    runIn.call(resource, () => this.context.enterWith(unit as Unit));
+    runIn.call(resource, () => this.context.enterWith(unit));
     if (holds()) return true;
     const frame = Object.getOwnPropertySymbols(resource).find((symbol) => symbol.description === 'context_frame');
     if (!frame) return false;
-    const made = runIn.call(resource, () => this.context.run(unit as Unit, () => new AsyncResource('ProbeTestContext')));
+    const made = runIn.call(resource, () => this.context.run(unit, () => new AsyncResource('ProbeTestContext')));
     (resource as unknown as Record<symbol, unknown>)[frame] = (made as unknown as Record<symbol, unknown>)[frame];
     return holds();
   }

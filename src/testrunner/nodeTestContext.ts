@@ -1,12 +1,19 @@
 import { AsyncResource, executionAsyncResource } from 'node:async_hooks';
 import { recordPatch } from '../util/patches';
-import type { TestCase } from './TestCase';
+import { TestCase } from './TestCase';
 
-/** What Probe reads of node:test's Test and TestHook (internal classes, both AsyncResources). */
+/** What Probe reads of node:test's Test, Suite and TestHook (internal classes, all AsyncResources). */
 interface NodeTestResource extends AsyncResource {
   signal?: unknown;
+  /** A test's or suite's: the test or suite it was declared in. */
+  parent?: NodeTestResource | null;
+  /** A hook's: the test or suite it was registered on. */
+  parentTest?: NodeTestResource | null;
   getRunArgs?: () => { ctx?: { signal?: unknown } } | undefined;
 }
+
+/** Deeper than any suite a person writes: a bound on the walk up, whatever the objects hold. */
+const MAX_DEPTH = 1000;
 
 const KEY = 'runInAsyncScope';
 
@@ -20,9 +27,12 @@ const WHY =
 /**
  * node:test's tests and hooks run in their test's context (see TestCase.bind). `hook` is the AsyncResource of a
  * node:test hook running now (Probe's own root `beforeEach`); from it come the TestHook and Test prototypes, which
- * get a `runInAsyncScope` accessor that binds the resource to the test `caseOf` finds for its signal (a test's
- * own `signal`; a hook's, from the test context it runs for) and answers the method as it was. False when the
- * shape is not node:test's as Probe knows it: then nothing is changed.
+ * get a `runInAsyncScope` accessor that binds the resource to the test it runs for and answers the method as it
+ * was. A test's own case is found by its `signal` (`caseOf`); a hook runs for the test whose context it is handed
+ * (`beforeEach`, `afterEach`), else for the test or suite it was registered on (`before`, `after`). A suite, or a
+ * suite's hook, belongs to the test it is declared in, and to no test when it is in none: a nested suite's
+ * `before` run while its concurrent siblings run keeps its calls in the process's capture. False when the shape
+ * is not node:test's as Probe knows it: then nothing is changed.
  */
 export function bindNodeTestContexts(caseOf: (signal: unknown) => TestCase | undefined): boolean {
   const hook = executionAsyncResource() as NodeTestResource;
@@ -32,19 +42,29 @@ export function bindNodeTestContexts(caseOf: (signal: unknown) => TestCase | und
   if (!testProto || !['createSubtest', 'runHook'].every((name) => typeof (testProto as Record<string, unknown>)[name] === 'function')) return false;
   if ([hookProto, testProto].some((proto) => Object.prototype.hasOwnProperty.call(proto, KEY))) return false;
 
-  // A hook runs for the test whose context it is handed (`before` of a suite: its suite's, no test's).
-  define(hookProto, 'node:test TestHook.prototype.runInAsyncScope', (resource) => caseOf(resource.getRunArgs?.()?.ctx?.signal));
-  define(testProto, 'node:test Test.prototype.runInAsyncScope', (resource) => caseOf(resource.signal));
+  define(hookProto, 'node:test TestHook.prototype.runInAsyncScope', (hook) => caseOf(hook.getRunArgs?.()?.ctx?.signal) ?? enclosing(hook.parentTest, caseOf));
+  define(testProto, 'node:test Test.prototype.runInAsyncScope', (test) => enclosing(test, caseOf));
   return true;
 }
 
-function define(proto: object, target: string, caseOf: (resource: NodeTestResource) => TestCase | undefined): void {
+/** The case of `test` or of the nearest test it is declared in; null when it is in none. */
+function enclosing(test: NodeTestResource | null | undefined, caseOf: (signal: unknown) => TestCase | undefined): TestCase | null {
+  for (let depth = 0; test && depth < MAX_DEPTH; depth++, test = test.parent) {
+    const found = caseOf(test.signal);
+    if (found) return found;
+  }
+  return null;
+}
+
+function define(proto: object, target: string, caseOf: (resource: NodeTestResource) => TestCase | null): void {
   const inherited = Object.getPrototypeOf(proto) as object;
   const descriptor: PropertyDescriptor = {
     configurable: true,
     get(this: NodeTestResource) {
       try {
-        caseOf(this)?.bind(this);
+        const test = caseOf(this);
+        if (test) test.bind(this);
+        else TestCase.unbind(this);
       } catch {
         // never in the tests' way: the test's code runs as it would
       }
