@@ -42,8 +42,10 @@ export function bindNodeTestContexts(caseOf: (signal: unknown) => TestCase | und
   if (!testProto || !['createSubtest', 'runHook'].every((name) => typeof (testProto as Record<string, unknown>)[name] === 'function')) return false;
   if ([hookProto, testProto].some((proto) => Object.prototype.hasOwnProperty.call(proto, KEY))) return false;
 
-  define(hookProto, 'node:test TestHook.prototype.runInAsyncScope', (hook) => caseOf(hook.getRunArgs?.()?.ctx?.signal) ?? enclosing(hook.parentTest, caseOf));
-  define(testProto, 'node:test Test.prototype.runInAsyncScope', (test) => enclosing(test, caseOf));
+  // Neither has a method of its own (checked above): both answer the one above Test's prototype (AsyncResource's).
+  const above = Object.getPrototypeOf(testProto) as object;
+  define(hookProto, above, 'node:test TestHook.prototype.runInAsyncScope', (hook) => caseOf(hook.getRunArgs?.()?.ctx?.signal) ?? enclosing(hook.parentTest, caseOf));
+  define(testProto, above, 'node:test Test.prototype.runInAsyncScope', (test) => enclosing(test, caseOf));
   return true;
 }
 
@@ -56,8 +58,7 @@ function enclosing(test: NodeTestResource | null | undefined, caseOf: (signal: u
   return null;
 }
 
-function define(proto: object, target: string, caseOf: (resource: NodeTestResource) => TestCase | null): void {
-  const inherited = Object.getPrototypeOf(proto) as object;
+function define(proto: object, inherited: object, target: string, caseOf: (resource: NodeTestResource) => TestCase | null): void {
   const descriptor: PropertyDescriptor = {
     configurable: true,
     get(this: NodeTestResource) {

@@ -71,17 +71,18 @@ export async function runJest(project: string, args: string[], env: NodeJS.Proce
 /**
  * The same Jest run twice: without Probe (no preload, `plainArgs` name Jest's own environment) and with it
  * (`preload` in NODE_OPTIONS, the project's config naming Probe's environment), the project's `.probe` cleared
- * between. Holds what every Jest test asks of the pair: the run with Probe exits as the plain one, prints the same
+ * between (and `between` called: a test's own state to reset). Holds what every Jest test asks of the pair: the run with Probe exits as the plain one, prints the same
  * report (timings and process ids aside) and nothing of Probe's. Answers the run with Probe.
  */
 export async function runBothWays(
   project: string,
   args: { plain: string[]; probe: string[] },
   env: NodeJS.ProcessEnv,
-  options: { preload?: string; node?: string[] } = {},
+  options: { preload?: string; node?: string[]; between?: () => void } = {},
 ): Promise<JestRun> {
   const plain = await runJest(project, args.plain, env, options.node);
   rmSync(path.join(project, '.probe'), { recursive: true, force: true });
+  options.between?.();
   const run = await runJest(project, args.probe, { ...env, NODE_OPTIONS: options.preload ?? '--require probe/register' }, options.node);
   assert.equal(
     plain.code,
