@@ -44,7 +44,12 @@ export function bindNodeTestContexts(caseOf: (signal: unknown) => TestCase | und
 
   // Neither has a method of its own (checked above): both answer the one above Test's prototype (AsyncResource's).
   const above = Object.getPrototypeOf(testProto) as object;
-  define(hookProto, above, 'node:test TestHook.prototype.runInAsyncScope', (hook) => caseOf(hook.getRunArgs?.()?.ctx?.signal) ?? enclosing(hook.parentTest, caseOf));
+  define(
+    hookProto,
+    above,
+    'node:test TestHook.prototype.runInAsyncScope',
+    (hook) => caseOf(hook.getRunArgs?.()?.ctx?.signal) ?? enclosing(hook.parentTest, caseOf),
+  );
   define(testProto, above, 'node:test Test.prototype.runInAsyncScope', (test) => enclosing(test, caseOf));
   return true;
 }

@@ -30,10 +30,11 @@ export async function startUpstream(): Promise<{ url: string; close(): Promise<v
 /**
  * A fresh project folder beside the app's node_modules, with the files of each fixture folder in order (a later
  * folder's file replaces an earlier one's; `.txt` dropped: the repo's tsc and ESLint skip those). Its own
- * package.json makes it the app root Probe reports origins from.
+ * package.json makes it the app root Probe reports origins from. `name`: a folder of the test's own, where another
+ * suite may run in the same cached app at once.
  */
-export function copyProject(dir: string, fixtures: string[], only?: (name: string) => boolean): string {
-  const project = path.join(dir, 'project');
+export function copyProject(dir: string, fixtures: string[], only?: (name: string) => boolean, name = 'project'): string {
+  const project = path.join(dir, name);
   rmSync(project, { recursive: true, force: true });
   mkdirSync(project);
   for (const fixture of fixtures) {
