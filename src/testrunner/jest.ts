@@ -131,7 +131,7 @@ export function observeJestEnvironment(environment: JestEnvironmentLike, testPat
  * and before its `beforeEach` hooks; `test_done` after its `afterEach` hooks, with `test.errors` final (a
  * `test.failing` case has its errors swapped by then). `add_hook` hands over a hook: a `beforeEach`/`afterEach`
  * runs in the context of the test whose turn it is (circus runs a test's hooks between its `test_started` and
- * `test_done`, one test's at a time).
+ * `test_done`, one test's at a time); a `beforeAll`/`afterAll` runs in no test's context.
  *
  * Concurrent tests (`test.concurrent`, `.each` included): Jest 29 starts every concurrent test's function when the
  * file's tests start, ahead of its turn (its capture opens then, as its function runs in its context), and runs
@@ -156,6 +156,8 @@ export class JestTests {
     } else if (event.name === 'add_hook') {
       const hook = addedHook(event, state);
       if (hook?.fn && (hook.type === 'beforeEach' || hook.type === 'afterEach')) hook.fn = inTestContext(hook.fn, () => this.caseInTurn());
+      // A block's `beforeAll`/`afterAll` belongs to no test, whatever test runs beside it (Jest 29's early concurrent ones).
+      else if (hook?.fn && (hook.type === 'beforeAll' || hook.type === 'afterAll')) hook.fn = inTestContext(hook.fn, () => null);
     } else if (event.name === 'test_started' && test) {
       this.inTurn.add(test);
       this.caseOf(test);

@@ -56,7 +56,7 @@ describe('jest test.concurrent: each keeps its own calls', () => {
         assert.equal(run.code, 1, run.output);
 
         const verdicts = jestVerdicts(results);
-        assert.equal(verdicts.size, 8, run.output);
+        assert.equal(verdicts.size, 10, run.output);
         const captures = readCaptures(project);
         assert.deepEqual(
           Object.fromEntries(captures.filter((capture) => capture.type === 'test').map((capture) => [capture.name, capture.status])),
@@ -69,6 +69,8 @@ describe('jest test.concurrent: each keeps its own calls', () => {
         // Jest 29 starts concurrent tests ahead of their turn: one of them made a call after `middle`'s hooks ran.
         const overlapped = owners['together > rowy']!.includes('/together/rowy/2?after=/together/middle/after-each');
         assert.equal(overlapped, version.startsWith('29.'), 'a concurrent test still running while a sequential one runs its hooks');
+        const besideAll = owners['beside > z']!.includes('/beside/z/2?after=/later-before');
+        assert.equal(besideAll, version.startsWith('29.'), "a concurrent test still running while a block's beforeAll runs");
       } finally {
         await upstream.close();
       }
