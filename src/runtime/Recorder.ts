@@ -1,3 +1,4 @@
+import type { AsyncResource } from 'node:async_hooks';
 import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -162,14 +163,22 @@ export class Recorder {
     return unit;
   }
 
-  /** Runs a test's own code (its function, a hook run for it) in its context: its calls are its own. */
-  runInTest<T>(unit: Unit, fn: () => T): T {
+  /**
+   * Runs a test's own code (its function, a hook run for it) in its context: its calls are its own. Null: code
+   * that belongs to no test (a suite's hook), whatever tests run beside it.
+   */
+  runInTest<T>(unit: Unit | null, fn: () => T): T {
     return this.tests.run(unit, fn);
   }
 
   /** From here on this async function's context is the test's (null: the runner's own): see TestStack.enter. */
   enterTest(unit: Unit | null): void {
     this.tests.enter(unit);
+  }
+
+  /** What `resource` runs from now on belongs to the test `unit` (null: to no test): see TestStack.bindResource. */
+  bindTestResource(resource: AsyncResource, unit: Unit | null): boolean {
+    return this.tests.bindResource(resource, unit);
   }
 
   /** A test case ended, after its hooks: `passed` or `failed`. */

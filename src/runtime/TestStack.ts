@@ -1,41 +1,63 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { Unit } from './Unit';
-
-/** The context of a runner's own work between tests (a suite's hooks): no test's, whoever is running. */
-const RUNNER: unique symbol = Symbol("the runner's own work");
 
 /**
  * The test units running now, and the async context each test's own code runs in. A call belongs to the test
- * whose context made it (a runner's test function, wrapped where the runner lets Probe: see src/testrunner/), so
- * tests running concurrently in one process each keep their own calls. Work in no test's context (a hook a runner
- * calls from a context of its own) belongs to the running test only when that is unambiguous: the tests running
- * form one chain of nested tests (a test and its subtests), never siblings running at once.
+ * whose context made it (a runner's test function and hooks, wrapped where the runner lets Probe: see
+ * src/testrunner/), so tests running concurrently in one process each keep their own calls. A context can also
+ * say "no test" (`null`: a suite's `beforeAll`, run while other tests run): its calls go to the process. Work in
+ * a context that says nothing (a hook a runner calls from a context of its own) belongs to the running test only
+ * when that is unambiguous: the tests running form one chain of nested tests (a test and its subtests), never
+ * siblings running at once.
  */
 export class TestStack {
   private readonly running: Unit[] = [];
-  private readonly context = new AsyncLocalStorage<Unit | typeof RUNNER>();
+  private readonly context = new AsyncLocalStorage<Unit | null>();
 
-  /** The test this context belongs to: its own (while open), else the innermost of one chain of running tests. */
+  /**
+   * The test this context belongs to: its own (while open; none when it says no test), else the innermost of one
+   * chain of running tests.
+   */
   current(): Unit | undefined {
     const own = this.context.getStore();
-    if (own === RUNNER) return undefined;
+    if (own === null) return undefined;
     if (own) return own.closed ? undefined : own;
     return this.chain();
   }
 
-  /** Runs `fn` in the unit's context: what it starts, now or later, belongs to that test. */
-  run<T>(unit: Unit, fn: () => T): T {
+  /** Runs `fn` in the unit's context (null: in no test's): what it starts, now or later, belongs there. */
+  run<T>(unit: Unit | null, fn: () => T): T {
     return this.context.run(unit, fn);
   }
 
   /**
-   * The rest of the current async function, and all it awaits and starts, belongs to the test (null: to the
-   * runner itself, no test). For a runner that runs each test (its hooks, its function) inside one async
-   * function of its own and calls out to Probe synchronously at its start, before its first await: that
-   * function's awaits carry the context, and a test started later replaces it for its own.
+   * The rest of the current async function, and all it awaits and starts, belongs to the test (null: to no test,
+   * the runner's own work). For a runner that runs each test (its hooks, its function) inside one async function of
+   * its own and calls out to Probe synchronously at its start, before its first await: that function's awaits carry
+   * the context, and a test started later replaces it for its own.
    */
   enter(unit: Unit | null): void {
-    this.context.enterWith(unit ?? RUNNER);
+    this.context.enterWith(unit);
+  }
+
+  /**
+   * Makes what `resource` runs from now on (`runInAsyncScope`, in the context it was made in) belong to `unit`, or
+   * to no test (null): for a runner that calls a test's code through an AsyncResource of its own, where a wrapper around
+   * the code would show in the test's stack traces. Where AsyncLocalStorage keeps its stores on the resource
+   * (Node 20, 22), `enterWith` inside the resource's scope sets it; where it keeps them in the context frame the
+   * resource took when made (Node 24+), the resource is given that frame with the test added. False when neither
+   * holds: then its code runs as it was.
+   */
+  bindResource(resource: AsyncResource, unit: Unit | null): boolean {
+    const runIn = AsyncResource.prototype.runInAsyncScope;
+    const holds = () => runIn.call(resource, () => this.context.getStore()) === unit;
+    runIn.call(resource, () => this.context.enterWith(unit));
+    if (holds()) return true;
+    const frame = Object.getOwnPropertySymbols(resource).find((symbol) => symbol.description === 'context_frame');
+    if (!frame) return false;
+    const made = runIn.call(resource, () => this.context.run(unit, () => new AsyncResource('ProbeTestContext')));
+    (resource as unknown as Record<symbol, unknown>)[frame] = (made as unknown as Record<symbol, unknown>)[frame];
+    return holds();
   }
 
   push(unit: Unit): void {

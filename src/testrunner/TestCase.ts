@@ -1,3 +1,4 @@
+import type { AsyncResource } from 'node:async_hooks';
 import path from 'node:path';
 import type { Recorder } from '../runtime/Recorder';
 import type { Unit } from '../runtime/Unit';
@@ -45,6 +46,25 @@ export class TestCase {
     currentRuntime()?.recorder.enterTest(null);
   }
 
+  /**
+   * What `resource` (a runner's AsyncResource that calls the test's code) runs from now on runs in the test's
+   * context; once the test ended, in no test's. False when the context could not be set (see TestStack).
+   */
+  bind(resource: AsyncResource): boolean {
+    return this.recorder.bindTestResource(resource, this.#ended ? null : this.unit);
+  }
+
+  /** What `resource` runs from now on belongs to no test (a suite's hook), whatever tests run beside it. */
+  static unbind(resource: AsyncResource): boolean {
+    return currentRuntime()?.recorder.bindTestResource(resource, null) ?? false;
+  }
+
+  /** Runs `fn` in no test's context (a suite's hook): its calls go to the process, whatever tests run beside it. */
+  static outside<T>(fn: () => T): T {
+    const recorder = currentRuntime()?.recorder;
+    return recorder ? recorder.runInTest(null, fn) : fn();
+  }
+
   /** The test ended, after its hooks, with the runner's verdict. */
   end(passed: boolean): void {
     if (this.#ended) return;
@@ -58,8 +78,9 @@ type AnyFunction = (this: any, ...args: any[]) => any;
 
 /**
  * `fn` run in the context of the test `caseOf` names for the call (`this` and the arguments the runner passes),
- * or as it is when none. Same `length` and name: runners read a function's length to know whether it takes a
- * `done` callback. A generator function (some runners treat those apart) is left as it is.
+ * in no test's when it answers null (a suite's hook), or as it is when it answers undefined. Same `length` and
+ * name: runners read a function's length to know whether it takes a `done` callback. A generator function (some
+ * runners treat those apart) is left as it is.
  */
 export function inTestContext<F extends AnyFunction>(fn: F, caseOf: (self: unknown, args: unknown[]) => TestCase | null | undefined): F {
   if (typeof fn !== 'function' || /^(async\s*)?function\s*\*/.test(Function.prototype.toString.call(fn))) return fn;
@@ -68,9 +89,10 @@ export function inTestContext<F extends AnyFunction>(fn: F, caseOf: (self: unkno
     try {
       test = caseOf(this, args);
     } catch {
-      test = null;
+      test = undefined;
     }
-    return test ? test.run(() => fn.apply(this, args)) : fn.apply(this, args);
+    const call = () => fn.apply(this, args) as unknown;
+    return test === undefined ? call() : test === null ? TestCase.outside(call) : test.run(call);
   };
   Object.defineProperty(wrapped, 'length', { value: fn.length });
   Object.defineProperty(wrapped, 'name', { value: fn.name });

@@ -14,9 +14,10 @@ import type { SourceFactory, UnitSource } from '../runtime/UnitSource';
  *   `TestCase.end(passed)` after its `afterEach` hooks, `passed` being the runner's own verdict (its status, not
  *   Probe's guess).
  * - **Attribution**: the test's function (and a hook run for one test, where the runner hands it the test) runs
- *   in the test's async context (`inTestContext`, or `TestCase.enter()` at the start of the runner's own async
- *   function that runs the whole test): a call belongs to the test whose context made it, so tests
- *   running at once keep their own calls. Calls in no test's context (a hook the runner calls from its own) go to
+ *   in the test's async context (`inTestContext`, `TestCase.bind` for a runner's own AsyncResource, or
+ *   `TestCase.enter()` at the start of the runner's own async function that runs the whole test): a call belongs
+ *   to the test whose context made it, so tests running at once keep their own calls; a suite's hook runs in no
+ *   test's (null). Calls in no test's context (a hook the runner calls from its own) go to
  *   the one test running, or to the process's command capture when several run side by side (see TestStack).
  */
 export interface TestRunnerSource {

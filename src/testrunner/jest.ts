@@ -21,10 +21,17 @@ export interface CircusEvent {
   name: string;
   test?: CircusTest;
   fn?: unknown;
+  hookType?: string;
+}
+
+/** A hook as jest-circus keeps it in its describe block. */
+interface CircusHook {
+  fn?: (...args: unknown[]) => unknown;
+  type?: string;
 }
 
 interface CircusState {
-  currentDescribeBlock?: CircusBlock;
+  currentDescribeBlock?: CircusBlock & { hooks?: CircusHook[] };
 }
 
 /** What Probe uses of a Jest test environment (jest-environment-node, jest-environment-jsdom, any custom one). */
@@ -120,14 +127,23 @@ export function observeJestEnvironment(environment: JestEnvironmentLike, testPat
 /**
  * Makes each Jest test case a capture of type `test`, from the jest-circus events its environment receives
  * (awaited by circus before it goes on). `add_test` hands over the test circus just made: its function is wrapped
- * to run in the test's context (concurrent tests start it before their `test_started`, which then finds the
- * test open). `test_started` comes after circus decided the test runs (not skipped, not a todo) and before its
- * `beforeEach` hooks; `test_done` after its `afterEach` hooks, with `test.errors` final (a `test.failing` case has
- * its errors swapped by then). Calls outside tests (`beforeAll`, the module's top level) stay in the process's
- * command capture, which a Jest worker names after the files it ran.
+ * to run in the test's context. `test_started` comes after circus decided the test runs (not skipped, not a todo)
+ * and before its `beforeEach` hooks; `test_done` after its `afterEach` hooks, with `test.errors` final (a
+ * `test.failing` case has its errors swapped by then). `add_hook` hands over a hook: a `beforeEach`/`afterEach`
+ * runs in the context of the test whose turn it is (circus runs a test's hooks between its `test_started` and
+ * `test_done`, one test's at a time); a `beforeAll`/`afterAll` runs in no test's context.
+ *
+ * Concurrent tests (`test.concurrent`, `.each` included): Jest 29 starts every concurrent test's function when the
+ * file's tests start, ahead of its turn (its capture opens then, as its function runs in its context), and runs
+ * its `beforeEach`/`afterEach` hooks later, in its turn; Jest 30 runs each concurrent test whole, side by side
+ * with the others, and runs no `beforeEach`/`afterEach` for them. Either way each test keeps its own calls and
+ * its hooks'. Calls outside tests (`beforeAll`, the module's top level) stay in the process's command capture,
+ * which a Jest worker names after the files it ran.
  */
 export class JestTests {
   private readonly open = new Map<CircusTest, TestCase>();
+  /** Tests between `test_started` and `test_done`: one, unless concurrent tests run whole side by side (Jest 30). */
+  private readonly inTurn = new Set<CircusTest>();
 
   constructor(testPath: string) {
     nameWorkerCapture('jest', testPath);
@@ -137,9 +153,16 @@ export class JestTests {
     const test = event.name === 'add_test' ? addedTest(event, state) : event.test;
     if (event.name === 'add_test' && test && typeof test.fn === 'function') {
       test.fn = inTestContext(test.fn, () => this.caseOf(test));
+    } else if (event.name === 'add_hook') {
+      const hook = addedHook(event, state);
+      if (hook?.fn && (hook.type === 'beforeEach' || hook.type === 'afterEach')) hook.fn = inTestContext(hook.fn, () => this.caseInTurn());
+      // A block's `beforeAll`/`afterAll` belongs to no test, whatever test runs beside it (Jest 29's early concurrent ones).
+      else if (hook?.fn && (hook.type === 'beforeAll' || hook.type === 'afterAll')) hook.fn = inTestContext(hook.fn, () => null);
     } else if (event.name === 'test_started' && test) {
+      this.inTurn.add(test);
       this.caseOf(test);
     } else if (event.name === 'test_done' && test) {
+      this.inTurn.delete(test);
       const open = this.open.get(test);
       if (!open) return;
       this.open.delete(test);
@@ -148,7 +171,15 @@ export class JestTests {
       // A test circus never finished (the file timed out or was interrupted) did not pass.
       for (const open of this.open.values()) open.end(false);
       this.open.clear();
+      this.inTurn.clear();
     }
+  }
+
+  /** The case of the one test in its turn; none when several run side by side. */
+  private caseInTurn(): TestCase | undefined {
+    if (this.inTurn.size !== 1) return undefined;
+    const [test] = this.inTurn;
+    return this.caseOf(test!);
   }
 
   /** The test's open case, begun now when it is not yet. */
@@ -167,6 +198,13 @@ function addedTest(event: CircusEvent, state?: CircusState): CircusTest | undefi
   const children = state?.currentDescribeBlock?.children;
   const last = children?.[children.length - 1] as CircusTest | undefined;
   return last && last.type === 'test' && last.fn === event.fn ? last : undefined;
+}
+
+/** The hook `add_hook` made: the last hook of the describe block being declared, holding the event's function. */
+function addedHook(event: CircusEvent, state?: CircusState): CircusHook | undefined {
+  const hooks = state?.currentDescribeBlock?.hooks;
+  const last = hooks?.[hooks.length - 1];
+  return last && last.fn === event.fn && last.type === event.hookType ? last : undefined;
 }
 
 /** The names of the test's describe blocks (not circus's root block) and its own. */

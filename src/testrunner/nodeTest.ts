@@ -3,12 +3,14 @@ import type { Logger } from '../util/logger';
 import { alsoHookEsm } from '../lens/esmHook';
 import type { TestRunnerSource } from './TestRunnerSource';
 import { TestCase } from './TestCase';
+import { bindNodeTestContexts } from './nodeTestContext';
 
 /** What Probe reads of node:test's TestContext (`fullName` and `passed` are there from Node 20.16). */
 interface TestContextLike {
   name?: string;
   fullName?: string;
   passed?: boolean;
+  signal?: object;
   after?: (fn: () => void) => void;
 }
 
@@ -45,10 +47,10 @@ export const nodeTestRunner: TestRunnerSource = {
  * the test's unit and registers the test's `after`, which node:test runs after every `afterEach`, when
  * `t.passed` is final. Registering on load and not at start matters: a root hook starts node:test's harness,
  * which reports (on stdout) at exit, and `NODE_TEST_CONTEXT` reaches every process a test spawns.
- * Nothing is patched: the module's exports are returned as they are. node:test runs a test's function in the
- * AsyncResource made where the test was declared, and takes the test's reported `location` from the caller of
- * `test()`/`it()`: wrapping either to enter the test's context would change the location (and stack traces) the
- * runner reports, so node:test's calls are attributed to the running test when unambiguous (see TestStack).
+ * The module's exports are returned as they are: node:test takes a test's reported `location` from the caller of
+ * `test()`/`it()`, and prints a failure's whole stack. The test's function and its hooks run in the test's own
+ * context through node:test's AsyncResources (see nodeTestContext), so tests running at once (`{ concurrency }`,
+ * subtests) each keep their own calls, with no frame of Probe's in what node:test reports.
  */
 class NodeTestInstrumentation extends InstrumentationBase {
   constructor(private readonly probeLogger: Logger) {
@@ -71,11 +73,22 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
   const holder = globalThis as { [HOOKED]?: boolean };
   if (holder[HOOKED] || typeof exports?.beforeEach !== 'function') return;
   holder[HOOKED] = true;
+  // Each test's case by the test's AbortSignal: node:test's Test and the TestContext it hands the test's code share it.
+  const cases = new WeakMap<object, TestCase>();
+  const caseOf = (signal: unknown) => (signal !== null && typeof signal === 'object' ? cases.get(signal) : undefined);
+  let bound = false;
   exports.beforeEach((t) => {
     try {
       if (!t || typeof t.after !== 'function') return;
+      if (!bound) {
+        bound = true;
+        // Before any test's own hooks and function: this hook is the first of every test's.
+        if (!bindNodeTestContexts(caseOf))
+          logger.debug("node:test's tests run in no context of their own: calls of tests running at once go to the process's capture");
+      }
       const test = TestCase.begin([String(t.fullName ?? t.name ?? 'test')]);
       if (!test) return;
+      if (t.signal && typeof t.signal === 'object') cases.set(t.signal, test);
       t.after(() => {
         try {
           test.end(t.passed !== false);

@@ -30,10 +30,11 @@ export async function startUpstream(): Promise<{ url: string; close(): Promise<v
 /**
  * A fresh project folder beside the app's node_modules, with the files of each fixture folder in order (a later
  * folder's file replaces an earlier one's; `.txt` dropped: the repo's tsc and ESLint skip those). Its own
- * package.json makes it the app root Probe reports origins from.
+ * package.json makes it the app root Probe reports origins from. `name`: a folder of the test's own, where another
+ * suite may run in the same cached app at once.
  */
-export function copyProject(dir: string, fixtures: string[], only?: (name: string) => boolean): string {
-  const project = path.join(dir, 'project');
+export function copyProject(dir: string, fixtures: string[], only?: (name: string) => boolean, name = 'project'): string {
+  const project = path.join(dir, name);
   rmSync(project, { recursive: true, force: true });
   mkdirSync(project);
   for (const fixture of fixtures) {
@@ -71,17 +72,18 @@ export async function runJest(project: string, args: string[], env: NodeJS.Proce
 /**
  * The same Jest run twice: without Probe (no preload, `plainArgs` name Jest's own environment) and with it
  * (`preload` in NODE_OPTIONS, the project's config naming Probe's environment), the project's `.probe` cleared
- * between. Holds what every Jest test asks of the pair: the run with Probe exits as the plain one, prints the same
+ * between (and `between` called: a test's own state to reset). Holds what every Jest test asks of the pair: the run with Probe exits as the plain one, prints the same
  * report (timings and process ids aside) and nothing of Probe's. Answers the run with Probe.
  */
 export async function runBothWays(
   project: string,
   args: { plain: string[]; probe: string[] },
   env: NodeJS.ProcessEnv,
-  options: { preload?: string; node?: string[] } = {},
+  options: { preload?: string; node?: string[]; between?: () => void } = {},
 ): Promise<JestRun> {
   const plain = await runJest(project, args.plain, env, options.node);
   rmSync(path.join(project, '.probe'), { recursive: true, force: true });
+  options.between?.();
   const run = await runJest(project, args.probe, { ...env, NODE_OPTIONS: options.preload ?? '--require probe/register' }, options.node);
   assert.equal(
     plain.code,
