@@ -23,6 +23,7 @@ import { unitOpenedBy } from './spanUnits';
 import { processName } from './processName';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
+import { onlyProxied } from './proxyHop';
 import { BackgroundTicker } from './BackgroundTicker';
 import { threadName, threadOrigin } from './threads';
 
@@ -368,6 +369,8 @@ export class Recorder {
     unit.openSpans.clear();
     this.nameOperation(unit);
     if (!unit.sampled || unit.superseded || this.excluded(unit.name)) return;
+    // A dev server's hop to the app's own server: that server's capture is the request's (see proxyHop).
+    if (onlyProxied(unit, this.config.root)) return;
     // Call sites still waiting for their turn (see OriginQueue) are resolved now, in the same one place.
     this.origins.flush();
     // A decoded size still being counted on the thread pool (a long compressed body that just ended) is

@@ -24,6 +24,10 @@ export const APPS = {
   nitro: {
     nitropack: '2.13.6',
   },
+  nuxt: {
+    nuxt: '3.21.11',
+    vue: '3.5.45',
+  },
   'react-router': {
     'react-router': '7.18.4',
     '@react-router/node': '7.18.4',
@@ -54,6 +58,24 @@ export async function installFrameApp(name: AppName): Promise<string> {
   });
   const fixture = path.join(__dirname, 'apps', name);
   if (fs.existsSync(fixture)) fs.cpSync(fixture, app, { recursive: true });
+  fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+  return app;
+}
+
+/**
+ * A second app folder beside the installed one (`<app>-<copy>`), its node_modules that one's (a link), the
+ * fixture's files copied in fresh: a dev server's files and captures apart from the build tests of the same app,
+ * which may run at the same time.
+ */
+export async function frameAppCopy(name: AppName, copy: string): Promise<string> {
+  const installed = await installFrameApp(name);
+  const app = `${installed}-${copy}`;
+  fs.mkdirSync(app, { recursive: true });
+  for (const entry of fs.readdirSync(app))
+    if (entry !== 'node_modules' && !entry.startsWith('.')) fs.rmSync(path.join(app, entry), { recursive: true, force: true });
+  if (!fs.existsSync(path.join(app, 'node_modules'))) fs.symlinkSync(path.join(installed, 'node_modules'), path.join(app, 'node_modules'), 'dir');
+  fs.copyFileSync(path.join(installed, 'package.json'), path.join(app, 'package.json'));
+  fs.cpSync(path.join(__dirname, 'apps', name), app, { recursive: true });
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
   return app;
 }

@@ -46,6 +46,8 @@ export function routeTemplates(requests: IncomingRequests): SourceFactory {
   // Listed before any source is made (the loader takes the modules listed when the first one registers it):
   // react-router-serve, a CommonJS command, imports the app's build and React Router as ES modules.
   alsoHookEsm('react-router', { imported: true });
+  // SvelteKit's server (adapter-node's build, Vite's dev server) imports its request store module by this name.
+  alsoHookEsm('@sveltejs/kit/internal/server', { imported: true, byFile: true });
   return ({ recorder, provider, subscribe, logger }) => ({
     name: 'routes',
     instrumentations: [],
