@@ -53,6 +53,8 @@ export function announceServer(root: string, server: unknown): void {
     if (!endpoint) return;
     mine.push(endpoint);
     const folder = folderOf(root);
+    // Only inside a real `.probe` (one a link leads elsewhere is the file store's to refuse, not to write through).
+    if (fs.lstatSync(path.join(root, '.probe'), { throwIfNoEntry: false })?.isSymbolicLink()) return;
     makePrivateFolder(folder);
     const listed: Listed = { pid: process.pid, servers: mine };
     const file = path.join(folder, `${process.pid}-${threadId}.json`);
