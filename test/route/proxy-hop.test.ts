@@ -65,7 +65,7 @@ describe('a front server passing requests to a child process of the same app (no
 });
 
 describe('Nuxt 3 `nuxi dev`', { timeout: 900_000 }, () => {
-  it("one capture per request, the Nitro worker's, holding the server route's call", async () => {
+  it("one capture per request, the Nitro worker's, holding the server route's call, named by Nitro's route", async () => {
     const app = await frameAppCopy('nuxt', 'routes');
     writeFiles(app, {
       'server/api/items/[id].get.ts':
@@ -92,5 +92,9 @@ describe('Nuxt 3 `nuxi dev`', { timeout: 900_000 }, () => {
     const found = byName(withProbe.rows);
     assert.deepEqual(found['GET /api/items/42'], [1], JSON.stringify(found));
     assert.deepEqual(found['GET /api/items/43'], [1], JSON.stringify(found));
+    // Named by the route of Nitro's handler table (what it writes for server/api/items/[id].get.ts); the page
+    // renderer's catch-all, which answers the Vite client's path in nuxi's own process, is no route.
+    const routes = Object.fromEntries(withProbe.rows.map((row) => [row.name, row.route]));
+    assert.deepEqual(routes, { 'GET /api/items/42': '/api/items/:id', 'GET /api/items/43': '/api/items/:id', 'GET /_nuxt/@vite/client': null });
   });
 });

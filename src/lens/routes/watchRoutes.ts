@@ -7,6 +7,7 @@ import { onRouterTraceStart, type RouterTraceContext } from './expressRoutes';
 import { onFastifyInit } from './fastifyRoutes';
 import { RouteInstrumentation } from './RouteInstrumentation';
 import { patchLoadedNextServer } from './nextRoutes';
+import { NitroRequests } from './nitroRoutes';
 
 import type { SourceFactory, Subscribe } from '../../runtime/UnitSource';
 import { lateRequests, type OpenLate } from '../LateRequests';
@@ -25,8 +26,10 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
     if (!stopped) recorder.noteRoute(request, route);
   };
   const templates = new ExpressTemplates(noteRoute);
+  const nitro = new NitroRequests(noteRoute);
   const undos = [
     subscribe('fastify.initialization', (message) => onFastifyInit(message, noteRoute, logger)),
+    subscribe('http.server.request.start', (message) => nitro.note(message)),
     subscribe('tracing:express.router.request:start', (message) => onRouterTraceStart(templates, message as RouterTraceContext)),
     registerInstrumentations({ tracerProvider: provider, instrumentations: [new RouteInstrumentation(templates, noteRoute, logger, openLate)] }),
     // Next.js loaded already (start() from instrumentation.ts): its server is patched where it is.
