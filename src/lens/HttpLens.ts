@@ -102,6 +102,9 @@ export class HttpLens {
       clientDecodes: (stack) => (stack && capturingOrigins() ? decodingClientOnStack(stack) : decodingClientAgent(request.getHeader('user-agent'))),
     });
 
+    const socketPath = (request as { socketPath?: unknown }).socketPath;
+    if (typeof socketPath === 'string' && socketPath) record.viaSocketPath(socketPath);
+
     // Headers can change until they are sent: copied once, as plain data, when the first write() or end()
     // has sent them (or the request fails or closes before either).
     record.setRequest(UNSENT);

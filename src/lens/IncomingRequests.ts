@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { announceServer } from '../runtime/ownServers';
 import type { Span } from '@opentelemetry/api';
 import type { Recorder } from '../runtime/Recorder';
 import type { SourceHost, UnitSource } from '../runtime/UnitSource';
@@ -51,8 +52,10 @@ export class IncomingRequests implements UnitSource {
     // With the HTTP lens on, requests whose server span the app's instrumentation makes are followed too.
     if (this.host.config.http) this.host.joiner.followRequests({ request: this.requestHook, response: this.responseHook });
     return this.host.subscribe('http.server.request.start', (message) => {
-      const request = (message as { request?: object } | undefined)?.request;
+      const { request, server } = (message ?? {}) as { request?: object; server?: unknown };
       if (request) this.recorder.noteIncoming(request);
+      // Listed before it answers: a dev server proxying to it drops its own copy of the request (see proxyHop).
+      announceServer(this.host.config.root, server);
     });
   }
 

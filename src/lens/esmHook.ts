@@ -1,6 +1,6 @@
 import nodeModule from 'node:module';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import type { Logger } from '../util/logger';
@@ -9,6 +9,7 @@ let registered = false;
 const alsoHooked: string[] = [];
 const alsoImported: string[] = [];
 const alsoInThreads: string[] = [];
+const alsoFiles: string[] = [];
 
 /**
  * Adds a module to the loader's list (before the loader starts: its first hookEsmImports call): a package
@@ -17,10 +18,13 @@ const alsoInThreads: string[] = [];
  * `inThreads`: hooked in a worker thread too, where the other modules are left as they are (a test runner's
  * pool of threads loads its entry there).
  */
-export function alsoHookEsm(name: string, options: { imported?: boolean; inThreads?: boolean } = {}): void {
+export function alsoHookEsm(name: string, options: { imported?: boolean; inThreads?: boolean; byFile?: boolean } = {}): void {
   alsoHooked.push(name);
   if (options.imported) alsoImported.push(name);
   if (options.inThreads) alsoInThreads.push(name);
+  // `byFile`: also the file the name resolves to, for loaders that import it by its URL (see exportedFile).
+  const file = options.byFile ? exportedFile(name) : null;
+  if (file) alsoFiles.push(file);
 }
 
 /**
@@ -46,7 +50,7 @@ export function hookEsmImports(modules: string[], logger: Logger, esmOnly: strin
   if (typeof register !== 'function' && typeof registerHooks !== 'function') return;
   // The loader costs a CommonJS app startup time and memory for nothing its `require`s need, unless the app
   // can load an ESM-only package (`esmOnly`), which it can only `import()`.
-  const include = (isMainThread ? [...modules, ...alsoHooked] : alsoInThreads).filter(appCanLoad);
+  const include = isMainThread ? [...[...modules, ...alsoHooked].filter(appCanLoad), ...alsoFiles] : alsoInThreads.filter(appCanLoad);
   if (!entryMayBeEsm() && !include.some((name) => esmOnly.includes(name) || alsoImported.includes(name))) return;
   if (include.length === 0) return;
   try {
@@ -139,8 +143,52 @@ function appCanLoad(name: string): boolean {
     require.resolve(name, { paths: from });
     return true;
   } catch {
-    return false;
+    // An ESM-only package (exports with an `import` condition only) is not found by require.resolve: its folder is.
+    return from.some((dir) => installedAbove(dir, name));
   }
+}
+
+/** Whether the package of `specifier` (`@scope/name/sub` → `@scope/name`) is installed in `dir` or a folder above it. */
+function installedAbove(dir: string, specifier: string): boolean {
+  return packageFolder(dir, specifier) !== null;
+}
+
+function packageFolder(dir: string, specifier: string): string | null {
+  const name = specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+  for (let at = dir; ; at = path.dirname(at)) {
+    const folder = path.join(at, 'node_modules', name);
+    if (existsSync(path.join(folder, 'package.json'))) return folder;
+    if (path.dirname(at) === at) return null;
+  }
+}
+
+/**
+ * The file URL a package's ESM subpath export (`@sveltejs/kit/internal/server`) resolves to, as an `import` from the
+ * app's folder finds it, or null. A dev server that loads the package's modules by their resolved file URL
+ * (Vite's SSR loader importing an external) never uses the bare name the loader's list holds: the file is listed too.
+ */
+function exportedFile(specifier: string): string | null {
+  const from = [process.cwd()];
+  if (process.argv[1]) from.unshift(path.dirname(path.resolve(process.argv[1])));
+  const depth = specifier.startsWith('@') ? 2 : 1;
+  const subpath = ['.', ...specifier.split('/').slice(depth)].join('/');
+  for (const dir of from) {
+    const folder = packageFolder(dir, specifier);
+    if (!folder) continue;
+    try {
+      const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+      const entry = manifest.exports?.[subpath] as string | { import?: unknown; default?: unknown } | undefined;
+      const file = typeof entry === 'string' ? entry : typeof entry?.import === 'string' ? entry.import : entry?.default;
+      // As the loader sees it: a file URL of the real path (Node resolves links before it loads).
+      if (typeof file === 'string') return pathToFileURL(realpathSync(path.join(folder, file))).href;
+    } catch {
+      // not a package Probe can read: by its name only
+    }
+  }
+  return null;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Origin } from '../capture/types';
 import { BodyTap } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
 import { now } from './clock';
+import type { Endpoint } from './ownServers';
 
 type Headers = CallInput['requestHeaders'];
 
@@ -61,6 +62,7 @@ export class CallRecord {
   private hopStart: number;
   private redirects = 0;
   private remote: string | undefined;
+  private socketPath: string | undefined;
   private protocol: string | undefined;
   private connection: SocketTimes | null = null;
 
@@ -197,6 +199,18 @@ export class CallRecord {
     if (this.socket === socket) return;
     this.socket = socket;
     this.connectedTo(remote, protocol, claimSocket(socket));
+  }
+
+  /** The call goes over a unix socket (node:http's `socketPath`): its target, where a socket has no remote address. */
+  viaSocketPath(socketPath: string): void {
+    this.socketPath = socketPath;
+  }
+
+  /** Where the call connected: a unix socket's path, or the TCP peer (null: not connected, or not known). */
+  get target(): Endpoint | null {
+    if (this.socketPath) return { kind: 'unix', at: this.socketPath };
+    const match = this.remote ? /^(.*):(\d+)$/.exec(this.remote) : null;
+    return match ? { kind: 'tcp', host: match[1]!, at: match[2]! } : null;
   }
 
   /** Where the call went and how; `phases` are the connection's own (left out: not known, as on a reused one). */

@@ -24,6 +24,7 @@ import { unitOpenedBy } from './spanUnits';
 import { processName } from './processName';
 import { now } from './clock';
 import { isExcepted } from '../config/except';
+import { onlyProxied } from './proxyHop';
 import { BackgroundTicker } from './BackgroundTicker';
 import { threadName, threadOrigin } from './threads';
 
@@ -66,6 +67,8 @@ export class Recorder {
   /** The incoming request whose 'request' event is being emitted now (see noteIncoming), and its unit. */
   private readonly incoming = new EmittingRequest();
   private readonly requestUnits = new WeakMap<object, Unit>();
+  /** Routes told for a request before its unit opened (see noteRoute). */
+  private readonly earlyRoutes = new WeakMap<object, string | (() => unknown)>();
   private readonly meta: UnitInput['meta'];
   private readonly origins: OriginQueue;
   /** The process's command unit as closeAll stored it (see correctExitCode). */
@@ -257,6 +260,11 @@ export class Recorder {
    * found from the message, else from the active context; outside a request it is ignored.
    */
   noteRoute(request: object | undefined, route: string | (() => unknown)): void {
+    // Told as node:http starts the request, before its unit opens (a reader of a whole-server router: Nitro's).
+    if (request && request === this.incoming.current && !this.requestUnits.has(request)) {
+      this.earlyRoutes.set(request, route);
+      return;
+    }
     const unit = (request && this.requestUnits.get(request)) || this.activeUnit();
     if (unit.type !== 'request' || unit.closed) return;
     unit.routeFrom = route;
@@ -293,6 +301,8 @@ export class Recorder {
       }
       unit = new Unit('request', span.name, start, traceId, spanId, parentId);
       if (incoming) this.requestUnits.set(incoming, unit);
+      const early = incoming && this.earlyRoutes.get(incoming);
+      if (early) unit.routeFrom = early;
       decideBy = incomingTraceId(incoming) ?? traceId;
       this.servedRequest = true;
     } else if (opens?.type === 'consumer') {
@@ -382,6 +392,8 @@ export class Recorder {
     unit.openSpans.clear();
     this.nameOperation(unit);
     if (!unit.sampled || unit.superseded || this.excluded(unit.name)) return;
+    // A dev server's hop to the app's own server: that server's capture is the request's (see proxyHop).
+    if (onlyProxied(unit, this.config.root)) return;
     // Call sites still waiting for their turn (see OriginQueue) are resolved now, in the same one place.
     this.origins.flush();
     // A decoded size still being counted on the thread pool (a long compressed body that just ended) is

@@ -5,6 +5,7 @@ import { patchLayerHandle, patchRouterUse } from './expressRoutes';
 import { patchKoaContext } from './koaRoutes';
 import { patchHonoContext } from './honoRoutes';
 import { patchNextBaseServer } from './nextRoutes';
+import { patchSvelteKitServer } from './svelteKitRoutes';
 import { patchReactRouter, wrapReactRouterExpress } from './reactRouterRoutes';
 import { recordPatch } from '../../util/patches';
 import type { OpenLate } from '../LateRequests';
@@ -13,7 +14,7 @@ type NoteRoute = (request: object | undefined, route: string | (() => unknown)) 
 
 /**
  * The frameworks whose route template cannot be read through a diagnostics channel: Express 4, Express 5 on
- * router < 2.3, Koa, Hono, Next.js and React Router, patched as their modules are required (CommonJS). Fastify and router >= 2.3
+ * router < 2.3, Koa, Hono, Next.js, React Router and SvelteKit, patched as their modules are required (CommonJS). Fastify and router >= 2.3
  * need no patch (see fastifyRoutes, expressRoutes). Each patch goes through the ledger (util/patches).
  */
 export class RouteInstrumentation extends InstrumentationBase {
@@ -49,6 +50,10 @@ export class RouteInstrumentation extends InstrumentationBase {
       // React Router in framework mode: the route its own matcher finds in the build (see reactRouterRoutes).
       this.module('react-router', ['>=7.0.0 <8'], (exports) => patchReactRouter(exports, this.noteRoute)),
       new InstrumentationNodeModuleDefinition('@react-router/express', ['>=7.0.0 <8'], (exports) => this.expressCopy(exports)),
+      // SvelteKit: its route id, read off the request event it hands the app's hooks (see svelteKitRoutes).
+      new InstrumentationNodeModuleDefinition('@sveltejs/kit', ['>=2.0.0 <3'], undefined, undefined, [
+        this.file('@sveltejs/kit/src/exports/internal/server.js', ['>=2.0.0 <3'], (exports) => patchSvelteKitServer(exports, this.noteRoute)),
+      ]),
       // Next.js: the route it matched, read from its request meta (see nextRoutes).
       new InstrumentationNodeModuleDefinition('next', ['>=13.4.0 <17'], undefined, undefined, [
         this.file('next/dist/server/base-server.js', ['>=13.4.0 <17'], (exports) => patchNextBaseServer(exports, this.noteRoute, this.openLate)),

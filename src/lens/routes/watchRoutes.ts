@@ -7,6 +7,7 @@ import { onRouterTraceStart, type RouterTraceContext } from './expressRoutes';
 import { onFastifyInit } from './fastifyRoutes';
 import { RouteInstrumentation } from './RouteInstrumentation';
 import { patchLoadedNextServer } from './nextRoutes';
+import { NitroRequests } from './nitroRoutes';
 
 import type { SourceFactory, Subscribe } from '../../runtime/UnitSource';
 import { lateRequests, type OpenLate } from '../LateRequests';
@@ -25,8 +26,10 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
     if (!stopped) recorder.noteRoute(request, route);
   };
   const templates = new ExpressTemplates(noteRoute);
+  const nitro = new NitroRequests(noteRoute);
   const undos = [
     subscribe('fastify.initialization', (message) => onFastifyInit(message, noteRoute, logger)),
+    subscribe('http.server.request.start', (message) => nitro.note(message)),
     subscribe('tracing:express.router.request:start', (message) => onRouterTraceStart(templates, message as RouterTraceContext)),
     registerInstrumentations({ tracerProvider: provider, instrumentations: [new RouteInstrumentation(templates, noteRoute, logger, openLate)] }),
     // Next.js loaded already (start() from instrumentation.ts): its server is patched where it is.
@@ -46,6 +49,8 @@ export function routeTemplates(requests: IncomingRequests): SourceFactory {
   // Listed before any source is made (the loader takes the modules listed when the first one registers it):
   // react-router-serve, a CommonJS command, imports the app's build and React Router as ES modules.
   alsoHookEsm('react-router', { imported: true });
+  // SvelteKit's server (adapter-node's build, Vite's dev server) imports its request store module by this name.
+  alsoHookEsm('@sveltejs/kit/internal/server', { imported: true, byFile: true });
   return ({ recorder, provider, subscribe, logger }) => ({
     name: 'routes',
     instrumentations: [],
