@@ -28,6 +28,7 @@ interface Listed {
 
 const announced = new WeakSet<object>();
 const mine: Endpoint[] = [];
+let cleaned = false;
 
 function folderOf(root: string): string {
   return path.join(root, '.probe', 'servers');
@@ -56,13 +57,30 @@ export function announceServer(root: string, server: unknown): void {
     // Only inside a real `.probe` (one a link leads elsewhere is the file store's to refuse, not to write through).
     if (fs.lstatSync(path.join(root, '.probe'), { throwIfNoEntry: false })?.isSymbolicLink()) return;
     makePrivateFolder(folder);
+    // The folder itself must be one (a link put in its place leads elsewhere): never written through.
+    if (!fs.lstatSync(folder).isDirectory()) return;
+    if (!cleaned) {
+      cleaned = true;
+      removeEnded(folder);
+    }
     const listed: Listed = { pid: process.pid, servers: mine };
     const file = path.join(folder, `${process.pid}-${threadId}.json`);
     const temporary = `${file}.${process.hrtime.bigint()}.tmp`;
-    fs.writeFileSync(temporary, JSON.stringify(listed), { mode: FILE_MODE });
+    // 'wx': created here, never an existing file or a link's target; the rename replaces the name, not a target.
+    fs.writeFileSync(temporary, JSON.stringify(listed), { mode: FILE_MODE, flag: 'wx' });
     fs.renameSync(temporary, file);
   } catch {
     // unlisted: its proxy's captures stay as they were
+  }
+}
+
+/** The lists of processes that have ended are removed (once per process, at its first listing): regular files only. */
+function removeEnded(folder: string): void {
+  for (const name of fs.readdirSync(folder)) {
+    const pid = Number(/^(\d+)-\d+\.json$/.exec(name)?.[1]);
+    if (!pid || alive(pid)) continue;
+    const file = path.join(folder, name);
+    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) fs.rmSync(file, { force: true });
   }
 }
 
