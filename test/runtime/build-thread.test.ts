@@ -144,7 +144,7 @@ test('with the Redis store, no capture is built or serialized on the app thread,
       }
     };
     const threaded = await runWith('threaded:', '', 'require');
-    assert.deepEqual(threaded.work, { builds: 0, masked: 0, serialised: 0 });
+    assert.deepEqual(threaded.work, { builds: 0, masked: 0, serialised: 0, rows: 0, rowsSerialised: 0 });
     const here = await runWith('here:', "require('probe').start({ mask: { headers: { 'x-not-sent': { mask: () => 'x' } } } });", 'none');
     assert.equal(here.work.builds, 13);
     // What a capture says of its calls, without what differs between two runs (ids, times, ports, pids).
