@@ -2,29 +2,33 @@ import type { Capture, CaptureSpan, HttpRow, RequestSection, Summary } from '../
 import type { ResolvedConfig } from '../config/types';
 import type { CallInput, FoldedCallsInput, UnitInput } from './input';
 import { buildHttpRow } from './httpRow';
+import type { RowCache } from './RowCache';
 import { parseUrl } from './endpoint';
 import { emptyFold, foldCall, mergeFold } from './fold';
 import { threadWork } from '../util/threadWork';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
-/** Turns one recorded unit of work into a stored capture record: masking, rows, summary, spans. Pure. */
-export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
+/**
+ * Turns one recorded unit of work into a stored capture record: masking, rows, summary, spans. Pure. With `rows`,
+ * the rows of ended calls come from that cache (built once for every version of a long unit: RowCache).
+ */
+export function buildCapture(unit: UnitInput, config: ResolvedConfig, rows?: RowCache): Capture {
   threadWork.builds++;
   const lens = config.http;
   const calls = [...unit.calls].sort((a, b) => a.start - b.start);
-  const rows: HttpRow[] = [];
+  const httpRows: HttpRow[] = [];
   const rowOf = new Map<CallInput, number>();
   const folded = unit.folded;
   let dropped = folded?.count ?? 0;
   if (lens) {
     for (const call of calls) {
-      if (rows.length >= lens.max_rows) {
+      if (httpRows.length >= lens.max_rows) {
         dropped++;
         continue;
       }
-      rowOf.set(call, rows.length);
-      rows.push(buildHttpRow(call, unit.startedAt, unit.endedAt, lens));
+      rowOf.set(call, httpRows.length);
+      httpRows.push(rows ? rows.rowOf(call, unit.startedAt, unit.endedAt, lens) : buildHttpRow(call, unit.startedAt, unit.endedAt, lens));
     }
   }
 
@@ -35,7 +39,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
   const masker = (lens ?? config).masker;
   // A name may quote a URL with its password (a command's arguments, a span's name): masked as text.
   const name = masker.text(unit.name);
-  const kept = Math.min(rows.length, calls.length);
+  const kept = Math.min(httpRows.length, calls.length);
   for (let i = 0; i < kept; i++) foldCall(counted, calls[i]!, unit.endedAt, masker);
   if (folded) mergeFold(counted, folded);
   for (let i = kept; i < calls.length; i++) foldCall(counted, calls[i]!, unit.endedAt, masker);
@@ -49,7 +53,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
 
   const sections: Capture['sections'] = {};
   if (unit.request) sections.request = requestSection(unit, config);
-  if (lens) sections.http = rows;
+  if (lens) sections.http = httpRows;
 
   return {
     schema_version: 1,
@@ -69,7 +73,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig): Capture {
     job_id: unit.jobId,
     meta: { ...unit.meta },
     summary,
-    spans: buildSpans(unit, name, calls, rowOf, rows, counted.pools),
+    spans: buildSpans(unit, name, calls, rowOf, httpRows, counted.pools),
     sections,
   };
 }

@@ -11,11 +11,13 @@ import { binaryBodyBase64, bodyBytes, bytesToText, decodeContent, gzipStatedSize
 import { payloadOf } from './payload';
 import { jsonBodyCapture, storedOnce } from './jsonBody';
 import { grpcStatus } from './grpcStatus';
+import { threadWork } from '../util/threadWork';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
 /** One HTTP row (docs/capture-format.md) from one recorded call. Pure: everything it needs is in its arguments. */
 export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number, lens: ResolvedHttpLens): HttpRow {
+  threadWork.rows++;
   const { masker } = lens;
   const method = call.method.toUpperCase();
   const facts = urlFacts(call.url, masker);

@@ -20,6 +20,8 @@ interface UnitStore {
   settleSync(): number;
   /** A unit's last version will never be handed over (dropped here): what its thread keeps of it goes. */
   forgetUnit?(id: string): void;
+  /** Whether a running thread keeps this unit's earlier calls (it was stored in parts): its last version goes there. */
+  keepsParts?(id: string): boolean;
 }
 
 function unitStoreOf(store: Store): UnitStore | null {
@@ -99,6 +101,20 @@ export class CaptureWriter {
     }
     this.queue.push(unit);
     this.schedule();
+  }
+
+  /**
+   * At exit, before settleHandedSync: the last versions of units whose earlier calls the store's thread keeps (a
+   * script's or poller's command capture, stored in parts while it ran) are handed to it, with only their new calls,
+   * rather than built here whole: every row built and serialised again on the app's thread as the process ends.
+   */
+  handKeptSync(): void {
+    const units = this.units;
+    if (!units?.keepsParts || this.halted) return;
+    const kept = this.queue.filter((unit) => units.keepsParts!(unit.id));
+    if (!kept.length) return;
+    this.queue = this.queue.filter((unit) => !kept.includes(unit));
+    for (const unit of kept) this.hand(units, unit);
   }
 
   /** Builds everything still queued, without storing it (for the synchronous exit path). */

@@ -37,7 +37,9 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     // captures could start that thread and hold the ending process for its start-up, which a runner notices
     // (Jest reports a process that outlives its run by a second). Other drivers store them asynchronously.
     // The store's thread finishes the units it was handed first: a later version of a unit stored while it ran
-    // (the process's command capture) is written here after them, never under them.
+    // (the process's command capture) is written here after them, never under them; or, when the thread keeps its
+    // earlier calls, handed to it with only its new ones (handKeptSync).
+    writer.handKeptSync();
     writer.settleHandedSync();
     const left = writer.takeQueued();
     if (left.length && !writer.putAllSync(left)) for (const capture of left) writer.put(capture);
@@ -52,6 +54,7 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     if (isMainThread) threads.flushAllSync(code);
     recorder.closeAll(code, crashed ? 'error' : 'exit');
     // Units the store's thread was handed: it is still running, and finishes them while this thread waits.
+    writer.handKeptSync();
     writer.settleHandedSync();
     const captures = [...writer.unconfirmed(), ...writer.takeQueued()];
     writer.sayLost();

@@ -14,7 +14,8 @@ import { chainOf, MISSING, pinChange, pinFolder, type FolderPin } from './folder
 import { FILE_MODE, makePrivateFolder, tightenOnce } from './privateFolder';
 import { StoreError } from './StoreError';
 import { unwritableFolder } from './folderWritable';
-import { threadWork } from '../util/threadWork';
+import { captureText } from './captureText';
+import type { RowCache } from '../builder/RowCache';
 
 export interface FileStoreOptions {
   /** Folder of the capture files (absolute, or relative to the working directory). */
@@ -52,12 +53,19 @@ export interface PreparedPut {
   captureText: string;
 }
 
-/** Checks and serializes a capture for a put (pure: the app's thread does it, the writes may run elsewhere). */
-export function preparePut(capture: Capture): PreparedPut {
+/**
+ * Checks and serializes a capture for a put (pure: the app's thread does it, the writes may run elsewhere). With
+ * `rows`, the rows that cache built are serialised once for every version of their capture (captureText).
+ */
+export function preparePut(capture: Capture, rows?: RowCache): PreparedPut {
   if (!isValidCaptureId(capture?.id)) throw badId(capture?.id);
   const row = indexRowOf(capture);
-  threadWork.serialised++;
-  return { id: capture.id, name: captureNameOf(orderKeyOf(row.started_at), capture.id), rowText: JSON.stringify(row), captureText: JSON.stringify(capture) };
+  return {
+    id: capture.id,
+    name: captureNameOf(orderKeyOf(row.started_at), capture.id),
+    rowText: JSON.stringify(row),
+    captureText: captureText(capture, rows),
+  };
 }
 
 function badId(id: unknown): StoreError {

@@ -9,7 +9,8 @@ import { CLEAR_SCRIPT, INDEX_SCRIPT, PUT_SCRIPT, type RedisScript } from './redi
 import { StoreError } from './StoreError';
 import { readableCapture } from '../capture/readableCapture';
 import { withDeadline } from '../util/deadline';
-import { threadWork } from '../util/threadWork';
+import { captureText } from './captureText';
+import type { RowCache } from '../builder/RowCache';
 
 export interface RedisStoreOptions {
   /** `redis://` or `rediss://` URL of the server. */
@@ -112,13 +113,15 @@ export class RedisStore implements Store {
     return { ...this.counters };
   }
 
-  /** Writes the capture now; rejects (a StoreError) when it cannot, so that the caller counts it lost. */
-  async put(capture: Capture): Promise<void> {
+  /**
+   * Writes the capture now; rejects (a StoreError) when it cannot, so that the caller counts it lost. `rows`: the
+   * cache its rows came from, whose texts are reused (captureText).
+   */
+  async put(capture: Capture, rows?: RowCache): Promise<void> {
     if (!isValidCaptureId(capture?.id)) throw new StoreError('PROBE_STORE_BAD_ID', `refusing to store a capture with id ${JSON.stringify(capture?.id)}`);
     const row = indexRowOf(capture);
     const score = Number.isFinite(row.started_at) ? String(row.started_at) : '0';
-    threadWork.serialised++;
-    const args = [capture.id, score, JSON.stringify(row), JSON.stringify(capture), String(this.ttl), String(this.limit), this.rowPrefix, this.capturePrefix];
+    const args = [capture.id, score, JSON.stringify(row), captureText(capture, rows), String(this.ttl), String(this.limit), this.rowPrefix, this.capturePrefix];
     const keys = [this.indexKey, this.rowPrefix + capture.id, this.capturePrefix + capture.id];
     let client: Client;
     try {

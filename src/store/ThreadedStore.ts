@@ -8,6 +8,7 @@ import type { UnitInput } from '../builder/input';
 import type { Logger } from '../util/logger';
 import type { BuildSource } from './buildSource';
 import { buildCapture } from '../builder/buildCapture';
+import { RowCache } from '../builder/RowCache';
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import type { RedisStore } from './RedisStore';
 import { StoreError } from './StoreError';
@@ -18,16 +19,21 @@ import { bodyLength } from './bodyLength';
 import { packUnit, type PackedUnit } from './unitMessage';
 import { PartLedger, type Split } from './unitParts';
 import { diedOfHeap, MAX_THREAD_RESTARTS, THREAD_RESOURCE_LIMITS } from './threadLimits';
+import type { threadWork } from '../util/threadWork';
 import { readThreadMemory, sharedThreadMemory, type ThreadMemory } from './threadMemory';
 
 /**
  * Puts (and units) written on the app's thread before the store's thread starts: a short script never pays for
  * a thread (starting one costs tens of ms of CPU and holds the end of a process that stores a few captures),
  * and building a small unit costs tens of µs. A unit keeping more body bytes than SMALL_UNIT_BYTES starts the
- * thread at once: building it here could stall the app's event loop past the 50 ms target.
+ * thread at once: building it here could stall the app's event loop past the 50 ms target. So does a running
+ * version (a unit stored again each second while it runs: a script's or poller's command capture) holding more than
+ * SMALL_RUNNING_CALLS calls: its calls keep coming, and built here the thread would build its rows again when it
+ * takes over, so each ended call is built and serialised once, on the thread (RowCache).
  */
 const PUTS_BEFORE_THREAD = 8;
 const SMALL_UNIT_BYTES = 64 * 1024;
+const SMALL_RUNNING_CALLS = 64;
 /** At exit: how long the app's thread waits for the store's thread to write the units it was handed. */
 const EXIT_WAIT_MS = 5_000;
 /**
@@ -95,6 +101,8 @@ export interface BatchDone {
   failed: Array<{ seq: number; code: string; message: string }>;
   /** After a batch of units: how many units the thread keeps calls of (open windows handed in parts). */
   windows?: number;
+  /** After a batch of units: the thread's work counters (util/threadWork), said under PROBE_DEBUG. */
+  work?: typeof threadWork;
 }
 
 /**
@@ -122,6 +130,8 @@ export class ThreadedStore implements Store {
   private unitBatch: Array<[number, PackedUnit, UnitInput]> = [];
   /** Units stored in parts: what the thread keeps of each (see unitParts.ts). */
   private readonly parts = new PartLedger();
+  /** Rows of the ended calls of units built here, built and serialised once for all their versions (RowCache). */
+  private readonly rows = new RowCache();
   /** Units in parts whose last version the thread will not get: it forgets them after the next batch. */
   private forgets: string[] = [];
   private windowsThere = 0;
@@ -184,7 +194,8 @@ export class ThreadedStore implements Store {
    * when the unit was dropped because the thread is behind (counted and said by the Backlog).
    */
   putUnit(unit: UnitInput): Promise<boolean> {
-    const small = !this.worker && this.puts < PUTS_BEFORE_THREAD && keptBytes(unit) <= SMALL_UNIT_BYTES;
+    const small =
+      !this.worker && this.puts < PUTS_BEFORE_THREAD && keptBytes(unit) <= SMALL_UNIT_BYTES && !(unit.partial && unit.calls.length > SMALL_RUNNING_CALLS);
     if (small || this.buildsThere === false || !this.available) return this.putBuiltHere(unit).then(() => true);
     const worker = this.thread();
     if (!worker) return this.putBuiltHere(unit).then(() => true);
@@ -235,6 +246,11 @@ export class ThreadedStore implements Store {
     );
   }
 
+  /** Whether the running thread, config loaded, keeps calls of this unit (its next version goes in parts). */
+  keepsParts(id: string): boolean {
+    return this.worker !== null && this.available && this.buildsThere === true && this.parts.has(id);
+  }
+
   /** The writer dropped this unit's last version (its queue was full): the thread drops what it keeps of it. */
   forgetUnit(id: string): void {
     this.forgetParts(id);
@@ -258,14 +274,14 @@ export class ThreadedStore implements Store {
   }
 
   private buildHere(unit: UnitInput): Capture {
-    return buildCapture(unit, this.config!);
+    return buildCapture(unit, this.config!, this.rows);
   }
 
   async put(capture: Capture): Promise<void> {
     // The Redis driver's writes do not block: built here, the capture is written by this thread's connection.
     const late = ++this.puts > PUTS_BEFORE_THREAD;
-    if (!(this.store instanceof FileStore)) return this.store.put(capture);
-    const prepared = preparePut(capture);
+    if (!(this.store instanceof FileStore)) return this.store.put(capture, this.rows);
+    const prepared = preparePut(capture, this.rows);
     const worker = late ? this.thread() : null;
     if (!worker) return this.store.putPrepared(prepared);
     const seq = ++this.seq;
@@ -460,8 +476,10 @@ export class ThreadedStore implements Store {
     if (this.pending.size === 0) this.idle();
   }
 
-  private settle({ done, failed, windows }: BatchDone): void {
+  private settle({ done, failed, windows, work }: BatchDone): void {
     if (windows !== undefined) this.windowsThere = windows;
+    // Tests read how often the thread built and serialised rows (a long unit's each once, whatever its versions).
+    if (work) this.logger?.debug(`store thread work: ${JSON.stringify(work)}`);
     for (const seq of done) this.take(seq)?.resolve();
     for (const { seq, code, message } of failed) {
       const pending = this.take(seq);

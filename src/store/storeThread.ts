@@ -14,12 +14,14 @@ import type { BatchDone, ThreadDriver, ThreadMessage } from './ThreadedStore';
 import type { BuildSource } from './buildSource';
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import { buildCapture } from '../builder/buildCapture';
+import { RowCache } from '../builder/RowCache';
 import { loadConfig } from '../config/load';
 import { unpackUnit } from './unitMessage';
 import { KeptParts, type PostedUnit } from './unitParts';
 import { sayThreadMemory } from './threadMemory';
 import { BodyRelease } from './BodyRelease';
 import { HeapCollector } from './HeapCollector';
+import { threadWork } from '../util/threadWork';
 
 const {
   store: driver,
@@ -62,17 +64,23 @@ interface Writer {
   syncWrites: boolean;
 }
 
+/**
+ * The rows of the calls this thread keeps (units in parts), built and serialised once for all their versions:
+ * weakly held, they go with the calls KeptParts drops with a unit's last version.
+ */
+const rows = new RowCache();
+
 function open(): Writer {
   if (driver.driver === 'file') {
     const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, pin: driver.pin, trimEveryMs: TRIM_EVERY_MS });
-    return { putPrepared: (prepared) => store.putPrepared(prepared), putBuilt: (capture) => store.putPrepared(preparePut(capture)), syncWrites: true };
+    return { putPrepared: (prepared) => store.putPrepared(prepared), putBuilt: (capture) => store.putPrepared(preparePut(capture, rows)), syncWrites: true };
   }
   // Loaded only here: the thread of an app on the file store never loads the Redis driver.
   const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');
   const store = new RedisStore({ url: driver.url, prefix: driver.prefix, ttl: driver.ttl, limit: driver.limit });
   return {
     putPrepared: () => Promise.reject(new Error('the Redis store takes built captures')),
-    putBuilt: (capture) => store.put(capture),
+    putBuilt: (capture) => store.put(capture, rows),
     syncWrites: false,
   };
 }
@@ -150,7 +158,7 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
   // The capture holds strings only: the unit's bodies go as soon as it is built (BodyRelease).
   const built = (seq: number, posted: PostedUnit): Capture => {
     try {
-      return buildCapture(unitOf(seq), config!);
+      return buildCapture(unitOf(seq), config!, rows);
     } finally {
       bodies.done(posted);
     }
@@ -195,6 +203,7 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
     );
   });
   if (units) outcome.windows = kept.size;
+  if (units) outcome.work = threadWork;
   void Promise.all(puts).then(() => {
     sayThreadMemory(memory, heap.collections);
     port.postMessage(outcome);

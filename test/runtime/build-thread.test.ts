@@ -40,7 +40,7 @@ test('with the file store, no capture is built, masked or serialized on the app 
   const app = new TestApp({ 'run.js': jobs(''), 'probe.config.mjs': "export default { mask: { inputs: ['note'] } };\n" });
   const run = await app.run('run.js', { env: { UP: upstream.url, WORK } });
   assert.equal(run.code, 0, run.stderr);
-  assert.deepEqual(workOf(run.stdout), { builds: 0, masked: 0, serialised: 0 }, run.stderr);
+  assert.deepEqual(workOf(run.stdout), { builds: 0, masked: 0, serialised: 0, rows: 0, rowsSerialised: 0 }, run.stderr);
   const captures = app.captures();
   assert.deepEqual(captures.map((c) => c.name).sort(), ['big', ...Array.from({ length: 11 }, (_, i) => `job ${i}`), 'run.js'].sort());
   const big = captures.find((c) => c.name === 'big')!.sections.http![0]!;
@@ -144,7 +144,7 @@ test('with the Redis store, no capture is built or serialized on the app thread,
       }
     };
     const threaded = await runWith('threaded:', '', 'require');
-    assert.deepEqual(threaded.work, { builds: 0, masked: 0, serialised: 0 });
+    assert.deepEqual(threaded.work, { builds: 0, masked: 0, serialised: 0, rows: 0, rowsSerialised: 0 });
     const here = await runWith('here:', "require('probe').start({ mask: { headers: { 'x-not-sent': { mask: () => 'x' } } } });", 'none');
     assert.equal(here.work.builds, 13);
     // What a capture says of its calls, without what differs between two runs (ids, times, ports, pids).
