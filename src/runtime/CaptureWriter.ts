@@ -71,6 +71,10 @@ export class CaptureWriter {
    * later capture is dropped here, neither built nor counted (the line said nothing more is stored).
    */
   private halted = false;
+  /** Ids of running versions lost (see lose): bounded by the units stored while they run, one per process or thread. */
+  private readonly lostRunning = new Set<string>();
+  /** Why the store fails now, when the store said it (the capture folder): repeated with the count at exit. */
+  private outage: string | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(
@@ -86,7 +90,7 @@ export class CaptureWriter {
   enqueue(unit: UnitInput): void {
     if (this.stopping || this.halted) return;
     if (this.queue.length >= MAX_QUEUE) {
-      this.lose();
+      this.lose(unit.id, unit.status === 'running');
       // The last version of a unit stored in parts: the store's thread would otherwise keep its earlier calls.
       if (!unit.partial) this.units?.forgetUnit?.(unit.id);
       this.logger.warnOnce('writer-queue-full', `capture queue full (${MAX_QUEUE}); dropping captures until the store catches up`);
@@ -176,16 +180,7 @@ export class CaptureWriter {
         this.written(item);
         // Dropped by a store whose thread is behind: counted here, said by the store (with its bytes).
         if (handed && kept === false) return void this.dropped++;
-        this.stored++;
-        if (this.failing) {
-          this.logger.warn(
-            `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
-          );
-        } else if (this.unreported) {
-          this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
-        }
-        this.failing = false;
-        this.unreported = 0;
+        this.succeeded(item);
       },
       (error: unknown) => {
         if (haltsStore(error)) {
@@ -194,14 +189,42 @@ export class CaptureWriter {
           this.written(item);
           return;
         }
-        this.lose();
-        // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
-        if (this.failing) this.logger.debug('could not store a capture', error);
-        else this.logger.warn('could not store a capture', error);
-        this.failing = true;
+        this.failed(item, error);
         this.written(item);
       },
     );
+  }
+
+  private succeeded(item: Capture | UnitInput): void {
+    this.stored++;
+    // A running version was lost, and this later version of the same capture is stored: nothing of it was lost.
+    if (this.lostRunning.delete(item.id)) {
+      this.dropped--;
+      this.unreported = Math.max(0, this.unreported - 1);
+    }
+    if (this.failing) {
+      this.logger.warn(
+        `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
+      );
+    } else if (this.unreported) {
+      this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
+    }
+    this.failing = false;
+    this.outage = null;
+    this.unreported = 0;
+  }
+
+  private failed(item: Capture | UnitInput, error: unknown): void {
+    this.lose(item.id, item.status === 'running');
+    const code = (error as { code?: unknown })?.code;
+    // The file store's own message names the folder, why and what to do: said as it is.
+    const told = code === 'PROBE_STORE_UNWRITABLE' || code === 'PROBE_STORE_WRITE';
+    // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
+    if (this.failing) this.logger.debug('could not store a capture', error);
+    else if (told) this.logger.warn(String((error as Error).message));
+    else this.logger.warn('could not store a capture', error);
+    this.failing = true;
+    if (told) this.outage = 'the capture folder could not be written';
   }
 
   /**
@@ -210,16 +233,27 @@ export class CaptureWriter {
    */
   sayLost(): void {
     if (!this.unreported) return;
-    const why = this.failing
-      ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)`
-      : this.lostAtExit
-        ? ` at exit (the store's thread could not write them)`
-        : '';
+    const why = this.outage
+      ? ` while ${this.outage}`
+      : this.failing
+        ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)`
+        : this.lostAtExit
+          ? ` at exit (the store's thread could not write them)`
+          : '';
     this.logger.warn(`${this.unreported} capture(s) were lost${why} (${this.dropped} since start)`);
     this.unreported = 0;
   }
 
-  private lose(): void {
+  /**
+   * Counts captures, not writes: a unit stored while it runs (the process's command capture) and its last version
+   * are one capture, lost once however many of its versions fail.
+   */
+  private lose(id: string, running: boolean): void {
+    if (this.lostRunning.has(id)) {
+      if (!running) this.lostRunning.delete(id);
+      return;
+    }
+    if (running) this.lostRunning.add(id);
     this.dropped++;
     this.unreported++;
   }
@@ -249,8 +283,9 @@ export class CaptureWriter {
     for (const capture of captures) {
       try {
         this.store.putSync(capture);
+        this.succeeded(capture);
       } catch (error) {
-        this.logger.warnOnce('store-put-failed', 'could not store a capture', error);
+        this.failed(capture, error);
       }
     }
     return true;

@@ -54,8 +54,9 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     // Units the store's thread was handed: it is still running, and finishes them while this thread waits.
     writer.settleHandedSync();
     const captures = [...writer.unconfirmed(), ...writer.takeQueued()];
-    writer.sayLost();
     if (captures.length && !writer.putAllSync(captures)) writeSync(recorder, captures);
+    // After the last writes: a capture that fails at exit is in the count.
+    writer.sayLost();
   };
   // The code the process exits with is `process.exitCode` as the last listener leaves it (process.exit(n) sets it
   // too); the argument is the code when 'exit' was emitted.
