@@ -5,7 +5,14 @@ import path from 'node:path';
 
 /** Every relative link of the README, CONTRIBUTING and the docs pages leads to a file there, and to a heading of it. */
 const ROOT = path.resolve(__dirname, '..', '..');
-const PAGES = ['README.md', 'CONTRIBUTING.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** The text outside fenced blocks and inline code: a link-like text in a code sample is not a link. */
 function prose(text: string): string {
