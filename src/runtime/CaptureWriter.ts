@@ -7,7 +7,6 @@ import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
 import { buildCapture } from '../builder/buildCapture';
 import { withDeadline } from '../util/deadline';
-import { unwritableLine } from './unwritableStore';
 
 /**
  * A store that builds ended units itself, off the app's thread (the file and Redis stores as apps get them:
@@ -32,8 +31,6 @@ function unitStoreOf(store: Store): UnitStore | null {
 }
 
 const MAX_QUEUE = 500;
-/** Ids of lost captures remembered to count each once (beyond it, every loss counts). */
-const MAX_LOST_IDS = 10_000;
 const DRAIN_BATCH = 20;
 /** Puts awaited at once: past it units wait in the queue, so a store that hangs fills the queue and drops are counted. */
 const MAX_IN_FLIGHT = 64;
@@ -63,8 +60,6 @@ export class CaptureWriter {
   private waiting: Array<() => void> = [];
   /** Captures lost (queue full, put failed or timed out) since the process started. */
   dropped = 0;
-  /** The captures counted in `dropped` by id (a capture's versions count once). */
-  private readonly lostIds = new Set<string>();
   /** Units the store's thread had not written, or failed to write, when the process ended (settleHandedSync). */
   private lostAtExit = false;
   /** Captures the store confirmed. */
@@ -78,6 +73,10 @@ export class CaptureWriter {
    * later capture is dropped here, neither built nor counted (the line said nothing more is stored).
    */
   private halted = false;
+  /** Ids of running versions lost (see lose): bounded by the units stored while they run, one per process or thread. */
+  private readonly lostRunning = new Set<string>();
+  /** Why the store fails now, when the store said it (the capture folder): repeated with the count at exit. */
+  private outage: string | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(
@@ -93,7 +92,7 @@ export class CaptureWriter {
   enqueue(unit: UnitInput): void {
     if (this.stopping || this.halted) return;
     if (this.queue.length >= MAX_QUEUE) {
-      this.lose(unit);
+      this.lose(unit.id, unit.status === 'running');
       // The last version of a unit stored in parts: the store's thread would otherwise keep its earlier calls.
       if (!unit.partial) this.units?.forgetUnit?.(unit.id);
       this.logger.warnOnce('writer-queue-full', `capture queue full (${MAX_QUEUE}); dropping captures until the store catches up`);
@@ -197,17 +196,7 @@ export class CaptureWriter {
         this.written(item);
         // Dropped by a store whose thread is behind: counted here, said by the store (with its bytes).
         if (handed && kept === false) return void this.dropped++;
-        this.stored++;
-        this.found(item);
-        if (this.failing) {
-          this.logger.warn(
-            `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
-          );
-        } else if (this.unreported) {
-          this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
-        }
-        this.failing = false;
-        this.unreported = 0;
+        this.succeeded(item);
       },
       (error: unknown) => {
         if (haltsStore(error)) {
@@ -216,12 +205,42 @@ export class CaptureWriter {
           this.written(item);
           return;
         }
-        this.lose(item);
-        // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
-        this.sayFailure(error);
+        this.failed(item, error);
         this.written(item);
       },
     );
+  }
+
+  private succeeded(item: Capture | UnitInput): void {
+    this.stored++;
+    // A running version was lost, and this later version of the same capture is stored: nothing of it was lost.
+    if (this.lostRunning.delete(item.id)) {
+      this.dropped--;
+      this.unreported = Math.max(0, this.unreported - 1);
+    }
+    if (this.failing) {
+      this.logger.warn(
+        `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
+      );
+    } else if (this.unreported) {
+      this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
+    }
+    this.failing = false;
+    this.outage = null;
+    this.unreported = 0;
+  }
+
+  private failed(item: Capture | UnitInput, error: unknown): void {
+    this.lose(item.id, item.status === 'running');
+    const code = (error as { code?: unknown })?.code;
+    // The file store's own message names the folder, why and what to do: said as it is.
+    const told = code === 'PROBE_STORE_UNWRITABLE' || code === 'PROBE_STORE_WRITE';
+    // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
+    if (this.failing) this.logger.debug('could not store a capture', error);
+    else if (told) this.logger.warn(String((error as Error).message));
+    else this.logger.warn('could not store a capture', error);
+    this.failing = true;
+    if (told) this.outage = 'the capture folder could not be written';
   }
 
   /**
@@ -230,47 +249,29 @@ export class CaptureWriter {
    */
   sayLost(): void {
     if (!this.unreported) return;
-    const why = this.failing
-      ? this.stored === 0
-        ? `: the ${this.config.storage.driver} store took none`
-        : ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)`
-      : this.lostAtExit
-        ? ` at exit (the store's thread could not write them)`
-        : '';
-    const total = this.dropped === this.unreported ? '' : ` (${this.dropped} since start)`;
-    this.logger.warn(`${this.unreported} capture(s) were lost${why}${total}`);
+    const why = this.outage
+      ? ` while ${this.outage}`
+      : this.failing
+        ? ` while the ${this.config.storage.driver} store failed (it had not answered again at exit)`
+        : this.lostAtExit
+          ? ` at exit (the store's thread could not write them)`
+          : '';
+    this.logger.warn(`${this.unreported} capture(s) were lost${why} (${this.dropped} since start)`);
     this.unreported = 0;
   }
 
   /**
-   * Counts a capture lost: once per capture, however many of its versions (a long unit's running versions, its
-   * last one) failed; a last version stored later takes it off again. Ids are kept while the outage is unsaid,
-   * bounded (past the bound each loss counts).
+   * Counts captures, not writes: a unit stored while it runs (the process's command capture) and its last version
+   * are one capture, lost once however many of its versions fail.
    */
-  private lose(item?: Capture | UnitInput): void {
-    const id = item?.id;
-    if (id !== undefined) {
-      if (this.lostIds.has(id)) return;
-      if (this.lostIds.size < MAX_LOST_IDS) this.lostIds.add(id);
+  private lose(id: string, running: boolean): void {
+    if (this.lostRunning.has(id)) {
+      if (!running) this.lostRunning.delete(id);
+      return;
     }
+    if (running) this.lostRunning.add(id);
     this.dropped++;
     this.unreported++;
-  }
-
-  /** A version of a capture counted lost was stored after all: its last version takes the loss back. */
-  private found(item: Capture | UnitInput): void {
-    if ((item as UnitInput).partial || !this.lostIds.delete(item.id)) return;
-    this.dropped--;
-    if (this.unreported) this.unreported--;
-  }
-
-  /** The outage's line: once, naming the folder and the fix where the store is a folder the user cannot write. */
-  private sayFailure(error: unknown): void {
-    if (this.failing) return void this.logger.debug('could not store a capture', error);
-    this.failing = true;
-    const line = unwritableLine(error, this.config);
-    if (line) this.logger.warn(line);
-    else this.logger.warn('could not store a capture', error);
   }
 
   private written(item: Capture | UnitInput): void {
@@ -298,10 +299,9 @@ export class CaptureWriter {
     for (const capture of captures) {
       try {
         this.store.putSync(capture);
-        this.found(capture);
+        this.succeeded(capture);
       } catch (error) {
-        this.lose(capture);
-        this.sayFailure(error);
+        this.failed(capture, error);
       }
     }
     return true;

@@ -57,8 +57,9 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
     writer.handKeptSync();
     writer.settleHandedSync();
     const captures = [...writer.unconfirmed(), ...writer.takeQueued()];
-    writer.sayLost();
     if (captures.length && !writer.putAllSync(captures)) writeSync(recorder, captures);
+    // After the last writes: a capture that fails at exit is in the count.
+    writer.sayLost();
   };
   // The code the process exits with is `process.exitCode` as the last listener leaves it (process.exit(n) sets it
   // too); the argument is the code when 'exit' was emitted.

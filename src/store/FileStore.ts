@@ -16,6 +16,8 @@ import { StoreError } from './StoreError';
 import { unwritableFolder } from './folderWritable';
 import { captureText } from './captureText';
 import type { RowCache } from '../builder/RowCache';
+import { isDenied, readFailure, writeFailure } from './folderFailure';
+import { threadWork } from '../util/threadWork';
 
 export interface FileStoreOptions {
   /** Folder of the capture files (absolute, or relative to the working directory). */
@@ -143,7 +145,7 @@ export class FileStore implements Store {
     } else {
       const outside = this.within === undefined ? null : folderOutside(this.path, this.within);
       if (outside) throw new ProbeConfigError('storage.file.path', `refusing to write captures: ${outside}`);
-      this.pin = pinFolder(this.path, this.within);
+      this.pin = pinOrNull(this.path, this.within);
       if (this.pin) {
         const tightened = tightenOnce(chainOf(this.path, this.within), this.path);
         if (tightened) this.logger?.warn(`made ${this.within ?? this.path} private (${tightened}): the captures in it were readable by other users`);
@@ -177,7 +179,11 @@ export class FileStore implements Store {
   private write(prepared: PreparedPut): void {
     // Checked again: a prepared put may come from another thread.
     if (!isValidCaptureId(prepared.id) || parseCaptureName(prepared.name)?.id !== prepared.id) throw badId(prepared.id);
-    this.writeAtomic(prepared.name, captureFileText(prepared.rowText, prepared.captureText, prepared.id));
+    try {
+      this.writeAtomic(prepared.name, captureFileText(prepared.rowText, prepared.captureText, prepared.id));
+    } catch (error) {
+      throw writeFailure(this.path, error);
+    }
   }
 
   /**
@@ -214,7 +220,7 @@ export class FileStore implements Store {
         text = await readRegular(path.join(this.path, entry.name));
       } catch (error) {
         if (isMissing(error)) continue; // removed by a concurrent trim
-        throw new StoreError('PROBE_STORE_READ', `cannot read capture ${id} in ${this.path}`, error);
+        throw readFailure(this.path, error);
       }
       const capture = text === null ? null : captureOfText(text);
       // The id inside must match the name: a file renamed by hand may hold another capture.
@@ -430,7 +436,7 @@ export class FileStore implements Store {
         .map((entry) => entry.name);
     } catch (error) {
       if (isMissing(error)) return [];
-      throw new StoreError('PROBE_STORE_READ', `cannot list ${this.path}`, error);
+      throw readFailure(this.path, error);
     }
   }
 
@@ -501,6 +507,19 @@ async function readRegular(file: string): Promise<string | null> {
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * The folder's pin at start, or null when this user may not look into the chain (a `.probe` made by another user):
+ * the first read or write then says which folder refused and what to do, where a bare EACCES would name neither.
+ */
+function pinOrNull(folder: string, within: string | undefined): FolderPin | null {
+  try {
+    return pinFolder(folder, within);
+  } catch (error) {
+    if (isDenied(error)) return null;
+    throw error;
   }
 }
 

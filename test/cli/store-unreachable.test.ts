@@ -11,7 +11,7 @@ function assertOneLine(result: { code: number | null; stdout: string; stderr: st
   assert.equal(result.stdout, '', command);
   const lines = result.stderr.split('\n').filter(Boolean);
   assert.equal(lines.length, 1, `${command}:\n${result.stderr}`);
-  assert.match(lines[0]!, new RegExp(`^probe ${command.split(' ')[0]}: cannot read the store: `), command);
+  assert.match(lines[0]!, new RegExp(`^probe ${command.split(' ')[0]}: cannot read (the store: |captures in )`), command);
   assert.match(lines[0]!, names, command);
   assert.doesNotMatch(result.stderr, /^\s+at /m, command);
   assert.doesNotMatch(result.stderr, /captures wait in a queue/, command);
@@ -60,5 +60,5 @@ test('a capture folder that cannot be read: one line naming it, exit 1', async (
   // Root reads any folder whatever its mode, so the folder is made unreadable as a folder: it is a file.
   const app = new TestApp();
   app.write('.probe/captures', 'not a folder');
-  for (const args of READS) assertOneLine(await app.cli(args), args.join(' '), /cannot list .*\.probe\/captures: ENOTDIR/);
+  for (const args of READS) assertOneLine(await app.cli(args), args.join(' '), /cannot read captures in .*\.probe\/captures: ENOTDIR: not a directory$/);
 });

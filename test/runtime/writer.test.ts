@@ -5,6 +5,7 @@ import { CaptureWriter } from '../../src/runtime/CaptureWriter';
 import { Unit } from '../../src/runtime/Unit';
 import { createLogger } from '../../src/util/logger';
 import { MemoryStore } from '../helpers/memory-store';
+import type { Capture } from '../../src/capture/types';
 
 const meta = { pid: 1, hostname: 'h', node: process.version, service: 'app' };
 
@@ -143,4 +144,52 @@ test('each outage is said once when it starts and once when it ends; an outage s
     '[probe] 4 capture(s) were lost while the file store failed (it had not answered again at exit) (11 since start)',
   ]);
   assert.equal(writer.dropped, 11);
+});
+
+test('captures are counted lost, not writes: a running version and the last version of one unit are one capture', async () => {
+  const config = resolveConfig({ root: '/app', configFile: null, file: {}, env: {} });
+  const lines: string[] = [];
+  let refuse = (_id: string) => true;
+  const store = new MemoryStore();
+  const failing = {
+    put: (capture: Capture) => (refuse(capture.id) ? Promise.reject(new Error('EACCES')) : store.put(capture)),
+    find: async () => null,
+    index: async () => [],
+    clear: async () => {},
+  };
+  const writer = new CaptureWriter(
+    config,
+    failing,
+    createLogger((line) => lines.push(line)),
+  );
+  const unit = new Unit('command', 'app.js', Date.now(), 'b'.repeat(32), null, null);
+  const running = unit.toInput(meta);
+  running.status = 'running';
+  running.partial = true;
+  running.endedAt = Date.now();
+  writer.enqueue(running);
+  await writer.flush();
+  writer.enqueue(ended('other'));
+  unit.endedAt = Date.now();
+  writer.enqueue(unit.toInput(meta));
+  await writer.flush();
+  assert.equal(writer.dropped, 2, lines.join('\n'));
+  writer.sayLost();
+  assert.match(lines.at(-1)!, /^\[probe\] 2 capture\(s\) were lost while the file store failed/);
+  assert.equal(lines.filter((line) => line.includes('could not store a capture')).length, 1, lines.join('\n'));
+
+  // A running version lost, and its last version stored: nothing of that capture was lost.
+  const second = new Unit('command', 'app.js', Date.now(), 'c'.repeat(32), null, null);
+  const early = second.toInput(meta);
+  early.status = 'running';
+  early.partial = true;
+  early.endedAt = Date.now();
+  writer.enqueue(early);
+  await writer.flush();
+  assert.equal(writer.dropped, 3);
+  refuse = () => false;
+  second.endedAt = Date.now();
+  writer.enqueue(second.toInput(meta));
+  await writer.flush();
+  assert.equal(writer.dropped, 2, lines.join('\n'));
 });

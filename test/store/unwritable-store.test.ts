@@ -1,11 +1,11 @@
-// A user who cannot write where the app runs (another user's checkout, a read-only `.probe`): the app runs as it
-// would without Probe, Probe says in one line which folder and how to fix it, then once, at exit, how many captures
-// were lost, counted once each however many versions of a long unit failed. `probe list` there says why the store
-// stays empty and fails. The app runs as the unprivileged `nobody` through runuser (the suite runs as root).
+// A user who cannot write where the app runs (another user's checkout, a read-only `.probe`): after the app ran
+// (as it would without Probe), `probe list` there says why the store stays empty, names the fix, and fails. What the
+// app's stderr says is unwritable-folder.test.ts's. The app runs as the unprivileged `nobody` through runuser.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT, TestApp } from '../helpers/app';
 import { collect, startChild } from '../helpers/child';
@@ -36,9 +36,21 @@ function nobodyUid(): number | null {
 const uid = nobodyUid();
 const skip = uid === null ? 'needs root and a nobody user (runuser)' : false;
 
+/** This Node where `nobody` can run it (the CI's other Node lines lie in root's home): a copy in a folder of its own. */
+let nodeCopy: string | undefined;
+function nodeForNobody(): string {
+  if (nodeCopy) return nodeCopy;
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'probe-node-'));
+  chmodSync(folder, 0o755);
+  nodeCopy = path.join(folder, 'node');
+  copyFileSync(process.execPath, nodeCopy);
+  chmodSync(nodeCopy, 0o755);
+  return nodeCopy;
+}
+
 function asNobody(app: TestApp, args: string[], preload: boolean) {
   const env = app.env({ preload: preload ? 'require' : 'none' });
-  const child = startChild('runuser', ['-u', 'nobody', '--', process.execPath, ...args], { cwd: app.dir, env });
+  const child = startChild('runuser', ['-u', 'nobody', '--', nodeForNobody(), ...args], { cwd: app.dir, env });
   return collect(child);
 }
 
@@ -57,25 +69,16 @@ function appFolder(kind: 'folder' | 'captures'): TestApp {
   return app;
 }
 
-describe('a store the user cannot write', { skip }, () => {
+describe('an empty store the user cannot write', { skip }, () => {
   for (const kind of ['folder', 'captures'] as const) {
-    it(`${kind === 'folder' ? 'an app folder of 0555' : 'a read-only .probe/captures'}: the app as without Probe, one line naming the folder and the fix, the exact loss once`, async () => {
+    it(`${kind === 'folder' ? 'an app folder of 0555' : 'a read-only .probe/captures'}: the app as without Probe; probe list says why the store stays empty and fails`, async () => {
       const app = appFolder(kind);
       const plain = await asNobody(app, ['app.js'], false);
       assert.equal(plain.code, 0, plain.stderr);
       const probed = await asNobody(app, ['app.js'], true);
       assert.equal(probed.code, plain.code);
       assert.equal(probed.stdout, plain.stdout);
-      const lines = probed.stderr.split('\n').filter(Boolean);
       const captures = path.join(app.dir, '.probe', 'captures');
-      assert.equal(lines.length, 2, probed.stderr);
-      assert.equal(
-        lines[0],
-        `[probe] cannot write captures in ${captures} (EACCES: permission denied for user nobody); calls are not recorded. Make that folder writable, or set PROBE_ROOT to a folder you can write.`,
-      );
-      // Three request captures and the process's command capture: four, whatever versions of the last were tried.
-      assert.equal(lines[1], '[probe] 4 capture(s) were lost: the file store took none');
-
       const list = await asNobody(app, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'list'], false);
       assert.equal(list.code, 1, list.stdout + list.stderr);
       const blocked = kind === 'folder' ? app.dir : captures;
@@ -86,14 +89,4 @@ describe('a store the user cannot write', { skip }, () => {
       assert.match(list.stdout, /set PROBE_ROOT to a folder you can write/);
     });
   }
-
-  it('a captures folder the user cannot read: probe list says so in one line and fails', async () => {
-    const app = appFolder('captures');
-    chmodSync(path.join(app.dir, '.probe', 'captures'), 0o000);
-    const list = await asNobody(app, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'list'], false);
-    assert.equal(list.code, 1);
-    assert.equal(list.stdout, '');
-    assert.match(list.stderr.trim(), /^probe list: cannot read the store: cannot list .*\.probe\/captures: EACCES/);
-    assert.equal(list.stderr.trim().split('\n').length, 1);
-  });
 });

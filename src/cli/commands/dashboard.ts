@@ -31,6 +31,14 @@ export const dashboard: CliCommand = async (argv, io) => {
   }
   const context = openContext(io);
   if (!context) return 2;
+  // A store this user cannot read (another user's capture folder, Redis down) is said now, in one line, not
+  // as an empty dashboard: the read throws the store's own error, which the CLI prints (storeFailure).
+  try {
+    await (context.store.ids ? context.store.ids() : context.store.index());
+  } catch (error) {
+    await closeContext(context);
+    throw error;
+  }
   const running = await serveDashboard(context, io, 'dashboard', { host: values.host, port, token });
   if (!running) {
     await closeContext(context);
