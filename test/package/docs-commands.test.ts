@@ -56,6 +56,8 @@ const NOT_RUN: Record<string, string> = {
     'needs the OpenTelemetry Collector binary (not an npm package) and a tracing backend; otel-collector.yaml is parsed in test/collector',
   'NODE_OPTIONS="--require probe/register" npx next dev': "needs a Next.js app of one's own; the preload under next dev is run in test/next",
   'NODE_OPTIONS="--require probe/register" npx jest': "needs the user's Jest suite; the preload under a pinned Jest is run in test/testrunner/jest.test.ts",
+  'NODE_OPTIONS="--require probe/register" npx vitest run':
+    "needs the user's Vitest suite; the preload under a pinned Vitest is run in test/testrunner/vitest-preload.test.ts",
   'NODE_OPTIONS="--require probe/register" npx mocha': "needs the user's Mocha suite; the preload under a pinned Mocha is run in test/testrunner/mocha.test.ts",
 };
 
