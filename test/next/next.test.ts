@@ -430,7 +430,8 @@ for (const version of VERSIONS) {
           answers,
           gets.map(() => 200),
         );
-        const deadline = Date.now() + 60_000;
+        // Only ends a wait that would never succeed: a loaded machine can take long to compile every route.
+        const deadline = Date.now() + 180_000;
         const stored = () => new Set(readCaptures(app).map((entry) => entry.row.name));
         while (Date.now() < deadline && !gets.every((expected) => stored().has(`GET ${expected.path}`)))
           await new Promise((resolve) => setTimeout(resolve, 250));
