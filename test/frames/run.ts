@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { SourceMap } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import type { Capture, HttpRow } from '../../src/capture/types';
 import { REPO_ROOT, eventually } from '../helpers/app';
 import { killGroup, runChild, startChild, waitForLine } from '../helpers/child';
@@ -37,7 +38,7 @@ const oracleColumns = new Map<string, number>();
  */
 export function oracles(output: string, app: string): Map<string, string> {
   const found = new Map<string, string>();
-  for (const match of output.matchAll(/^ORACLE (\S+) .*?\(?((?:file:\/\/)?\/[^\s()]+):(\d+):(\d+)\)?$/gm)) {
+  for (const match of stripVTControlCharacters(output).matchAll(/^(?:.*?[\s\]])?ORACLE (\S+) .*?\(?((?:file:\/\/)?\/[^\s()]+):(\d+):(\d+)\)?$/gm)) {
     const file = match[2]!.startsWith('file://') ? fileURLToPath(match[2]!) : match[2]!;
     const at = `${path.relative(fs.realpathSync(app), fs.realpathSync(file))}:${match[3]}`;
     found.set(match[1]!, at);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { after } from 'node:test';
+import { stripVTControlCharacters } from 'node:util';
 // @ts-expect-error plain .mjs shared with the runner's watchdog (scripts/test-watchdog.mjs)
 import { liveChildren, killAll, killGroup } from '../../scripts/test-children.mjs';
 
@@ -101,7 +102,8 @@ export function waitForLine(child: ChildProcess, pattern: RegExp, timeout = READ
     const onErr = (chunk: Buffer) => (errors += chunk.toString());
     const onOut = (chunk: Buffer) => {
       buffer += chunk.toString();
-      const match = buffer.match(pattern);
+      // Tools colour their output when they think a person or CI reads it (picocolors does when `CI` is set).
+      const match = stripVTControlCharacters(buffer).match(pattern);
       if (match) {
         done();
         resolve(match);
