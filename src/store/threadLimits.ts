@@ -5,7 +5,7 @@ import type { ResourceLimits } from 'node:worker_threads';
  * under bench/peers.mjs at 50 KB with V8's defaults, the thread's heap reached 82 MB, most of it young generation:
  * V8 sizes the young generation by the machine's memory (up to 3 × 16 MiB semi-spaces), and every unit it builds
  * makes tens of 50 KB strings that die within the batch. A small young generation collects them a few MB at a time;
- * the old generation's bound only stops a runaway build. 4 MB rather than 8 (helper h-rss2, 50 KB answers, load 15-17):
+ * the old generation's bound only stops a runaway build. 4 MB rather than 8 (50 KB answers, load 15-17):
  * the thread's heap total at rest 12 MB against 16, under bench/store-rss.mjs's 80 units/s peak RSS 87-98 MB against
  * 90-105, under bench/peers.mjs 167-178 against 166-193; paired CPU 0.981 (0.968-1.001) of the 8 MB build. A unit too large to build within it kills
  * the thread with ERR_WORKER_OUT_OF_MEMORY: ThreadedStore counts the units it held as lost, says so once, and
