@@ -28,6 +28,7 @@ import { undiciLens } from './lens/UndiciLens';
 import { fetchLens } from './lens/fetchLens';
 import { http2Lens } from './lens/Http2Lens';
 import { libraryEntriesLens } from './lens/libraryEntries';
+import { learnedHopsLens } from './lens/learnedHops';
 import { undiciInterceptorsLens } from './lens/undiciInterceptors';
 import { routeTemplates } from './lens/routes/watchRoutes';
 import { TEST_RUNNERS, isTestRunnerProcess } from './testrunner/runners';
@@ -108,6 +109,7 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       httpLens(requests),
       ...TEST_RUNNERS.map((runner) => runner.units),
       () => requests,
+      learnedHopsLens,
       undiciLens,
       fetchLens,
       libraryEntriesLens,

@@ -186,7 +186,7 @@ export class CallRecord {
       if (withOrigin && !this._byAgent && !this._origin) {
         this._origin = entryOrigin(this.entry, root);
         // No app frame and no entry: the library hopped where V8 does not link; learned for its next calls.
-        if (!this._origin && !this.entry) learnFromStack(this.stack);
+        if (!this._origin && !this.entry) learnFromStack(this.stack, root);
       }
     } finally {
       this.stack = null;

@@ -13,6 +13,7 @@ export const APPS = {
     'graphql-request': '7.4.0',
     axios: '1.21.1',
     request: '2.88.2',
+    'posthog-node': '5.70.0',
   },
   sveltekit: {
     '@sveltejs/kit': '2.70.4',

@@ -1,25 +1,35 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { currentEntry, enterLibrary } from '../../origin/entry';
 import { captureStack, capturingOrigins } from '../origin';
 import { patchMethod } from '../../util/patches';
 import { isProbeCode } from '../../util/ownCode';
+import { rememberLearned } from './learnedFile';
 
 /**
  * Client libraries that hop, learned rather than listed. V8's async stack traces follow `await` chains, but they
  * stop where a library returns a promise from an async function without awaiting it (Apollo's RESTDataSource:
  * `trace()` returns `fn()`, `performRequest` returns `this.trace(...)`), chains `.then()` in plain functions, or
  * starts the request from a timer, `nextTick` or an event: the call's stack then holds the library's frames and
- * no app frame. Such a call's origin stays null; the package whose frame is outermost on that stack is learned,
- * and the methods of the classes it exports become library entries from then on (origin/entry: the app's stack
- * is taken where it calls one, carried in the async context to the calls the library makes for it).
+ * no app frame. Such a call's origin stays null; the packages on that stack are learned (the app entered one of
+ * them: an SDK's facade, whose core package may hold the outermost frames), and the methods of the classes they
+ * export become library entries from then on (origin/entry: the app's stack is taken where it calls one, carried
+ * in the async context to the calls the library makes for it). Each is also kept in `<root>/.probe` by name and
+ * version, so the app's next runs hook it as soon as it is loaded (learnedHops): their first call has the line.
  *
  * Bounded and cheap: only packages seen to lose the app's frame are hooked, at most MAX_PACKAGES, each at most
  * MAX_METHODS methods; a hooked call costs one short stack capture (an entry inside another costs a context
- * lookup). CommonJS packages only: an ES module's exports are read-only bindings Probe does not reach from here.
+ * lookup). A CommonJS package's loaded modules are all reached (require.cache); an ES module's classes through
+ * its namespace (the bindings are read-only, the class objects they hold are not).
  */
 
 const MAX_PACKAGES = 16;
+/** Packages learned from one stack, outermost first: the app entered one of them. */
+const MAX_PER_STACK = 4;
 const MAX_METHODS = 200;
+/** Base classes walked above an exported class (the methods an instance inherits from the package's own bases). */
+const MAX_BASES = 4;
 /**
  * Frames taken at a hooked method: the app's frame is its caller, or a few frames up when the app went through
  * another library first. Each frame costs about a microsecond and a half, so few.
@@ -29,7 +39,10 @@ const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 const WHY =
   "the package started a call with no app frame on its stack: V8's async stack traces stop where a promise is returned un-awaited from an async function, chained with .then(), or resumed from a timer or event";
 
-const learned = new Set<string>();
+/** Package folders learned or hooked at load, and the methods each may still hook. */
+const budgets = new Map<string, number>();
+/** The wrappers made here: a class reached twice (a base of two exports, a module imported again) is hooked once. */
+const ours = new WeakSet<Function>();
 
 /** The package folder a file lies in (`…/node_modules/name` or `…/node_modules/@scope/name`), or null. */
 export function packageOf(file: string): string | null {
@@ -41,48 +54,133 @@ export function packageOf(file: string): string | null {
   return file.slice(0, at + NODE_MODULES.length) + name.join(path.sep);
 }
 
-/** A call whose stack had no app frame and no library entry: the outermost package on it is learned. */
-export function learnFromStack(sites: NodeJS.CallSite[] | null): void {
-  if (!sites || learned.size >= MAX_PACKAGES) return;
-  const packages: string[] = [];
+/**
+ * A call whose stack had no app frame and no library entry: the packages on it are learned, hooked now and kept
+ * for the app's next runs under `root` (none given: not kept).
+ */
+export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): void {
+  if (!sites || budgets.size >= MAX_PACKAGES) return;
+  const files = new Map<string, Set<string>>();
   for (const site of sites) {
     const name = site.getFileName();
     if (!name) continue;
-    const file = name.startsWith('file://') ? decodeURIComponent(new URL(name).pathname) : name;
+    const file = name.startsWith('file://') ? fileURLToPath(name) : name;
     // Probe's own frames (its wrappers, when installed in node_modules) are never a library to hook.
     if (isProbeCode(file)) continue;
     const pkg = packageOf(file);
-    if (pkg && packages[packages.length - 1] !== pkg) packages.push(pkg);
+    if (!pkg) continue;
+    if (!files.has(pkg)) files.set(pkg, new Set());
+    files.get(pkg)!.add(file);
   }
-  const outer = packages[packages.length - 1];
-  if (!outer || learned.has(outer)) return;
-  learned.add(outer);
-  hookPackage(outer);
+  const outermostFirst = [...files.keys()].reverse().slice(0, MAX_PER_STACK);
+  for (const pkg of outermostFirst) {
+    if (budgets.has(pkg) || budgets.size >= MAX_PACKAGES) continue;
+    budgets.set(pkg, MAX_METHODS);
+    // A file on the stack that no require loaded ran as an ES module: its namespace is asked of the loader.
+    const esmFiles = [...files.get(pkg)!].filter((file) => !require.cache[file]);
+    hookPackage(pkg);
+    for (const file of esmFiles) hookModuleOf(pkg, file);
+    if (root) remember(root, pkg, esmFiles.length > 0);
+  }
+}
+
+/** Keeps the package by the name and version its manifest gives. */
+function remember(root: string, pkg: string, esm: boolean): void {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+    if (typeof manifest.name === 'string' && typeof manifest.version === 'string')
+      rememberLearned(root, { name: manifest.name, version: manifest.version, esm });
+  } catch {
+    // no readable manifest: hooked in this run only
+  }
+}
+
+/**
+ * An ES module's namespace, from the loader's own map (the module ran already: importing it again evaluates
+ * nothing). Its classes are hooked a few turns later: this call is past; the next ones are not.
+ */
+function hookModuleOf(pkg: string, file: string): void {
+  import(pathToFileURL(file).href).then(
+    (namespace: object) => hookExports(pkg, namespace),
+    () => {},
+  );
+}
+
+/**
+ * A learned package just loaded (its next runs: see learnedHops): its exports, and the package's other CommonJS
+ * modules loaded with it. `exports` is the module's, or its ESM namespace (import-in-the-middle's).
+ */
+export function hookLoadedPackage(name: string, exports: unknown): void {
+  const folder = folderOfExports(exports) ?? `${NODE_MODULES}${name.split('/').join(path.sep)}`;
+  if (!budgets.has(folder)) {
+    if (budgets.size >= MAX_PACKAGES) return;
+    budgets.set(folder, MAX_METHODS);
+  }
+  hookExports(folder, exports);
+  if (path.isAbsolute(folder)) hookPackage(folder);
+}
+
+/** The package folder of the CommonJS module whose exports these are (found once per learned package loaded). */
+function folderOfExports(exports: unknown): string | null {
+  for (const [file, module] of Object.entries(require.cache)) if (module?.exports === exports) return packageOf(file);
+  return null;
 }
 
 /** Every loaded CommonJS module of the package: the methods of the classes it exports become entries. */
 function hookPackage(pkg: string): void {
-  let budget = MAX_METHODS;
-  const seen = new Set<object>();
   for (const [file, module] of Object.entries(require.cache)) {
     if (!module || !file.startsWith(pkg + path.sep) || file.slice(pkg.length + 1).includes(NODE_MODULES.slice(1))) continue;
-    const exports: unknown = module.exports;
-    // A function exported with its classes as properties (`request.Request`), or an object of them.
-    const values = typeof exports === 'function' ? [exports, ...Object.values(exports)] : exports && typeof exports === 'object' ? Object.values(exports) : [];
-    for (const value of values) {
-      if (typeof value !== 'function' || !isClass(value)) continue;
-      const proto = (value as { prototype: Record<string, unknown> }).prototype;
-      if (seen.has(proto)) continue;
-      seen.add(proto);
-      for (const key of Object.getOwnPropertyNames(proto)) {
-        if (budget <= 0) return;
-        const descriptor = Object.getOwnPropertyDescriptor(proto, key);
-        if (key === 'constructor' || !descriptor || typeof descriptor.value !== 'function' || !descriptor.writable) continue;
-        if (patchMethod(proto as Record<string, (...args: unknown[]) => unknown>, key, `${path.basename(pkg)} ${value.name}.prototype.${key}`, WHY, asEntry))
-          budget--;
-      }
+    hookExports(pkg, module.exports);
+  }
+}
+
+/** The classes among a module's exports (a function exported with its classes as properties, `request.Request`, or an object of them). */
+function hookExports(pkg: string, exports: unknown): void {
+  let values: unknown[] = [];
+  try {
+    values = typeof exports === 'function' ? [exports, ...Object.values(exports)] : exports && typeof exports === 'object' ? Object.values(exports) : [];
+  } catch {
+    return; // a namespace whose binding is not initialised yet, or a proxy that throws
+  }
+  for (const value of values) {
+    if (typeof value !== 'function' || !isClass(value)) continue;
+    let proto = (value as { prototype: object }).prototype;
+    // Its own methods, then its package's base classes' (an SDK's facade class over the core class that holds them).
+    for (let depth = 0; depth <= MAX_BASES && proto; depth++) {
+      if (!hookPrototype(pkg, proto, value.name)) return;
+      const base = Object.getPrototypeOf(proto) as object | null;
+      proto = base && isPackageBase(base) ? base : (null as unknown as object);
     }
   }
+}
+
+/**
+ * Whether a base prototype is a library's class, to be walked: a `class` that is not one the runtime gives (a global
+ * such as EventTarget; Node's EventEmitter and streams are functions, not classes). Object.prototype ends the walk.
+ */
+function isPackageBase(proto: object): boolean {
+  if (proto === Object.prototype || proto === Function.prototype) return false;
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  if (typeof ctor !== 'function' || (globalThis as Record<string, unknown>)[ctor.name] === ctor) return false;
+  try {
+    return Function.prototype.toString.call(ctor).startsWith('class');
+  } catch {
+    return false;
+  }
+}
+
+/** Hooks a prototype's own methods; false when the package's budget is spent. */
+function hookPrototype(pkg: string, proto: object, className: string): boolean {
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    const budget = budgets.get(pkg) ?? 0;
+    if (budget <= 0) return false;
+    const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+    if (key === 'constructor' || !descriptor || typeof descriptor.value !== 'function' || !descriptor.writable || ours.has(descriptor.value as Function))
+      continue;
+    if (patchMethod(proto as Record<string, (...args: unknown[]) => unknown>, key, `${path.basename(pkg)} ${className}.prototype.${key}`, WHY, asEntry))
+      budgets.set(pkg, budget - 1);
+  }
+  return true;
 }
 
 /** A class (its prototype has methods of its own), not a plain function. */
@@ -105,10 +203,11 @@ function asEntry(original: (...args: unknown[]) => unknown): (...args: unknown[]
   };
   Object.defineProperty(entry, 'name', { value: original.name, configurable: true });
   Object.defineProperty(entry, 'length', { value: original.length, configurable: true });
+  ours.add(entry);
   return entry;
 }
 
-/** The packages learned so far (for tests and diagnostics). */
+/** The packages learned or hooked at load so far (for tests and diagnostics). */
 export function learnedPackages(): string[] {
-  return [...learned];
+  return [...budgets.keys()];
 }
