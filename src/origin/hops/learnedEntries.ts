@@ -12,8 +12,9 @@ import { rememberLearned } from './learnedFile';
  * stop where a library returns a promise from an async function without awaiting it (Apollo's RESTDataSource:
  * `trace()` returns `fn()`, `performRequest` returns `this.trace(...)`), chains `.then()` in plain functions, or
  * starts the request from a timer, `nextTick` or an event: the call's stack then holds the library's frames and
- * no app frame. Such a call's origin stays null; the packages on that stack are learned (the app entered one of
- * them: an SDK's facade, whose core package may hold the outermost frames), and the methods of the classes they
+ * no app frame. Such a call's origin stays null; the package outermost on that stack is learned, with the packages
+ * whose frames ran on the same object (an SDK's facade class, where the app entered, over its core package's base
+ * class, which holds the outermost frames), and the methods of the classes they
  * export become library entries from then on (origin/entry: the app's stack is taken where it calls one, carried
  * in the async context to the calls the library makes for it). Each is also kept in `<root>/.probe` by name and
  * version, so the app's next runs hook it as soon as it is loaded (learnedHops): their first call has the line.
@@ -25,8 +26,6 @@ import { rememberLearned } from './learnedFile';
  */
 
 const MAX_PACKAGES = 16;
-/** Packages learned from one stack, outermost first: the app entered one of them. */
-const MAX_PER_STACK = 4;
 const MAX_METHODS = 200;
 /** Base classes walked above an exported class (the methods an instance inherits from the package's own bases). */
 const MAX_BASES = 4;
@@ -60,7 +59,7 @@ export function packageOf(file: string): string | null {
  */
 export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): void {
   if (!sites || budgets.size >= MAX_PACKAGES) return;
-  const files = new Map<string, Set<string>>();
+  const seen = new Map<string, { files: Set<string>; receivers: Set<string> }>();
   for (const site of sites) {
     const name = site.getFileName();
     if (!name) continue;
@@ -69,18 +68,42 @@ export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): 
     if (isProbeCode(file)) continue;
     const pkg = packageOf(file);
     if (!pkg) continue;
-    if (!files.has(pkg)) files.set(pkg, new Set());
-    files.get(pkg)!.add(file);
+    if (!seen.has(pkg)) seen.set(pkg, { files: new Set(), receivers: new Set() });
+    const each = seen.get(pkg)!;
+    each.files.add(file);
+    const receiver = receiverOf(site);
+    if (receiver) each.receivers.add(receiver);
   }
-  const outermostFirst = [...files.keys()].reverse().slice(0, MAX_PER_STACK);
-  for (const pkg of outermostFirst) {
+  const outermost = [...seen.keys()].pop();
+  if (!outermost) return;
+  const object = seen.get(outermost)!.receivers;
+  for (const [pkg, { files, receivers }] of seen) {
+    // The outermost package hopped; another one is learned only when its frames ran on the same object (an SDK's
+    // facade class over its core package's base class), not when it is a dependency the library called (its fetch).
+    if (pkg !== outermost && ![...receivers].some((receiver) => object.has(receiver))) continue;
     if (budgets.has(pkg) || budgets.size >= MAX_PACKAGES) continue;
     budgets.set(pkg, MAX_METHODS);
     // A file on the stack that no require loaded ran as an ES module: its namespace is asked of the loader.
-    const esmFiles = [...files.get(pkg)!].filter((file) => !require.cache[file]);
+    const esmFiles = [...files].filter((file) => !require.cache[file]);
     hookPackage(pkg);
     for (const file of esmFiles) hookModuleOf(pkg, file);
     if (root) remember(root, pkg, esmFiles.length > 0);
+  }
+}
+
+/**
+ * The class name of the object a frame ran as a method of (`PostHog` in `PostHog.fetch`), or null: a built-in's
+ * (`Object`, `Promise`), or a function the object only holds under another name (`this.httpFetch = fetch`: a
+ * dependency the library calls, whose frame shows as `HTTPCache.fetch [as httpFetch]`).
+ */
+function receiverOf(site: NodeJS.CallSite): string | null {
+  try {
+    const type = site.getTypeName();
+    const method = site.getMethodName();
+    if (!type || type in globalThis || (method && method !== site.getFunctionName())) return null;
+    return type;
+  } catch {
+    return null;
   }
 }
 
