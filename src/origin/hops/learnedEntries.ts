@@ -145,15 +145,19 @@ export function hookLoadedPackage(name: string, exports: unknown): void {
 
 /** The package folder of the CommonJS module whose exports these are (found once per learned package loaded). */
 function folderOfExports(exports: unknown): string | null {
-  for (const [file, module] of Object.entries(require.cache)) if (module?.exports === exports) return packageOf(file);
+  const cache = require.cache;
+  for (const file in cache) if (cache[file]?.exports === exports) return packageOf(file);
   return null;
 }
 
 /** Every loaded CommonJS module of the package: the methods of the classes it exports become entries. */
 function hookPackage(pkg: string): void {
-  for (const [file, module] of Object.entries(require.cache)) {
-    if (!module || !file.startsWith(pkg + path.sep) || file.slice(pkg.length + 1).includes(NODE_MODULES.slice(1))) continue;
-    hookExports(pkg, module.exports);
+  const cache = require.cache;
+  const prefix = pkg + path.sep;
+  for (const file in cache) {
+    if (!file.startsWith(prefix) || file.includes(NODE_MODULES, prefix.length - 1)) continue;
+    const module = cache[file];
+    if (module) hookExports(pkg, module.exports);
   }
 }
 
