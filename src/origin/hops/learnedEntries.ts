@@ -131,15 +131,18 @@ function hookModuleOf(pkg: string, file: string): void {
 
 /**
  * A learned package just loaded (its next runs: see learnedHops): its exports, and the package's other CommonJS
- * modules loaded with it. `exports` is the module's, or its ESM namespace (import-in-the-middle's).
+ * modules loaded with it. `exports` is the module's, or its ESM namespace (import-in-the-middle's), whose `default`
+ * is a CommonJS module's exports when an ES module imported one.
  */
 export function hookLoadedPackage(name: string, exports: unknown): void {
-  const folder = folderOfExports(exports) ?? `${NODE_MODULES}${name.split('/').join(path.sep)}`;
+  const folder = folderOfExports(exports) ?? folderOfName(name) ?? `${NODE_MODULES}${name.split('/').join(path.sep)}`;
   if (!budgets.has(folder)) {
     if (budgets.size >= MAX_PACKAGES) return;
     budgets.set(folder, MAX_METHODS);
   }
   hookExports(folder, exports);
+  const fallback = exports && typeof exports === 'object' ? (exports as { default?: unknown }).default : undefined;
+  if (fallback && fallback !== exports) hookExports(folder, fallback);
   if (path.isAbsolute(folder)) hookPackage(folder);
 }
 
@@ -147,6 +150,13 @@ export function hookLoadedPackage(name: string, exports: unknown): void {
 function folderOfExports(exports: unknown): string | null {
   const cache = require.cache;
   for (const file in cache) if (cache[file]?.exports === exports) return packageOf(file);
+  return null;
+}
+
+/** The folder of a loaded CommonJS module of the package named (an ES module's import of it went past require). */
+function folderOfName(name: string): string | null {
+  const marker = `${NODE_MODULES}${name.split('/').join(path.sep)}${path.sep}`;
+  for (const file in require.cache) if (file.includes(marker)) return packageOf(file);
   return null;
 }
 
