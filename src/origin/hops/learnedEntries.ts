@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import vm from 'node:vm';
+import { fileURLToPath } from 'node:url';
 import { currentEntry, enterLibrary } from '../../origin/entry';
 import { captureStack, capturingOrigins } from '../origin';
 import { patchMethod } from '../../util/patches';
@@ -59,7 +60,7 @@ export function packageOf(file: string): string | null {
  */
 export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): void {
   if (!sites || budgets.size >= MAX_PACKAGES) return;
-  const seen = new Map<string, { files: Set<string>; receivers: Set<string> }>();
+  const seen = new Map<string, { modules: Set<string>; esm: boolean; receivers: Set<string> }>();
   for (const site of sites) {
     const name = site.getFileName();
     if (!name) continue;
@@ -68,26 +69,29 @@ export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): 
     if (isProbeCode(file)) continue;
     const pkg = packageOf(file);
     if (!pkg) continue;
-    if (!seen.has(pkg)) seen.set(pkg, { files: new Set(), receivers: new Set() });
+    if (!seen.has(pkg)) seen.set(pkg, { modules: new Set(), esm: false, receivers: new Set() });
     const each = seen.get(pkg)!;
-    each.files.add(file);
+    // An ES module's script is named by its URL (a CommonJS module's by its path): it ran in Node's loader, under
+    // that exact URL (a query included), unless it is code made from a string (eval, new Function).
+    if (name.startsWith('file://') && !site.isEval()) {
+      each.esm = true;
+      each.modules.add(name);
+    }
     const receiver = receiverOf(site);
     if (receiver) each.receivers.add(receiver);
   }
   const outermost = [...seen.keys()].pop();
   if (!outermost) return;
   const object = seen.get(outermost)!.receivers;
-  for (const [pkg, { files, receivers }] of seen) {
+  for (const [pkg, { modules, esm, receivers }] of seen) {
     // The outermost package hopped; another one is learned only when its frames ran on the same object (an SDK's
     // facade class over its core package's base class), not when it is a dependency the library called (its fetch).
     if (pkg !== outermost && ![...receivers].some((receiver) => object.has(receiver))) continue;
     if (budgets.has(pkg) || budgets.size >= MAX_PACKAGES) continue;
     budgets.set(pkg, MAX_METHODS);
-    // A file on the stack that no require loaded ran as an ES module: its namespace is asked of the loader.
-    const esmFiles = [...files].filter((file) => !require.cache[file]);
     hookPackage(pkg);
-    for (const file of esmFiles) hookModuleOf(pkg, file);
-    if (root) remember(root, pkg, esmFiles.length > 0);
+    for (const url of modules) hookModuleOf(pkg, url);
+    if (root) remember(root, pkg, esm);
   }
 }
 
@@ -119,11 +123,14 @@ function remember(root: string, pkg: string, esm: boolean): void {
 }
 
 /**
- * An ES module's namespace, from the loader's own map (the module ran already: importing it again evaluates
- * nothing). Its classes are hooked a few turns later: this call is past; the next ones are not.
+ * An ES module's namespace, from the loader's own map (the module ran already, under this URL: importing it again
+ * evaluates nothing). Its classes are hooked a few turns later: this call is past; the next ones are not. Not while
+ * `vm.SourceTextModule` exists (`--experimental-vm-modules`): a test runner may then have evaluated the file as a
+ * module of its own, outside Node's loader, which would evaluate it anew; the next runs hook it at load instead.
  */
-function hookModuleOf(pkg: string, file: string): void {
-  import(pathToFileURL(file).href).then(
+function hookModuleOf(pkg: string, url: string): void {
+  if ((vm as { SourceTextModule?: unknown }).SourceTextModule) return;
+  import(url).then(
     (namespace: object) => hookExports(pkg, namespace),
     () => {},
   );
