@@ -46,3 +46,17 @@ test("a learned package's class methods become entries: same results, names and 
   fs.rmSync(dir, { recursive: true, force: true });
   context.disable();
 });
+
+test("a stack with a frame of the app's own teaches nothing (its origin is null for another reason: no map)", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-learned-app-'));
+  try {
+    const pkg = path.join(dir, 'node_modules', 'not-learned');
+    const site = (file: string) => ({ getFileName: () => file, isEval: () => false }) as unknown as NodeJS.CallSite;
+    learnFromStack([site(path.join(pkg, 'index.js')), site(path.join(dir, 'src', 'main.ts')), site('node:internal/timers')]);
+    assert.ok(!learnedPackages().includes(pkg));
+    learnFromStack([site(path.join(pkg, 'index.js')), site('node:internal/timers')]);
+    assert.ok(learnedPackages().includes(pkg));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

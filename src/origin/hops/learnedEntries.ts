@@ -55,8 +55,9 @@ export function packageOf(file: string): string | null {
 }
 
 /**
- * A call whose stack had no app frame and no library entry: the packages on it are learned, hooked now and kept
- * for the app's next runs under `root` (none given: not kept).
+ * A call whose origin is null and that ran in no library entry: when every frame of its stack is a package's (or
+ * Node's), the packages on it are learned, hooked now and kept for the app's next runs under `root` (none given:
+ * not kept). A stack with a frame of the app's own teaches nothing.
  */
 export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): void {
   if (!sites || budgets.size >= MAX_PACKAGES) return;
@@ -67,8 +68,10 @@ export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): 
     const file = name.startsWith('file://') ? fileURLToPath(name) : name;
     // Probe's own frames (its wrappers, when installed in node_modules) are never a library to hook.
     if (isProbeCode(file)) continue;
+    if (!path.isAbsolute(file)) continue; // node: internals, code with no file
     const pkg = packageOf(file);
-    if (!pkg) continue;
+    // A frame of the app (or of a build's output) was there: its origin is null for another reason (no map).
+    if (!pkg) return;
     if (!seen.has(pkg)) seen.set(pkg, { modules: new Set(), esm: false, receivers: new Set() });
     const each = seen.get(pkg)!;
     // An ES module's script is named by its URL (a CommonJS module's by its path): it ran in Node's loader, under
