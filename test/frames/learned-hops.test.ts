@@ -21,14 +21,16 @@ async function run(script: string, fresh: boolean) {
   return { rows: httpRows(app), expected: oracles(result.stdout, app), stdout: result.stdout };
 }
 
-/** The packages the list holds, as `name@version`. */
+/** The packages the list holds, as `name@version`, ` (esm)` after those that ran as ES modules. */
 function learnedList(): string[] {
   const file = path.join(app, '.probe', LEARNED);
   const info = fs.lstatSync(file);
   assert.ok(info.isFile());
   assert.equal(info.mode & 0o777, 0o600);
   assert.equal(fs.statSync(path.join(app, '.probe')).mode & 0o777, 0o700);
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { packages: Array<{ name: string; version: string }> }).packages.map((p) => `${p.name}@${p.version}`);
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { packages: Array<{ name: string; version: string; esm: boolean }> }).packages.map(
+    (p) => `${p.name}@${p.version}${p.esm ? ' (esm)' : ''}`,
+  );
 }
 
 const CASES = [
@@ -46,7 +48,14 @@ const CASES = [
     script: 'posthog.mjs',
     first: ['first', '/posthog-first/batch/'],
     second: ['second', '/posthog-second/batch/'],
-    learns: ['@posthog/core@1.67.3', 'posthog-node@5.70.0'],
+    learns: ['@posthog/core@1.67.3 (esm)', 'posthog-node@5.70.0 (esm)'],
+  },
+  // Its ES module build again, from a CommonJS app through import(): the import loader is started for it.
+  {
+    script: 'posthog-import.cjs',
+    first: ['first', '/posthog-first/batch/'],
+    second: ['second', '/posthog-second/batch/'],
+    learns: ['@posthog/core@1.67.3 (esm)', 'posthog-node@5.70.0 (esm)'],
   },
 ] as const;
 
