@@ -38,7 +38,7 @@ const oracleColumns = new Map<string, number>();
  */
 export function oracles(output: string, app: string): Map<string, string> {
   const found = new Map<string, string>();
-  for (const match of stripVTControlCharacters(output).matchAll(/^(?:.*?[\s\]])?ORACLE (\S+) .*?\(?((?:file:\/\/)?\/[^\s()]+):(\d+):(\d+)\)?$/gm)) {
+  for (const match of stripVTControlCharacters(output).matchAll(/^(?:[^\n]*?[ \t\]])?ORACLE (\S+) .*?\(?((?:file:\/\/)?\/[^\s()]+):(\d+):(\d+)\)?$/gm)) {
     const file = match[2]!.startsWith('file://') ? fileURLToPath(match[2]!) : match[2]!;
     const at = `${path.relative(fs.realpathSync(app), fs.realpathSync(file))}:${match[3]}`;
     found.set(match[1]!, at);
