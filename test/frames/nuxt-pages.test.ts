@@ -62,10 +62,18 @@ function requestCaptures(app: string): Stored[] {
 
 /**
  * Starts a server (node `args` in `app`) with `NODE_OPTIONS` `options`, waits for `ready` (its first group: the
- * base URL), asks every path of ROUTES in order, and with Probe's preload among the options waits for every
- * upstream call of CALLS and a capture per path. The server is killed with its group however the test ends.
+ * base URL), asks `paths` in order (every path of ROUTES), and with Probe's preload among the options waits for
+ * every upstream call of `calls` (those of CALLS) and a capture per path. The server is killed with its group however the test ends.
  */
-async function run(app: string, args: string[], options: string, ready: RegExp, extra: NodeJS.ProcessEnv): Promise<Run> {
+async function run(
+  app: string,
+  args: string[],
+  options: string,
+  ready: RegExp,
+  extra: NodeJS.ProcessEnv,
+  paths = Object.keys(ROUTES),
+  calls = Object.values(CALLS),
+): Promise<Run> {
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
   const child = startChild(process.execPath, args, { cwd: app, env: appEnv(options, { API_URL: stub.url, ...extra }) });
   let output = '';
@@ -74,7 +82,7 @@ async function run(app: string, args: string[], options: string, ready: RegExp, 
   try {
     const base = (await waitForLine(child, ready, 300_000))[1]!;
     const statuses: number[] = [];
-    for (const ask of Object.keys(ROUTES)) {
+    for (const ask of paths) {
       const response = await fetch(new URL(ask, base));
       await response.arrayBuffer();
       statuses.push(response.status);
@@ -83,8 +91,8 @@ async function run(app: string, args: string[], options: string, ready: RegExp, 
       ? await eventually(() => {
           const found = requestCaptures(app);
           const rows = found.flatMap((stored) => stored.capture.sections.http ?? []);
-          const called = Object.values(CALLS).every((p) => rows.some((row) => new URL(row.url).pathname === p));
-          return called && Object.keys(ROUTES).every((p) => found.some((stored) => stored.row.name === `GET ${p}`)) && found;
+          const called = calls.every((p) => rows.some((row) => new URL(row.url).pathname === p));
+          return called && paths.every((p) => found.some((stored) => stored.row.name === `GET ${p}`)) && found;
         }, 120_000)
       : [];
     return { statuses, output, captures };
@@ -148,6 +156,31 @@ describe('Nuxt 3 pages: one capture per request named by the page route, calls a
     const expected = new Map([...oracles(output, app)].map(([name, at]) => [name, throughBuildMaps(app, at)]));
     for (const name of ['page-asyncdata', 'page-plain']) assert.match(expected.get(name) ?? '', /^pages\/users\/\[id\]\.vue:\d+$/, output);
     assertOrigins(rows, expected, CALLS);
+  });
+
+  it("`nuxi dev` with server maps off (sourcemap.server: false): no line of Nitro's dev build is taken, its runtime's least of all", async () => {
+    const app = await frameAppCopy('nuxt', 'nomaps-dev');
+    writeFiles(app, {
+      'nuxt.config.ts': 'export default defineNuxtConfig({ devtools: { enabled: false }, telemetry: false, sourcemap: { server: false, client: false } });\n',
+    });
+    const calls = ['/users/nuxt-fetch', '/users/nuxt-global'];
+    const { output, captures } = await run(
+      app,
+      ['node_modules/@nuxt/cli/bin/nuxi.mjs', 'dev', '--port', '0', '--host', '127.0.0.1'],
+      `--require ${REGISTER}`,
+      /Local:\s+(http:\/\/\S+)[\s\S]*Nitro server built/,
+      { NUXT_TELEMETRY_DISABLED: '1' },
+      ['/api/items'],
+      calls,
+    );
+    assert.ok(!fs.existsSync(path.join(app, '.nuxt/dev/index.mjs.map')), 'the dev build has no map');
+    const rows = captures.flatMap((stored) => stored.capture.sections.http ?? []);
+    // The route's $fetch runs through Nitro's runtime in the same file as the route: neither line is the app's source.
+    assert.deepEqual(
+      calls.map((p) => rows.find((row) => new URL(row.url).pathname === p)?.origin ?? null),
+      [null, null],
+      output,
+    );
   });
 });
 
