@@ -13,12 +13,16 @@ import { WEBPACK_INTERNAL } from './maps/webpackEval';
  * (webpack's context, the project, is the app root), Turbopack's `[project]/x.ts`, file URLs, and relative URLs
  * from the map's script (percent escapes decoded). Null for bundler runtime code (`webpack/runtime/…`, `[turbopack]/…`).
  */
+const TURBOPACK_ROOT = /^\[(?:project|turbopack)\]\//;
+
 export function originalPath(source: string, script: string, root: string): string | null {
   let rest: string | undefined;
   if (source.startsWith('webpack://')) rest = source.slice('webpack://'.length).replace(/^[^/]*\//, '');
   else if (source.startsWith(WEBPACK_INTERNAL)) rest = source.slice(WEBPACK_INTERNAL.length).replace(/^\([^)]*\)\//, '');
   else if (source.startsWith('turbopack:///')) rest = decodeUrlPath(source.slice('turbopack:///'.length));
-  else if (source.startsWith('[')) rest = source;
+  // Turbopack's own roots only: any other name in brackets is a relative URL like the rest (vite-node writes a
+  // Nuxt page `pages/users/[id].vue` as `[id].vue`, relative to the evaluated module's own name).
+  else if (TURBOPACK_ROOT.test(source)) rest = source;
   if (rest !== undefined) {
     if (rest.startsWith('webpack/') || rest.startsWith('[turbopack]') || rest.startsWith('(webpack)')) return null;
     rest = rest.replace(/^\[project\]\//, '').replace(/\?.*$/, '');

@@ -3,7 +3,7 @@ import vm from 'node:vm';
 import Module from 'node:module';
 import { patchMethod } from '../util/patches';
 import fs from 'node:fs';
-import { noteCompiledWithoutMap, noteEvaluatedScript } from './mapChain';
+import { noteCompiledWithoutMap, noteEvaluatedScript, noteEvaluatedWithoutMap } from './mapChain';
 import { mappingUrl } from './maps/readMap';
 import { noteCompiledBundle } from './maps/webpackEval';
 
@@ -59,7 +59,10 @@ export function watchCompiledCode(): void {
             const filename = (args[at] as { filename?: unknown } | undefined)?.filename;
             // sourceMapURL: V8 reads the comment when it compiles the script (Node 18.13+).
             const url = (this as { sourceMapURL?: unknown }).sourceMapURL;
-            if (typeof url === 'string' && url && appScript(filename)) noteEvaluatedScript(filename, url);
+            if (appScript(filename)) {
+              if (typeof url === 'string' && url) noteEvaluatedScript(filename, url);
+              else noteEvaluatedWithoutMap(filename);
+            }
           } catch {
             // never in the way of the evaluation
           }
@@ -74,7 +77,7 @@ export function watchCompiledCode(): void {
     WHY_VM,
     (original) =>
       function (this: unknown, code: string, params?: string[], options?: vm.CompileFunctionOptions) {
-        note(options?.filename, code);
+        if (note(options?.filename, code) === false) noteEvaluatedWithoutMap(options!.filename!);
         return original.call(this, code, params, options);
       } as typeof vm.compileFunction,
   );
@@ -109,7 +112,7 @@ function watchSourceTextModules(): void {
       if (typeof Original !== 'function') return Original;
       return class SourceTextModule extends Original {
         constructor(code: string, options?: vm.SourceTextModuleOptions) {
-          note(options?.identifier, code);
+          if (note(options?.identifier, code) === false) noteEvaluatedWithoutMap(options!.identifier!);
           super(code, options);
         }
       };

@@ -1,6 +1,7 @@
+import path from 'node:path';
 import { MAP_LATER, type FoundMap, type MapSource, type SourceMapLike } from './maps/MapSource';
 import { MAP_SOURCES } from './maps/mapSources';
-import { noteScriptMap } from './maps/evaluatedScripts';
+import { dropScriptMap, noteScriptMap } from './maps/evaluatedScripts';
 import { evaluatedScriptMap } from './maps/inspectedScripts';
 import { originalPath } from './bundleMaps';
 
@@ -44,6 +45,9 @@ const TRANSFORMED_ONLY = /^(?:\/|file:|[A-Za-z]:[\\/]).*\.(?:[mc]?ts|tsx|jsx)$/;
  * loader's output, so with no map its lines are not the source's.
  */
 const TRANSFORMED_EVAL_MODULE = /^webpack-internal:\/\/\/.*\.(?:[mc]?ts|tsx|jsx)(?:\?[^/]*)?$/;
+
+/** The extensions of files a JavaScript engine runs as they are. */
+const JAVASCRIPT = new Set(['', '.js', '.mjs', '.cjs']);
 
 /** A script name that is a file (a path or a file URL), not a module name (`webpack-internal:///…`). */
 const FILE_NAME = /^(?:\/|file:|[A-Za-z]:[\\/])/;
@@ -93,7 +97,7 @@ export function mapPosition(
     // Code evaluated under a file's name (eval, new Function) is not that file's text: with no map, no line of it is the file's.
     if (!map && link === 0 && evaluated) return UNTRUSTED;
     if (!map && link === 0 && TRANSFORMED_EVAL_MODULE.test(file)) return UNTRUSTED;
-    if (!map) return link === 0 && TRANSFORMED_ONLY.test(file) && (!nodeStripsTypes() || hookedWithoutMap.has(file)) ? UNTRUSTED : at;
+    if (!map) return link === 0 && untrustedWithoutMap(file) ? UNTRUSTED : at;
     const next = follow(map, at, root);
     if (next === null) return link === 0 ? NO_ENTRY : at;
     if (next === BUNDLER_RUNTIME) return BUNDLER_RUNTIME;
@@ -111,8 +115,33 @@ export function mapPosition(
  * script with other code is dropped.
  */
 export function noteEvaluatedScript(script: string, sourceMapUrl: string): void {
+  evaluatedWithoutMap.delete(script);
   if (!noteScriptMap(script, sourceMapUrl)) return;
   firstCache.delete(script);
+}
+
+/**
+ * Whether a script with no map cannot be the file's own text: TypeScript that Node did not strip itself (a hook or a
+ * module runner transformed it), any other file that is not JavaScript.
+ */
+function untrustedWithoutMap(file: string): boolean {
+  if (TRANSFORMED_ONLY.test(file)) return !nodeStripsTypes() || hookedWithoutMap.has(file) || evaluatedWithoutMap.has(file);
+  // A file no engine runs as it is (`.vue`, `.svelte`, `.astro`: a compiler turns it into JavaScript first).
+  return FILE_NAME.test(file) && !JAVASCRIPT.has(path.extname(file));
+}
+
+/** Scripts a module runner or test runner last evaluated through node:vm with no map (see noteEvaluatedWithoutMap). */
+const evaluatedWithoutMap = new Set<string>();
+
+/**
+ * Notes code evaluated through node:vm under a script name with no map: a map noted for an earlier evaluation
+ * under the same name (another module a runner names after the same file, as vite-node does a Nuxt page and its
+ * `?macro=true` part) is not this code's, and is dropped (Node's own cache keeps it too: it is not asked); a
+ * TypeScript file evaluated so is not Node's stripping.
+ */
+export function noteEvaluatedWithoutMap(script: string): void {
+  if (dropScriptMap(script)) firstCache.delete(script);
+  if (evaluatedWithoutMap.size < MAX_CACHED) evaluatedWithoutMap.add(script);
 }
 
 /** Files a require hook compiled into code of other positions, with no map: untrusted even where Node strips types. */
@@ -177,8 +206,10 @@ function mapOf(script: string, first: boolean): SourceMapLike | null {
 /** What the sources say: the first map found, else `MAP_LATER` when one names a map it cannot read now, else null. */
 function ask(script: string, first: boolean): FoundMap | null | typeof MAP_LATER {
   let pending = false;
+  // Code last evaluated with no map has none: Node's cache keeps the map of an earlier evaluation under the name.
+  const evaluated = first && !evaluatedWithoutMap.has(script);
   for (const source of MAP_SOURCES) {
-    if (!first && source.kind !== 'file') continue;
+    if (!evaluated && source.kind !== 'file') continue;
     const found = askOne(source, script);
     if (found === MAP_LATER) pending = true;
     else if (found) return found;

@@ -259,7 +259,7 @@ export class Recorder {
    * of it called when the request ends (Koa and Hono settle it while the request runs). The request's unit is
    * found from the message, else from the active context; outside a request it is ignored.
    */
-  noteRoute(request: object | undefined, route: string | (() => unknown)): void {
+  noteRoute(request: object | undefined, route: string | (() => unknown), fallback = false): void {
     // Told as node:http starts the request, before its unit opens (a reader of a whole-server router: Nitro's).
     if (request && request === this.incoming.current && !this.requestUnits.has(request)) {
       this.earlyRoutes.set(request, route);
@@ -267,7 +267,8 @@ export class Recorder {
     }
     const unit = (request && this.requestUnits.get(request)) || this.activeUnit();
     if (unit.type !== 'request' || unit.closed) return;
-    unit.routeFrom = route;
+    if (fallback) unit.fallbackRoute(route);
+    else unit.routeFrom = route;
   }
 
   onStart(span: Span, parentContext: Context): void {

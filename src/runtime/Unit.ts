@@ -57,15 +57,16 @@ export class Unit {
 
   /** The framework's route template, when it reported a non-empty one. Never throws. */
   frameworkRoute(): string | null {
-    let route = this.routeFrom;
-    if (typeof route === 'function') {
-      try {
-        route = route() as string | null;
-      } catch {
-        route = null; // a reader on a request the framework never routed (Hono's 404)
-      }
-    }
-    return typeof route === 'string' && route ? route : null;
+    return this.routeFrom === null ? null : readRoute(this.routeFrom);
+  }
+
+  /**
+   * A route read inside the app's rendering (a page router's), kept behind the one the server's router told: that
+   * one names the request when it matched (an error page rendered for an API route's failure does not rename it).
+   */
+  fallbackRoute(route: string | (() => unknown)): void {
+    const before = this.routeFrom;
+    this.routeFrom = before ? () => readRoute(before) ?? readRoute(route) : route;
   }
 
   openPool(parentSpanId: string | null): number {
@@ -101,4 +102,17 @@ export class Unit {
       ...(this.folded ? { folded: this.folded } : {}),
     };
   }
+}
+
+/** A route told as a string or a reader of it: the string when non-empty. Never throws. */
+function readRoute(from: string | (() => unknown)): string | null {
+  let route: unknown = from;
+  if (typeof route === 'function') {
+    try {
+      route = (route as () => unknown)();
+    } catch {
+      route = null; // a reader on a request the framework never routed (Hono's 404)
+    }
+  }
+  return typeof route === 'string' && route ? route : null;
 }

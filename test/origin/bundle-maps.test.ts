@@ -85,6 +85,9 @@ test('webpack and Turbopack source names become app paths, never a path mixing t
     '/srv/app/app/(shop)/cart/page.tsx',
   );
   assert.equal(originalPath('../src/100%.ts', '/srv/app/dist/a.js', root), '/srv/app/src/100%.ts');
+  // A file whose name starts with a bracket is relative to the script like any other (vite-node's map of a Nuxt page).
+  assert.equal(originalPath('[id].vue', '/srv/app/pages/users/[id].vue', root), '/srv/app/pages/users/[id].vue');
+  assert.equal(originalPath('[...slug]/page.tsx', '/srv/app/dist/docs/x.js', root), '/srv/app/dist/docs/[...slug]/page.tsx');
 });
 
 test("Next.js route templates as the app names them, none for Next's own pages", () => {

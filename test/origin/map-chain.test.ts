@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import vm from 'node:vm';
+import { watchCompiledCode } from '../../src/origin/compiledCode';
+import { undoPatches } from '../../src/util/patches';
 import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition, noteEvaluatedScript } from '../../src/origin/mapChain';
 
 /** A VLQ-encoded mapping segment: generated column, source index delta, original line delta, original column delta. */
@@ -141,4 +144,27 @@ test('code evaluated from a string under a file name: its own map (found by V8 s
   assert.ok(typeof second === 'object', String(second));
   assert.equal(`${second.file}:${second.line}`, `${file}:11`);
   assert.equal(mapPosition(file, bare.getLineNumber()!, 1, dir, evaluated(bare)), UNTRUSTED);
+});
+
+test('code a module runner evaluates under a file name: its own map, or no line of a file no engine runs as is (.vue) without one', () => {
+  const dir = folder({ 'pages/item.vue': '<script setup>\nconst a = 1;\n</script>\n', 'lib/plain.js': 'a\n' });
+  const vue = path.join(dir, 'pages/item.vue');
+  const plain = path.join(dir, 'lib/plain.js');
+  watchCompiledCode();
+  try {
+    // The compiled component with its map (line 3 → the .vue's line 2), then the same name evaluated again with
+    // code that carries none (vite-node names a Nuxt page and its `?macro=true` part after the same file).
+    const map = Buffer.from(lineMap('item.vue', 3, 2)).toString('base64');
+    vm.runInThisContext(`0;\n0;\n0;\n//# sourceMappingURL=data:application/json;base64,${map}\n`, { filename: vue });
+    const mapped = mapPosition(vue, 3, 1, dir);
+    assert.ok(typeof mapped === 'object', String(mapped));
+    assert.equal(`${mapped.file}:${mapped.line}`, `${vue}:2`);
+    vm.runInThisContext('0;\n0;\n0;\n', { filename: vue });
+    assert.equal(mapPosition(vue, 3, 1, dir), UNTRUSTED, 'the earlier map is not the code that ran');
+    // JavaScript evaluated with no map keeps its own lines (a test runner's wrapper on the first line).
+    vm.runInThisContext('0;\n', { filename: plain });
+    assert.deepEqual(mapPosition(plain, 1, 1, dir), { file: plain, line: 1, column: 1, maps: 0 });
+  } finally {
+    undoPatches();
+  }
 });

@@ -45,27 +45,3 @@ describe("Nitro 2 build: each request's route is Nitro's own template", { timeou
     });
   });
 });
-
-describe("Nuxt 3 build (`nuxi build`, then node .output/server/index.mjs): a server route's route is Nitro's template", { timeout: 900_000 }, () => {
-  it('an API route named by its template; a page (the renderer catch-all) has none; the same answers with and without Probe', async () => {
-    const nuxt = await frameAppCopy('nuxt', 'routes-build');
-    writeFiles(nuxt, { 'server/api/items/[id].get.ts': "export default defineEventHandler((event) => ({ id: getRouterParam(event, 'id') }));\n" });
-    const built = await runChild(process.execPath, ['node_modules/@nuxt/cli/bin/nuxi.mjs', 'build'], {
-      cwd: nuxt,
-      env: { ...cleanEnv(), NUXT_TELEMETRY_DISABLED: '1' },
-      timeout: 600_000,
-    });
-    assert.equal(built.code, 0, built.stdout + built.stderr);
-    const paths = ['/api/items/42', '/'];
-    const run = (preload: boolean) =>
-      serve(nuxt, ['.output/server/index.mjs'], { preload, ready: /Listening on (http:\/\/\S+)/, paths, env: { PORT: '0', HOST: '127.0.0.1' } });
-    const alone = await run(false);
-    assert.deepEqual(
-      alone.answers.map((answer) => answer.status),
-      [200, 200],
-    );
-    const withProbe = await run(true);
-    assert.deepEqual(withProbe.answers, alone.answers, 'the app answers as without Probe');
-    assert.deepEqual(Object.fromEntries(withProbe.rows.map((row) => [row.name, row.route])), { 'GET /api/items/42': '/api/items/:id', 'GET /': null });
-  });
-});

@@ -6,15 +6,16 @@ import { patchKoaContext } from './koaRoutes';
 import { patchHonoContext } from './honoRoutes';
 import { patchNextBaseServer } from './nextRoutes';
 import { patchSvelteKitServer } from './svelteKitRoutes';
+import { patchVueServerRenderer } from './vueRoutes';
 import { patchReactRouter, wrapReactRouterExpress } from './reactRouterRoutes';
 import { recordPatch } from '../../util/patches';
 import type { OpenLate } from '../LateRequests';
 
-type NoteRoute = (request: object | undefined, route: string | (() => unknown)) => void;
+type NoteRoute = (request: object | undefined, route: string | (() => unknown), fallback?: boolean) => void;
 
 /**
  * The frameworks whose route template cannot be read through a diagnostics channel: Express 4, Express 5 on
- * router < 2.3, Koa, Hono, Next.js, React Router and SvelteKit, patched as their modules are required (CommonJS). Fastify and router >= 2.3
+ * router < 2.3, Koa, Hono, Next.js, React Router, SvelteKit and Vue's server renderer, patched as their modules are required (CommonJS). Fastify and router >= 2.3
  * need no patch (see fastifyRoutes, expressRoutes). Each patch goes through the ledger (util/patches).
  */
 export class RouteInstrumentation extends InstrumentationBase {
@@ -54,6 +55,8 @@ export class RouteInstrumentation extends InstrumentationBase {
       new InstrumentationNodeModuleDefinition('@sveltejs/kit', ['>=2.0.0 <3'], undefined, undefined, [
         this.file('@sveltejs/kit/src/exports/internal/server.js', ['>=2.0.0 <3'], (exports) => patchSvelteKitServer(exports, this.noteRoute)),
       ]),
+      // A Vue app rendered on the server (Nuxt's pages): the route its vue-router resolved (see vueRoutes).
+      this.module('@vue/server-renderer', ['>=3.0.0 <4'], (exports) => patchVueServerRenderer(exports, this.noteRoute)),
       // Next.js: the route it matched, read from its request meta (see nextRoutes).
       new InstrumentationNodeModuleDefinition('next', ['>=13.4.0 <17'], undefined, undefined, [
         this.file('next/dist/server/base-server.js', ['>=13.4.0 <17'], (exports) => patchNextBaseServer(exports, this.noteRoute, this.openLate)),

@@ -22,8 +22,8 @@ import type { IncomingRequests } from '../IncomingRequests';
 export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscribe: Subscribe, logger: Logger, openLate: OpenLate): () => void {
   let stopped = false;
   // A Fastify hook added to a live instance cannot be taken off: after shutdown it does nothing.
-  const noteRoute = (request: object | undefined, route: string | (() => unknown)) => {
-    if (!stopped) recorder.noteRoute(request, route);
+  const noteRoute = (request: object | undefined, route: string | (() => unknown), fallback = false) => {
+    if (!stopped) recorder.noteRoute(request, route, fallback);
   };
   const templates = new ExpressTemplates(noteRoute);
   const nitro = new NitroRequests(noteRoute);
@@ -51,6 +51,9 @@ export function routeTemplates(requests: IncomingRequests): SourceFactory {
   alsoHookEsm('react-router', { imported: true });
   // SvelteKit's server (adapter-node's build, Vite's dev server) imports its request store module by this name.
   alsoHookEsm('@sveltejs/kit/internal/server', { imported: true, byFile: true });
+  // Vue's server renderer, as `vue/server-renderer` imports it (Nuxt's renderer, in its build and in the dev
+  // server's worker thread).
+  alsoHookEsm('@vue/server-renderer', { imported: true, inThreads: true });
   return ({ recorder, provider, subscribe, logger }) => ({
     name: 'routes',
     instrumentations: [],

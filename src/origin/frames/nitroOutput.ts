@@ -3,10 +3,16 @@ import path from 'node:path';
 import type { FrameRule } from './FrameRule';
 
 /**
- * Nitro's own runtime (h3, ofetch, the `$fetch` it hands to app code) as `nitro build` bundles it into
- * `<output>/server/chunks/nitro/`, when built with `sourceMap: false` (with Nitro's default maps,
- * thirdPartyMapRule tells it). Told by the `nitro.json` Nitro writes at the output's top. The app's routes are
- * in `chunks/routes/` and stay the app's. Nuxt's server output is Nitro's.
+ * Nitro's own runtime (h3, ofetch, the `$fetch` it hands to app code) as Nitro bundles it without maps (with
+ * Nitro's default maps, thirdPartyMapRule tells it):
+ * - `nitro build` with `sourceMap: false`: the runtime is `<output>/server/chunks/nitro/`, told by the `nitro.json`
+ *   Nitro writes at the output's top. The app's routes are in `chunks/routes/` and stay the app's.
+ * - the dev server's build (`nuxi dev`, `nitro dev`) with maps turned off (Nuxt's `sourcemap.server: false`): one
+ *   file, `<build dir>/dev/index.mjs`, holds the runtime and the app's server routes together. With no map, no line
+ *   of it can be told the app's from the runtime's, so none is taken: a call made through Nitro's `$fetch` is
+ *   found at the app frame that called into it (a page's, whose module runner keeps its own map), else has no
+ *   origin. Told by the handler table Nitro writes into it.
+ * Nuxt's server output is Nitro's.
  */
 const known = new Map<string, boolean>();
 
@@ -14,14 +20,34 @@ export const nitroOutputRule: FrameRule = {
   name: "Nitro's runtime in its server output, without maps",
   judge(frame) {
     const dir = path.dirname(frame.file);
-    if (path.basename(dir) !== 'nitro') return undefined;
-    let runtime = known.get(dir);
-    if (runtime === undefined) {
-      const chunks = path.dirname(dir);
-      const output = path.dirname(path.dirname(chunks));
-      runtime = path.basename(chunks) === 'chunks' && fs.existsSync(path.join(output, 'nitro.json'));
-      if (known.size < 100) known.set(dir, runtime);
-    }
-    return runtime ? 'library' : undefined;
+    const base = path.basename(dir);
+    if (base === 'nitro') return builtRuntime(dir) ? 'library' : undefined;
+    if (base === 'dev' && !frame.hasMap && path.basename(frame.file) === 'index.mjs') return devBuild(frame.file) ? 'library' : undefined;
+    return undefined;
   },
 };
+
+function builtRuntime(dir: string): boolean {
+  let runtime = known.get(dir);
+  if (runtime === undefined) {
+    const chunks = path.dirname(dir);
+    const output = path.dirname(path.dirname(chunks));
+    runtime = path.basename(chunks) === 'chunks' && fs.existsSync(path.join(output, 'nitro.json'));
+    if (known.size < 100) known.set(dir, runtime);
+  }
+  return runtime;
+}
+
+/** Whether a dev server's `dev/index.mjs` is Nitro's: its handler table (`const handlers = [`), as Nitro writes it. */
+function devBuild(file: string): boolean {
+  let nitro = known.get(file);
+  if (nitro === undefined) {
+    try {
+      nitro = fs.readFileSync(file, 'utf8').includes('\nconst handlers = [');
+    } catch {
+      nitro = false;
+    }
+    if (known.size < 100) known.set(file, nitro);
+  }
+  return nitro;
+}

@@ -21,6 +21,11 @@ export function noteScriptMap(script: string, url: string): boolean {
   return true;
 }
 
+/** Forgets the map noted for a script evaluated again under the same name with code that names none. */
+export function dropScriptMap(script: string): boolean {
+  return urls.delete(script);
+}
+
 /** The maps of evaluated code noted where it was compiled (see `evaluatedCode.ts`, and the Jest environment's vm hooks). */
 export const evaluatedScripts: MapSource = {
   name: 'evaluated code',

@@ -1,2 +1,2 @@
-// A Nuxt 3 app: its server routes run under `nuxi dev` (and `nuxi build`) with the framework's defaults.
+// A Nuxt 3 app (pages and server routes) run under `nuxi dev` and `nuxi build` with the framework's defaults.
 export default defineNuxtConfig({ devtools: { enabled: false }, telemetry: false });

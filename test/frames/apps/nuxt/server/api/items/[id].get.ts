@@ -1,0 +1,1 @@
+export default defineEventHandler((event) => ({ id: getRouterParam(event, 'id') }));
