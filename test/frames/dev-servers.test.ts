@@ -8,7 +8,7 @@ import { killGroup, startChild, waitForLine } from '../helpers/child';
 import { freePort } from '../helpers/redis';
 import { startStub, type Stub } from '../origin/stub';
 import { frameAppCopy } from './install';
-import { appEnv, assertOrigins, httpRows, oracles, REGISTER, throughBuildMaps } from './run';
+import { appEnv, assertOrigins, httpRows, oracles, REGISTER, throughBuildMaps, untilServing } from './run';
 
 /**
  * Dev servers as developers run them, under the preload: `vite dev` (SvelteKit: Vite's module runner evaluates each
@@ -37,6 +37,7 @@ async function serveDev(app: string, args: string[], ready: RegExp, paths: strin
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
     const base = (await waitForLine(child, ready, 300_000))[1]!;
+    if (args.some((arg) => arg.includes('nuxi'))) await untilServing(base);
     for (const ask of paths) await (await fetch(new URL(ask, base))).arrayBuffer();
     const rows = await eventually(() => {
       const found = httpRows(app);

@@ -8,7 +8,7 @@ import { killGroup, startChild, waitForLine } from '../helpers/child';
 import { startStub, type Stub } from '../origin/stub';
 import { writeFiles } from '../route/served';
 import { frameAppCopy } from './install';
-import { appEnv, assertOrigins, buildOnce, oracles, REGISTER, throughBuildMaps } from './run';
+import { appEnv, assertOrigins, buildOnce, oracles, REGISTER, throughBuildMaps, untilServing, WARM_PATH } from './run';
 
 /**
  * Nuxt 3 pages as Nuxt renders them on the server, built (`nuxi build`, then `node .output/server/index.mjs`) and
@@ -57,7 +57,7 @@ function requestCaptures(app: string): Stored[] {
     .readdirSync(dir)
     .filter((file) => file.endsWith('.json'))
     .map((file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Stored)
-    .filter((stored) => stored.row.type === 'request');
+    .filter((stored) => stored.row.type === 'request' && stored.row.name !== `GET ${WARM_PATH}`);
 }
 
 /**
@@ -81,6 +81,7 @@ async function run(
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
     const base = (await waitForLine(child, ready, 300_000))[1]!;
+    if (args.includes('dev')) await untilServing(base);
     const statuses: number[] = [];
     for (const ask of paths) {
       const response = await fetch(new URL(ask, base));

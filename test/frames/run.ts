@@ -176,3 +176,22 @@ function listeningPort(pid: number): number | undefined {
   }
   return undefined;
 }
+
+/** The path a dev server is asked until its app answers; tests leave its capture out of what they count. */
+export const WARM_PATH = '/__test_warm';
+
+/**
+ * Asks `base` WARM_PATH until the answer is not a 503. `nuxi dev` prints that its Nitro server is built before
+ * its front process can reach the worker, and answers 503 ("Dev server is unavailable") meanwhile; on a loaded
+ * machine the first paths a test asked got that answer. Bounded, never a guess at a time to wait.
+ */
+export async function untilServing(base: string, timeout = 120_000): Promise<void> {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const response = await fetch(new URL(WARM_PATH, base)).catch(() => null);
+    await response?.arrayBuffer().catch(() => undefined);
+    if (response && response.status !== 503) return;
+    if (Date.now() > end) throw new Error(`${base} still answered 503 after ${timeout} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -78,6 +78,7 @@ describe('Nuxt 3 `nuxi dev`', { timeout: 900_000 }, () => {
       serve(app, ['node_modules/@nuxt/cli/bin/nuxi.mjs', 'dev', '--port', '0', '--host', '127.0.0.1'], {
         preload,
         ready: /Local:\s+(http:\/\/\S+)[\s\S]*Nitro server built/,
+        warm: true,
         paths,
         env: { API_URL: stub.url, NUXT_TELEMETRY_DISABLED: '1' },
         until: (rows) => rows.some((row) => row.name === 'GET /_nuxt/@vite/client') && rows.some((row) => row.name === 'GET /api/items/43'),

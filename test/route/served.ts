@@ -3,7 +3,7 @@ import path from 'node:path';
 import { eventually } from '../helpers/app';
 import { killGroup, startChild, waitForLine } from '../helpers/child';
 import { cleanEnv } from '../helpers/pinned';
-import { REGISTER } from '../frames/run';
+import { REGISTER, untilServing, WARM_PATH } from '../frames/run';
 
 /** What a server answered one path: its status and, for JSON answers, the body (pages carry per-run asset names). */
 export interface Answer {
@@ -30,12 +30,12 @@ export interface Served {
 /**
  * Starts a server (node `args` in `app`, the preload given or not), waits for `ready` (its first group: the base
  * URL), asks each path in turn, and with the preload waits until the request captures stored satisfy `until`
- * (default: one per path). The server and its children are killed however the test ends.
+ * (default: one per path). With `warm`, a dev server is asked until it serves first (see `untilServing`). The server and its children are killed however the test ends.
  */
 export async function serve(
   app: string,
   args: string[],
-  options: { preload: boolean; ready: RegExp; paths: string[]; env?: NodeJS.ProcessEnv; until?: (rows: Row[]) => boolean },
+  options: { preload: boolean; ready: RegExp; paths: string[]; env?: NodeJS.ProcessEnv; until?: (rows: Row[]) => boolean; warm?: boolean },
 ): Promise<Served> {
   fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
   const env = { ...cleanEnv(), ...options.env, ...(options.preload ? { NODE_OPTIONS: `--require ${REGISTER}` } : {}) };
@@ -45,6 +45,7 @@ export async function serve(
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
     const base = (await waitForLine(child, options.ready, 300_000))[1]!;
+    if (options.warm) await untilServing(base);
     const answers: Answer[] = [];
     for (const at of options.paths) {
       const response = await fetch(new URL(at, base));
@@ -74,7 +75,7 @@ export function requestRows(app: string): Row[] {
     .readdirSync(dir)
     .filter((file) => file.endsWith('.json'))
     .map((file) => (JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { row: Row }).row)
-    .filter((row) => row.type === 'request');
+    .filter((row) => row.type === 'request' && row.name !== `GET ${WARM_PATH}`);
 }
 
 /** Writes files (path relative to `app` → text) into an app folder. */
