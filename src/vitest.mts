@@ -1,10 +1,10 @@
 /**
- * The Vitest setup file. Under the preload, Vitest 3 runs it with no configuration (Probe lists it in each
- * worker's setup files); listed by the app (`test: { setupFiles: ['probe/vitest'] }`), it records Vitest 4 too.
- * Each test becomes a capture of type `test`. ESM, so that the `vitest` modules here are the instances the test
- * files import (the app's, loaded by Vitest in the tests' realm: a vm context for the vm pools).
+ * The Vitest setup file. Under the preload, Probe lists it in each pool worker's setup files (no configuration);
+ * an app may list it itself (`test: { setupFiles: ['probe/vitest'] }`), and it then runs once. Each test becomes
+ * a capture of type `test`. ESM, so that the `vitest` modules here are the instances the test files import (the
+ * app's, loaded by Vitest in the tests' realm: a vm context for the vm pools).
  */
-import { recordVitestTests, type VitestHooks } from './testrunner/vitestTests.js';
+import { recordVitestRunner, recordVitestTests, type VitestHooks } from './testrunner/vitestTests.js';
 
 interface Bridge {
   runners: string;
@@ -17,7 +17,12 @@ const bridge = (process as unknown as Record<symbol, Bridge | undefined>)[Symbol
 const vitestModule: string = 'vitest';
 
 try {
-  if (!(bridge && bridge.record(await import(bridge.runners)))) recordVitestTests((await import(vitestModule)) as VitestHooks);
+  const vitest = (await import(vitestModule)) as VitestHooks & { TestRunner?: unknown };
+  // The runner class: `vitest`'s own export from Vitest 4.1 on (`vitest/runners` warns on import there), the
+  // `vitest/runners` one before (found beside the worker entry: Probe's package cannot resolve it).
+  const runners = vitest.TestRunner ? { VitestTestRunner: vitest.TestRunner } : bridge ? ((await import(bridge.runners)) as unknown) : null;
+  const record = bridge?.record ?? recordVitestRunner;
+  if (!(runners && record(runners))) recordVitestTests(vitest);
 } catch {
   // never in the tests' way: no capture per test
 }

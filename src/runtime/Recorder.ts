@@ -184,11 +184,11 @@ export class Recorder {
     return this.tests.bindResource(resource, unit);
   }
 
-  /** A test case ended, after its hooks: `passed` or `failed`. */
-  endTest(unit: Unit, passed: boolean): void {
+  /** A test case ended, after its hooks: `passed`, `failed`, or `skipped` (the runner skipped it once started). */
+  endTest(unit: Unit, passed: boolean | 'skipped'): void {
     this.tests.remove(unit);
-    unit.status = passed ? 'passed' : 'failed';
-    unit.endedBy = passed ? 'return' : 'error';
+    unit.status = passed === 'skipped' ? 'skipped' : passed ? 'passed' : 'failed';
+    unit.endedBy = passed === false ? 'error' : 'return';
     this.close(unit);
   }
 

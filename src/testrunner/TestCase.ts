@@ -65,8 +65,11 @@ export class TestCase {
     return recorder ? recorder.runInTest(null, fn) : fn();
   }
 
-  /** The test ended, after its hooks, with the runner's verdict. */
-  end(passed: boolean): void {
+  /**
+   * The test ended, after its hooks, with the runner's verdict: passed, failed, or `'skipped'` for a test the
+   * runner started and then reported skipped (skipped from inside the test, `ctx.skip()` / `t.skip()`).
+   */
+  end(passed: boolean | 'skipped'): void {
     if (this.#ended) return;
     this.#ended = true;
     this.recorder.endTest(this.unit, passed);

@@ -12,7 +12,7 @@ import type { SourceFactory, UnitSource } from '../runtime/UnitSource';
  * - **Start and end**: `TestCase.begin(names)` when the runner starts a test (before its `beforeEach` hooks), with
  *   the test's name path (`suite > inner > case`, the file and the runner's root suite left out);
  *   `TestCase.end(passed)` after its `afterEach` hooks, `passed` being the runner's own verdict (its status, not
- *   Probe's guess).
+ *   Probe's guess; `'skipped'` for a test the runner reports skipped once it ran: `ctx.skip()`, `t.skip()`).
  * - **Attribution**: the test's function (and a hook run for one test, where the runner hands it the test) runs
  *   in the test's async context (`inTestContext`, `TestCase.bind` for a runner's own AsyncResource, or
  *   `TestCase.enter()` at the start of the runner's own async function that runs the whole test): a call belongs

@@ -1,5 +1,6 @@
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
+import { patchMethod } from '../util/patches';
 import { alsoHookEsm } from '../lens/esmHook';
 import type { TestRunnerSource } from './TestRunnerSource';
 import { TestCase } from './TestCase';
@@ -19,6 +20,38 @@ interface NodeTestExports {
 }
 
 const HOOKED = Symbol.for('probe.node-test.hooked');
+
+const WHY_SKIP =
+  "a test that calls t.skip() goes on running and node:test reports it skipped (TAP's # SKIP); TestContext has no public field that says so, so its skip() is watched (https://github.com/nodejs/node/blob/v24.11.0/lib/internal/test_runner/test.js)";
+
+/** The AbortSignals of the tests that skipped themselves at run time (`t.skip()`). */
+const skippedSignals = new WeakSet<object>();
+
+/**
+ * Watches `TestContext.prototype.skip` (once; the hook's context is the one the test's function gets, and shares
+ * its test's signal) so a test skipped from inside ends `skipped`, as node:test reports it.
+ */
+function hookSkip(t: TestContextLike): void {
+  const proto = Object.getPrototypeOf(t) as { skip?: (this: TestContextLike, ...args: unknown[]) => unknown } | null;
+  if (!proto || typeof proto.skip !== 'function' || hookedSkips.has(proto)) return;
+  hookedSkips.add(proto);
+  patchMethod(
+    proto,
+    'skip',
+    'node:test TestContext.prototype.skip',
+    WHY_SKIP,
+    (original) =>
+      function (this: TestContextLike, ...args: unknown[]) {
+        try {
+          if (this?.signal && typeof this.signal === 'object') skippedSignals.add(this.signal);
+        } catch {
+          // never in the tests' way
+        }
+        return original!.apply(this, args);
+      },
+  );
+}
+const hookedSkips = new WeakSet<object>();
 
 /** Whether this process runs `node --test` files: a child of the runner, or the runner with isolation off. */
 function nodeTestMayRun(): boolean {
@@ -89,9 +122,10 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
       const test = TestCase.begin([String(t.fullName ?? t.name ?? 'test')]);
       if (!test) return;
       if (t.signal && typeof t.signal === 'object') cases.set(t.signal, test);
+      hookSkip(t);
       t.after(() => {
         try {
-          test.end(t.passed !== false);
+          test.end(t.passed === false ? false : skippedSignals.has(t.signal as object) ? 'skipped' : true);
         } catch (error) {
           logger.warnOnce('node-test-end', 'could not end a test capture', error);
         }

@@ -17,10 +17,10 @@ const RUNNER_ENTRIES = [
   /[\\/]vitest[\\/]dist[\\/]workers[\\/]/,
 ];
 
-/** The Vitest versions whose pool workers Probe adds its setup file to (their worker entry is `dist/worker.js`). */
-const WORKER_VERSIONS = ['>=3.0.0 <4'];
-const WORKER_SOURCE = 'https://github.com/vitest-dev/vitest/blob/v3.2.4/packages/vitest/src/runtime/worker.ts';
-const WHY_WORKER = `Vitest evaluates test files through its own module runner (in a vm context for the vm pools), out of reach of require and import hooks; the pool worker's entry receives the resolved config (run(ctx)) before any test file runs, and a setup file listed there runs in the tests' own realm, for every pool (${WORKER_SOURCE})`;
+/** The Vitest versions whose pool workers Probe adds its setup file to (the worker entry is found in dist/worker.js). */
+const WORKER_VERSIONS = ['>=3.0.0'];
+const WORKER_SOURCE = 'https://github.com/vitest-dev/vitest/blob/v4.1.12/packages/vitest/src/runtime/workers/init.ts';
+const WHY_WORKER = `Vitest evaluates test files through its own module runner (in a vm context for the vm pools), out of reach of require and import hooks; the pool worker receives the config the tests receive (TestProject.serializedConfig) before any test file runs, through the function \`vitest/worker\` exports (Vitest 3: run(ctx); Vitest 4 and later: init(worker), whose runTests gets the worker state), and a setup file listed there runs in the tests' own realm, for every pool (${WORKER_SOURCE})`;
 
 /**
  * Where the `probe/vitest` setup file finds Probe's hooks from any realm (vm contexts share `process`), and the
@@ -45,41 +45,85 @@ const isVitestProcess = () => RUNNER_ENTRIES.some((entry) => entry.test(process.
 const mayRunVitestTests = () => isVitestProcess() || (!isMainThread && process.env.VITEST === 'true');
 
 /**
- * Vitest: each test is a capture of type `test`, with no configuration. Vitest 3's pool worker entry is hooked
- * where it loads (the ESM loader, in worker threads too) to list `probe/vitest` in the worker's setup files;
- * that setup file hooks Vitest's runner class in the realm the tests run in (see vitestTests). An app that lists
- * `probe/vitest` itself gets it once.
+ * Vitest: each test is a capture of type `test`, with no configuration. The function the pool worker's entry
+ * gets its config through (see workerEntry) is hooked where it loads (the ESM loader, in worker threads too) to
+ * list `probe/vitest` in the worker's setup files; that setup file hooks Vitest's runner class in the realm the
+ * tests run in (see vitestTests). An app that lists `probe/vitest` itself gets it once.
  */
 export const vitestRunner: TestRunnerSource = {
   name: 'vitest',
   isRunnerProcess: isVitestProcess,
   units: ({ config, logger }) => {
     if (!config.http || !mayRunVitestTests()) return null;
-    const worker = workerEntryUrl();
-    if (!worker || !existsSync(SETUP_FILE)) return null;
-    alsoHookEsm(worker, { imported: true, inThreads: true });
-    const bridge: VitestBridge = { runners: new URL('runners.js', worker).href, record: recordVitestRunner };
+    const entry = workerEntry();
+    if (!entry || !existsSync(SETUP_FILE)) return null;
+    alsoHookEsm(entry.url, { imported: true, inThreads: true });
+    hookedEntry = entry;
+    const bridge: VitestBridge = { runners: new URL('runners.js', entry.worker).href, record: recordVitestRunner };
     return { name: 'vitest', instrumentations: [new VitestWorkerInstrumentation(bridge, logger)], enable: () => () => {} };
   },
 };
 
-/** The file URL of the app's Vitest 3 worker entry (as the ESM loader names it: the real path), or null. */
-function workerEntryUrl(): string | null {
+/**
+ * Where the app's pool workers receive their config: the module `vitest/worker` (dist/worker.js, beside the pool
+ * entries) defines or re-exports it from. Vitest 3 defines `run(ctx)` and `collect(ctx)` there, `ctx.config`
+ * being the config; Vitest 4 and 5 re-export `init(worker)` from a chunk that the pool entries import directly,
+ * and `worker.runTests(state)` / `worker.collectTests(state)` get the worker state, `state.config` the config.
+ * Found by what the module exports, not by version.
+ */
+interface WorkerEntry {
+  /** dist/worker.js's file URL (the real path, as the ESM loader names it). */
+  worker: string;
+  /** The file URL of the module that defines the function, and its path in the package. */
+  url: string;
+  file: string;
+  /** The names it exports the functions under, and how they receive the config. */
+  exports: string[];
+  kind: 'run' | 'init';
+}
+
+function workerEntry(): WorkerEntry | null {
   const from = [process.cwd()];
   if (process.argv[1]) from.unshift(path.dirname(path.resolve(process.argv[1])));
   try {
-    const manifest = require.resolve('vitest/package.json', { paths: from });
-    const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version ?? '';
-    if (!/^3\./.test(version)) return null;
-    return pathToFileURL(realpathSync(path.join(path.dirname(manifest), 'dist', 'worker.js'))).href;
+    const root = path.dirname(realpathSync(require.resolve('vitest/package.json', { paths: from })));
+    const workerFile = path.join(root, 'dist', 'worker.js');
+    const worker = pathToFileURL(workerFile).href;
+    const source = readFileSync(workerFile, 'utf8');
+    const init = reExport(source, 'init');
+    if (init) {
+      const file = path.posix.join('dist', init.from);
+      return { worker, url: new URL(init.from, worker).href, file, exports: [init.local], kind: 'init' };
+    }
+    if (/\bexport\s*\{[^}]*\brun\b[^}]*\}\s*;/.test(source)) return { worker, url: worker, file: 'dist/worker.js', exports: ['run', 'collect'], kind: 'run' };
+    return null;
   } catch {
     return null;
   }
 }
 
-interface WorkerContext {
+/** The local name and relative module of `export { x as name } from './chunk.js'` in a bundled module, or null. */
+function reExport(source: string, name: string): { local: string; from: string } | null {
+  for (const match of source.matchAll(/export\s*\{([^}]*)\}\s*from\s*['"](\.\/[^'"]+)['"]/g)) {
+    for (const part of match[1]!.split(',')) {
+      const [local, exported = local] = part.trim().split(/\s+as\s+/);
+      if (exported === name && local) return { local, from: match[2]! };
+    }
+  }
+  return null;
+}
+
+interface WorkerConfig {
   config?: { setupFiles?: unknown };
 }
+type WorkerFunction = (this: unknown, ...args: unknown[]) => unknown;
+interface PoolWorker {
+  runTests?: WorkerFunction;
+  collectTests?: WorkerFunction;
+}
+
+/** The worker entry of this process's Vitest, for VitestWorkerInstrumentation's init (which runs in its constructor). */
+let hookedEntry: WorkerEntry | null = null;
 
 class VitestWorkerInstrumentation extends InstrumentationBase {
   constructor(
@@ -90,13 +134,15 @@ class VitestWorkerInstrumentation extends InstrumentationBase {
   }
 
   protected init() {
+    const entry = hookedEntry;
+    if (!entry) return [];
     return new InstrumentationNodeModuleDefinition('vitest', WORKER_VERSIONS, undefined, undefined, [
       new InstrumentationNodeModuleFile(
-        'vitest/dist/worker.js',
+        `vitest/${entry.file}`,
         WORKER_VERSIONS,
-        (exports: { run?: (ctx: WorkerContext) => unknown }) => {
+        (exports: Record<string, unknown>) => {
           try {
-            if (exports) hookWorker(exports, this.bridge);
+            if (exports) hookWorker(exports, entry, this.bridge);
           } catch (error) {
             this.probeLogger.warnOnce('vitest', 'could not record Vitest tests', error);
           }
@@ -108,7 +154,7 @@ class VitestWorkerInstrumentation extends InstrumentationBase {
   }
 }
 
-function hookWorker(exports: { run?: (ctx: WorkerContext) => unknown }, bridge: VitestBridge): void {
+function hookWorker(exports: Record<string, unknown>, entry: WorkerEntry, bridge: VitestBridge): void {
   const holder = process as unknown as Record<symbol, unknown>;
   if (!holder[BRIDGE]) {
     Object.defineProperty(holder, BRIDGE, { value: bridge, configurable: true, writable: true, enumerable: false });
@@ -116,30 +162,52 @@ function hookWorker(exports: { run?: (ctx: WorkerContext) => unknown }, bridge: 
       if (holder[BRIDGE] === bridge) delete holder[BRIDGE];
     });
   }
-  patchMethod(
-    exports,
-    'run',
-    'vitest dist/worker.js run',
-    WHY_WORKER,
-    (original) =>
-      function run(this: unknown, ctx: WorkerContext) {
-        try {
-          addSetupFile(ctx);
-        } catch {
-          // never in the tests' way
-        }
-        return original!.call(this, ctx);
-      },
-  );
+  for (const name of entry.exports) {
+    if (typeof exports[name] !== 'function') continue;
+    patchMethod(exports as Record<string, WorkerFunction>, name, `vitest ${entry.file} ${entry.kind === 'init' ? 'init' : name}`, WHY_WORKER, (original) =>
+      entry.kind === 'run'
+        ? function (this: unknown, ...args: unknown[]) {
+            addSetupFile(args[0] as WorkerConfig);
+            return original!.apply(this, args);
+          }
+        : function (this: unknown, ...args: unknown[]) {
+            hookPoolWorker(args[0] as PoolWorker);
+            return original!.apply(this, args);
+          },
+    );
+  }
+}
+
+/** A Vitest 4+ pool worker (the object its entry passes to init): its state's config gets the setup file. */
+function hookPoolWorker(worker: PoolWorker | undefined): void {
+  if (!worker || typeof worker !== 'object') return;
+  for (const method of ['runTests', 'collectTests'] as const) {
+    patchMethod(
+      worker,
+      method,
+      `vitest pool worker ${method}`,
+      WHY_WORKER,
+      (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          addSetupFile(args[0] as WorkerConfig);
+          return original!.apply(this, args);
+        },
+      { weak: true },
+    );
+  }
 }
 
 /** Probe's setup file first in the worker's list, unless the app lists it (the same file) itself. */
-function addSetupFile(ctx: WorkerContext): void {
-  const files = ctx?.config?.setupFiles;
-  if (!Array.isArray(files)) return;
-  const setup = realpathSync(SETUP_FILE);
-  if (files.some((file) => typeof file === 'string' && samePath(file, setup))) return;
-  files.unshift(setup);
+function addSetupFile(ctx: WorkerConfig | undefined): void {
+  try {
+    const files = ctx?.config?.setupFiles;
+    if (!Array.isArray(files)) return;
+    const setup = realpathSync(SETUP_FILE);
+    if (files.some((file) => typeof file === 'string' && samePath(file, setup))) return;
+    files.unshift(setup);
+  } catch {
+    // never in the tests' way
+  }
 }
 
 function samePath(file: string, real: string): boolean {

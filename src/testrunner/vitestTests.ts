@@ -137,7 +137,13 @@ function end(test: VitestTask | undefined): void {
   const open = test ? cases.get(test) : undefined;
   if (!test || !open) return;
   cases.delete(test);
-  open.end(test.result?.state !== 'fail');
+  open.end(verdict(test));
+}
+
+/** Vitest's verdict on a test it ran: a test skipped from inside (`ctx.skip()`) ends with state `skip`. */
+function verdict(test: VitestTask): boolean | 'skipped' {
+  const state = test.result?.state;
+  return state === 'skip' ? 'skipped' : state !== 'fail';
 }
 
 interface VitestTestContext {
@@ -179,7 +185,7 @@ export function recordVitestTests(hooks: VitestHooks): void {
       if (!test) return;
       context.onTestFinished(() => {
         try {
-          test.end(task.result?.state !== 'fail');
+          test.end(verdict(task));
         } catch {
           // never in the tests' way
         }

@@ -6,6 +6,7 @@ import { TestApp } from '../helpers/app';
 import { runChild } from '../helpers/child';
 import { connectMcp } from '../helpers/mcp';
 import { checkFailedList, checkTestCaptures, startUpstream } from './suite';
+import { tapReport } from './tap';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 
@@ -55,4 +56,34 @@ describe('node --test under the preload: a capture per test', () => {
       }
     });
   }
+
+  it('a test that calls t.skip() is skipped, as node:test reports it (TAP), with its calls', async () => {
+    const file = 'node-test.skip.test.mjs';
+    const app = new TestApp({ [file]: readFileSync(path.join(FIXTURES, file), 'utf8') });
+    const run = (preload: 'require' | 'none') =>
+      runChild(process.execPath, ['--test', '--test-reporter=tap', file], {
+        cwd: app.dir,
+        env:
+          preload === 'none'
+            ? { ...app.env({ env: { UPSTREAM: upstream.url, NODE_TEST_CONTEXT: undefined } }), NODE_OPTIONS: '' }
+            : app.env({ preload, env: { UPSTREAM: upstream.url, NODE_TEST_CONTEXT: undefined } }),
+      });
+    const plain = await run('none');
+    const probed = await run('require');
+    const output = `${probed.stdout}\n${probed.stderr}`;
+    assert.equal(probed.code, plain.code, output);
+    assert.equal(probed.code, 0, output);
+    assert.equal(tapReport(probed.stdout), tapReport(plain.stdout), 'the same report as without Probe');
+    // node:test's verdicts: `# SKIP` on the test that skipped itself.
+    const verdicts = [...probed.stdout.matchAll(/^ *ok \d+ - (.*?)( # SKIP.*)?$/gm)]
+      .filter((match) => match[1] !== 'runtime')
+      .map((match) => `runtime > ${match[1]}: ${match[2] ? 'skipped' : 'passed'}`)
+      .sort();
+    const tests = app.captures().filter((capture) => capture.type === 'test');
+    assert.deepEqual(tests.map((capture) => `${capture.name}: ${capture.status}`).sort(), verdicts, output);
+    assert.deepEqual(verdicts, ['runtime > runs: passed', 'runtime > skips itself: skipped']);
+    const calls = Object.fromEntries(tests.map((capture) => [capture.name, (capture.sections.http ?? []).map((row) => new URL(row.url).search).sort()]));
+    assert.deepEqual(calls, { 'runtime > runs': ['?hook=each', '?test=runs'], 'runtime > skips itself': ['?hook=each', '?test=skips'] });
+    assert.equal(tests.find((capture) => capture.status === 'skipped')?.ended_by, 'return', 'a skipped test ended without an error');
+  });
 });

@@ -10,9 +10,12 @@ import { cleanEnv, installRunnerApp } from './install';
 import { checkTestCaptures, readCaptures, startUpstream } from './suite';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
-/** Pinned. An app of its own in the cache: its project folders would be test files of vitest.test.ts's runs. */
-const VERSION = '3.2.4';
-const install = () => installRunnerApp(`vitest-preload-${VERSION}`, { vitest: VERSION });
+/**
+ * Pinned: the last Vitest 3, the current Vitest 4 and Vitest 5. Apps of their own in the cache: their project folders would
+ * be test files of vitest.test.ts's runs.
+ */
+const VERSIONS = ['3.2.4', '4.1.12', '5.1.2'];
+const install = (version: string) => installRunnerApp(`vitest-preload-${version}`, { vitest: version });
 
 /** What Vitest's JSON reporter says of one test. */
 interface JsonTest {
@@ -125,64 +128,87 @@ async function startRendezvous(): Promise<{ url: string; reset(): void; close():
 }
 
 /**
- * Vitest 3 with the preload alone, no Vitest configuration (no `probe/vitest` setup file): a real run of the suite
- * per pool, compared with the same run without Probe; the runner's JSON report is the oracle of each capture.
+ * Vitest 3 and 4 with the preload alone, no Vitest configuration (no `probe/vitest` setup file): a real run of the
+ * suite per pool, compared with the same run without Probe; the runner's JSON report is the oracle of each capture.
  */
-describe('Vitest 3 under the preload alone: a capture per test, no configuration', () => {
-  let upstream: Awaited<ReturnType<typeof startUpstream>>;
-  let rendezvous: Awaited<ReturnType<typeof startRendezvous>>;
-  before(async () => {
-    upstream = await startUpstream();
-    rendezvous = await startRendezvous();
-  });
-  after(async () => {
-    await upstream.close();
-    await rendezvous.close();
-  });
-
-  const env = (url: string): NodeJS.ProcessEnv => {
-    const base: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: url, CI: '1', NO_COLOR: '1' };
-    delete base.NODE_TEST_CONTEXT;
-    return base;
-  };
-
-  const runs: Array<{ pool: string; preload: 'require' | 'probe run' }> = [
-    { pool: 'forks', preload: 'require' },
-    { pool: 'threads', preload: 'require' },
-    { pool: 'vmThreads', preload: 'require' },
-    { pool: 'vmForks', preload: 'require' },
-    { pool: 'forks', preload: 'probe run' },
-  ];
-  for (const { pool, preload } of runs) {
-    it(`pool ${pool}, ${preload === 'require' ? '--require probe/register' : 'probe run -- node_modules/.bin/vitest run'}`, async () => {
-      const dir = await install();
-      const folder = project(dir, `preload-${pool}-${preload.replace(' ', '-')}`, 'vitest.suite.test.js');
-      const run = await runBothWays(folder, env(upstream.url), [`--pool=${pool}`], preload);
-      assert.equal(run.code, 1, `the suite has failing tests\n${run.output}`);
-      const captures = readCaptures(folder);
-      checkAgainstReport(captures, run.report, run.output);
-      checkTestCaptures(captures, run.output);
-      const commands = captures.filter((capture) => capture.type === 'command').map((capture) => capture.name);
-      assert.deepEqual(commands, ['vitest suite.test.js']);
+for (const version of VERSIONS)
+  describe(`Vitest ${version} under the preload alone: a capture per test, no configuration`, () => {
+    let upstream: Awaited<ReturnType<typeof startUpstream>>;
+    let rendezvous: Awaited<ReturnType<typeof startRendezvous>>;
+    before(async () => {
+      upstream = await startUpstream();
+      rendezvous = await startRendezvous();
     });
-  }
+    after(async () => {
+      await upstream.close();
+      await rendezvous.close();
+    });
 
-  for (const pool of ['forks', 'threads', 'vmThreads']) {
-    it(`describe.concurrent, pool ${pool}: each test keeps its own calls, made while the other's are in flight`, async () => {
-      const dir = await install();
-      const folder = project(dir, `concurrent-${pool}`, 'vitest.concurrent.test.js');
-      rendezvous.reset();
-      const run = await runBothWays(folder, env(rendezvous.url), [`--pool=${pool}`], 'require');
-      assert.equal(run.code, 0, run.output);
-      const captures = readCaptures(folder);
-      checkAgainstReport(captures, run.report, run.output);
-      const seen = Object.fromEntries(captures.filter((capture) => capture.type === 'test').map((capture) => [capture.name, paths(capture)]));
-      assert.deepEqual(seen, {
-        'together > a': ['/a1?after=/b1', '/a2?after=/b2', '/each-a'],
-        'together > b': ['/b1?after=/a1', '/b2?after=/a2', '/each-b'],
-        'after them': ['/c1'],
+    const env = (url: string): NodeJS.ProcessEnv => {
+      const base: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: url, CI: '1', NO_COLOR: '1' };
+      delete base.NODE_TEST_CONTEXT;
+      return base;
+    };
+
+    const runs: Array<{ pool: string; preload: 'require' | 'probe run' }> = [
+      { pool: 'forks', preload: 'require' },
+      { pool: 'threads', preload: 'require' },
+      { pool: 'vmThreads', preload: 'require' },
+      { pool: 'vmForks', preload: 'require' },
+      { pool: 'forks', preload: 'probe run' },
+    ];
+    for (const { pool, preload } of runs) {
+      it(`pool ${pool}, ${preload === 'require' ? '--require probe/register' : 'probe run -- node_modules/.bin/vitest run'}`, async () => {
+        const dir = await install(version);
+        const folder = project(dir, `preload-${pool}-${preload.replace(' ', '-')}`, 'vitest.suite.test.js');
+        const run = await runBothWays(folder, env(upstream.url), [`--pool=${pool}`], preload);
+        assert.equal(run.code, 1, `the suite has failing tests\n${run.output}`);
+        const captures = readCaptures(folder);
+        checkAgainstReport(captures, run.report, run.output);
+        checkTestCaptures(captures, run.output);
+        const commands = captures.filter((capture) => capture.type === 'command').map((capture) => capture.name);
+        assert.deepEqual(commands, ['vitest suite.test.js']);
       });
-      assert.ok(!captures.some((capture) => capture.type === 'command'), 'no call outside the tests');
-    });
-  }
-});
+    }
+
+    for (const pool of ['forks', 'threads', 'vmThreads']) {
+      it(`describe.concurrent and test.concurrent, pool ${pool}: each test keeps its own calls, made while the other's are in flight`, async () => {
+        const dir = await install(version);
+        const folder = project(dir, `concurrent-${pool}`, 'vitest.concurrent.test.js');
+        rendezvous.reset();
+        const run = await runBothWays(folder, env(rendezvous.url), [`--pool=${pool}`], 'require');
+        assert.equal(run.code, 0, run.output);
+        const captures = readCaptures(folder);
+        checkAgainstReport(captures, run.report, run.output);
+        const seen = Object.fromEntries(captures.filter((capture) => capture.type === 'test').map((capture) => [capture.name, paths(capture)]));
+        assert.deepEqual(seen, {
+          'together > a': ['/a1?after=/b1', '/a2?after=/b2', '/each-a'],
+          'together > b': ['/b1?after=/a1', '/b2?after=/a2', '/each-b'],
+          'after them': ['/c1'],
+          c: ['/c2?after=/d2'],
+          d: ['/d2?after=/c2'],
+        });
+        assert.ok(!captures.some((capture) => capture.type === 'command'), 'no call outside the tests');
+      });
+    }
+
+    for (const pool of ['forks', 'vmThreads']) {
+      it(`a test skipped at run time (ctx.skip()) is skipped, as Vitest reports it, pool ${pool}`, async () => {
+        const dir = await install(version);
+        const folder = project(dir, `skip-${pool}`, 'vitest.skip.test.js');
+        const run = await runBothWays(folder, env(upstream.url), [`--pool=${pool}`], 'require');
+        assert.equal(run.code, 0, run.output);
+        const captures = readCaptures(folder);
+        checkAgainstReport(captures, run.report, run.output);
+        const seen = Object.fromEntries(captures.filter((capture) => capture.type === 'test').map((capture) => [capture.name, paths(capture)]));
+        assert.deepEqual(seen, {
+          'runtime > skips itself': ['/ok?hook=each', '/ok?test=skips'],
+          'runtime > skips on a condition': ['/ok?hook=each', '/ok?test=condition'],
+          'runtime > runs': ['/ok?hook=each', '/ok?test=runs'],
+        });
+        for (const capture of captures.filter((capture) => capture.type === 'test' && capture.status === 'skipped')) {
+          assert.equal(capture.ended_by, 'return', `${capture.name}: a skipped test ended without an error`);
+        }
+      });
+    }
+  });
