@@ -176,6 +176,8 @@ class NextServer {
     const exited = this.exited.then(() => {
       throw new Error(`next exited before answering ${at}\n${this.stdout}\n${this.stderr}`);
     });
+    // Handled here when the answer came first: `next` exits later, when the test stops it.
+    exited.catch(() => {});
     try {
       return await Promise.race([answered, exited]);
     } finally {
