@@ -23,14 +23,16 @@ export interface NextFetchWatch {
 
 /**
  * Wraps Next.js's patched fetch (with `wrap`: see cacheLayerFetch) as soon as Next installs it as the global
- * fetch, above it, so that a call Next answers from its data cache is still seen. Next 15 and 16 set their
- * global slot first, then assign the function: the slot is watched and the wrap done on the next microtask, before
- * any render. Next 14 sets no slot: `adopt` is also called as each request starts (see fetchLens), and once it
- * found Next 14's fetch, or Next 14's server loaded at start or at the first request (before that request's code
- * patches fetch), each later assignment of one is wrapped as it is made (see watchAssignments). Next reads its
- * own properties off the global fetch: they are copied onto the wrapper. After Next 16's dev server puts the fetch
- * it found back (`resetFetch`, on a reload) and patches again, the new one is wrapped in turn, under the same
- * ledger entry: the ledger stays one entry however many reloads come.
+ * fetch, above it, so that a call Next answers from its data cache is still seen, and a call's origin is the app's
+ * line that called Next's fetch. Next 15 and 16 set their global slot, then assign the function in the same
+ * synchronous run: once the slot is set, each assignment is wrapped as it is made (see watchAssignments), so a call
+ * the app makes in that same run (a route handler calling fetch before any await, in the request that patched
+ * it) goes through the wrapper too; a microtask adopts a function installed some other way. Next 14 sets no slot:
+ * `adopt` is also called as each request starts (see fetchLens), and once it found Next 14's fetch, or Next 14's
+ * server loaded at start or at the first request (before that request's code patches fetch), assignments are
+ * watched the same way. Next reads its own properties off the global fetch: they are copied onto the wrapper.
+ * After Next's dev server puts the fetch it found back (`resetFetch`, on a reload) and patches again, the new one
+ * is wrapped in turn: the ledger stays the same entries however many reloads come.
  */
 export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logger: Logger): NextFetchWatch {
   let active = true;
@@ -46,7 +48,7 @@ export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logge
     wrapped[WRAPS] = next;
     return wrapped;
   };
-  const watchNext14 = (): void => {
+  const watchNextAssignments = (): void => {
     assignmentsWatched = true;
     watchAssignments((next) => (active && isUnwrappedNext(next) ? wrapNext(next) : next), logger);
   };
@@ -61,7 +63,7 @@ export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logge
       // so a data-cache hit inside the very first request is seen too.
       if (!slotSeen && !assignmentsWatched && lookups < 2) {
         lookups++;
-        if (loadedNextMajor() === 14) watchNext14();
+        if (loadedNextMajor() === 14) watchNextAssignments();
       }
       return;
     }
@@ -77,7 +79,7 @@ export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logge
         recordPatch('globalThis.fetch (Next.js)', WHY, () => {
           if (newest && globalThis.fetch === newest.wrapped) Object.defineProperty(globalThis, 'fetch', newest.descriptor);
         });
-      if (!slotSeen && !assignmentsWatched) watchNext14();
+      if (!slotSeen && !assignmentsWatched) watchNextAssignments();
     } catch (error) {
       logger.warnOnce('next-fetch', "could not wrap Next.js's fetch", error);
     }
@@ -85,6 +87,10 @@ export function watchNextFetch(wrap: (next: typeof fetch) => typeof fetch, logge
   try {
     watchSlot(() => {
       slotSeen = true;
+      // Next assigns its function right after this, before anything else runs: watched from here, it is wrapped
+      // as it is assigned. A microtask was too late for a call made in the same run (the origin of such a call was
+      // read from its own stack through Next's fetch, and a data-cache hit there was no row).
+      if (active && !assignmentsWatched) watchNextAssignments();
       queueMicrotask(adopt);
     });
   } catch (error) {
@@ -104,14 +110,13 @@ function isUnwrappedNext(value: unknown): value is NextFetch {
   return typeof value === 'function' && (value as NextFetch).__nextPatched === true && !(value as NextFetch)[WRAPS];
 }
 
-const WHY_14 =
-  "Next.js 14's dev server puts back the fetch it stored before each request (DevServer.restorePatchedGlobals) and patches it again inside the request, right before the app's code runs, by a plain assignment with no mark before it (https://github.com/vercel/next.js/blob/v14.2.35/packages/next/src/server/lib/patch-fetch.ts patchFetch): the global fetch becomes an accessor whose setter wraps each Next fetch as it is assigned, so its data-cache hits are seen. Only once a Next 14 fetch was seen, or Next 14's server found loaded (its first patch comes inside the first app-router request)";
+const WHY_ASSIGNED =
+  "Next.js patches fetch by a plain assignment inside the request that first needs it, and the app's code may call it in that same synchronous run: Next 15 and 16 set their global slot just before (https://github.com/vercel/next.js/blob/v15.5.0/packages/next/src/server/lib/patch-fetch.ts patchFetch), Next 14 marks nothing and its dev server puts back the fetch it stored before each request (DevServer.restorePatchedGlobals) and patches it again right before the app's code runs (https://github.com/vercel/next.js/blob/v14.2.35/packages/next/src/server/lib/patch-fetch.ts patchFetch): the global fetch becomes an accessor whose setter wraps each Next fetch as it is assigned, so its data-cache hits are seen and its calls have the app's line. Only once Next's slot was set, a Next 14 fetch was seen, or Next 14's server found loaded (its first patch comes inside the first app-router request)";
 
 /**
- * Next 14 (no slot): `globalThis.fetch` becomes an accessor holding the same value, whose setter passes each
- * value assigned through `adopt` (a Next fetch is wrapped there and then, before the request's code calls it).
- * Undone while the accessor is still Probe's: a plain writable value again, Next's own fetch when Probe's
- * wrapper of it is the current one.
+ * `globalThis.fetch` becomes an accessor holding the same value, whose setter passes each value assigned through
+ * `adopt` (a Next fetch is wrapped there and then, before the request's code calls it). Undone while the accessor
+ * is still Probe's: a plain writable value again, Next's own fetch when Probe's wrapper of it is the current one.
  */
 function watchAssignments(adopt: (value: NextFetch) => NextFetch, logger: Logger): void {
   const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
@@ -131,7 +136,7 @@ function watchAssignments(adopt: (value: NextFetch) => NextFetch, logger: Logger
       }
     },
   });
-  recordPatch('globalThis.fetch assignments (Next.js 14)', WHY_14, () => {
+  recordPatch('globalThis.fetch assignments (Next.js)', WHY_ASSIGNED, () => {
     if (Object.getOwnPropertyDescriptor(globalThis, 'fetch')?.get !== get) return;
     const value = (current as NextFetch | undefined)?.[WRAPS] ?? current;
     Object.defineProperty(globalThis, 'fetch', { configurable: true, enumerable: descriptor.enumerable ?? true, writable: true, value });

@@ -108,4 +108,36 @@ export async function eventually<T>(check: () => T | undefined | false | Promise
   }
 }
 
+/** Whether a child process is still running (neither exited nor ended by a signal). */
+export function running(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+/**
+ * Polls until `check` returns a value, for as long as `possible()` holds (the process that would bring it still
+ * runs): the wait ends when success has become impossible, not at a time guessed for a loaded machine. `bound`
+ * (8 minutes, under the runner's limit per test) only keeps a test that would never succeed from hanging. Rejects
+ * with what stopped it.
+ */
+export async function whilePossible<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  possible: () => boolean,
+  what: string,
+  bound = 480_000,
+): Promise<T> {
+  const deadline = Date.now() + bound;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value as T;
+    // Checked once more after the end: what the process did before it ended is in.
+    if (!possible()) {
+      const last = await check();
+      if (last !== undefined && last !== false) return last as T;
+      throw new Error(`${what}: no longer possible (the process that would bring it has ended)`);
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not there after ${bound} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export { collect, waitForLine, type RunResult } from './child';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { eventually } from '../helpers/app';
+import { running, whilePossible } from '../helpers/app';
 import { killGroup, startChild, waitForLine } from '../helpers/child';
 import { cleanEnv } from '../helpers/pinned';
 import { REGISTER, untilServing, WARM_PATH } from '../frames/run';
@@ -56,10 +56,14 @@ export async function serve(
     }
     const until = options.until ?? ((rows: Row[]) => rows.length >= options.paths.length);
     const rows = options.preload
-      ? await eventually(() => {
-          const found = requestRows(app);
-          return until(found) && found;
-        }, 60_000)
+      ? await whilePossible(
+          () => {
+            const found = requestRows(app);
+            return until(found) && found;
+          },
+          () => running(child),
+          'the request captures',
+        )
       : [];
     return { answers, rows, output };
   } finally {

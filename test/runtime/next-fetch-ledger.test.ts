@@ -5,19 +5,21 @@ import { REPO_ROOT, TestApp } from '../helpers/app';
 
 // Next.js 16's dev server puts back the fetch it found on each reload (`resetFetch`) and patches fetch again,
 // setting its global slot (Symbol.for('next-patch')) first, as Next does; each new patched fetch is wrapped by
-// Probe. Done here 500 times in a started Probe: the ledger keeps one entry for Next's fetch all along, the newest
-// Next fetch is the one wrapped, and shutdown() puts that newest one back.
+// Probe as it is assigned: the app's code that runs on in the same synchronous run (a route handler calling fetch
+// before any await) calls the wrapper. Done here 500 times in a started Probe: the ledger keeps one entry for Next's
+// fetch all along, the newest Next fetch is the one wrapped, and shutdown() puts that newest one back.
 const SCRIPT = `
 const { start } = require('probe');
 const probe = start();
 const { patches } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'util', 'patches.js'))});
 const SLOT = Symbol.for('next-patch');
 const WRAPS = Symbol.for('probe.fetch.next');
-const entries = () => patches().filter((p) => p.target === 'globalThis.fetch (Next.js)').length;
+const entries = () => patches().filter((p) => p.target.startsWith('globalThis.fetch') && p.target.includes('Next.js')).length;
 const before = patches().length;
 (async () => {
   const found = globalThis.fetch;
   let newest;
+  let wrappedAtOnce = 0;
   const counts = [];
   for (let reload = 0; reload < 500; reload++) {
     // resetFetch: the fetch Next found, and its slot cleared.
@@ -29,6 +31,8 @@ const before = patches().length;
     newest.__nextPatched = true;
     globalThis[SLOT] = true;
     globalThis.fetch = newest;
+    // What the app's code that Next runs next in this same run would call.
+    if (globalThis.fetch[WRAPS] === newest) wrappedAtOnce++;
     await new Promise((resolve) => setImmediate(resolve));
     counts.push(entries());
   }
@@ -36,7 +40,7 @@ const before = patches().length;
   const most = Math.max(...counts);
   const during = patches().length;
   await probe.shutdown();
-  console.log(JSON.stringify({ most, last: counts.at(-1), before, during, wrapsNewest, restored: globalThis.fetch === newest, left: patches().length }));
+  console.log(JSON.stringify({ wrappedAtOnce, most, last: counts.at(-1), before, during, wrapsNewest, restored: globalThis.fetch === newest, left: patches().length }));
 })();
 `;
 
@@ -46,6 +50,7 @@ it("a re-wrap of Next.js's fetch (500 dev reloads) reuses its ledger entry: the 
   assert.equal(result.code, 0, result.stderr);
   const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, number | boolean>;
   assert.equal(out.wrapsNewest, true, "the newest Next fetch is wrapped by Probe's");
+  assert.equal(out.wrappedAtOnce, 500, 'each Next fetch is wrapped as it is assigned, before any other code runs');
   assert.equal(out.last, 1, "one ledger entry for Next's fetch");
   assert.equal(out.most, 1, 'never more than one along the way');
   assert.equal(out.during, (out.before as number) + 1, 'the ledger grew by that one entry only');
@@ -95,7 +100,7 @@ it("Next.js 14's fetch, assigned anew in every request, is wrapped as it is assi
   const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as { wrappedAtOnce: number; targets: string[]; restored: boolean; left: number };
   // The first request's fetch is seen only as the second request starts (Next 14 marks nothing before).
   assert.equal(out.wrappedAtOnce, 299, 'every Next fetch after the first is wrapped as it is assigned');
-  assert.deepEqual(out.targets.sort(), ['globalThis.fetch (Next.js)', 'globalThis.fetch assignments (Next.js 14)']);
+  assert.deepEqual(out.targets.sort(), ['globalThis.fetch (Next.js)', 'globalThis.fetch assignments (Next.js)']);
   assert.equal(out.restored, true, 'shutdown() leaves the newest Next fetch, a plain writable value');
   assert.equal(out.left, 0);
 });
