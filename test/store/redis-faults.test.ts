@@ -182,7 +182,9 @@ describe('redis store faults', () => {
     assert.ok(match, back[0]);
     const lost = Number(match[1]);
     assert.equal(Number(match[2]), lost);
-    assert.ok(lost >= 6 && lost < sent, `lost ${lost} of ${sent}`);
+    // How many of the 6 fail depends on when the client sees the connection go (a put it still queued is written
+    // once Redis is back); what must hold is that some were lost and the count is exact (below).
+    assert.ok(lost >= 1 && lost < sent, `lost ${lost} of ${sent}`);
     assert.equal(lines.length, 2, stderr);
     // Every capture made since the stop is either in Redis or counted as lost.
     await eventually(async () => (await stored()) === sent - lost, 60_000);
