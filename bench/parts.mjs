@@ -9,7 +9,7 @@
 //   build      + the capture built on the store's thread (not serialized, not written)
 //   serialize  + the capture turned into its file's JSON text there (not written)
 //   write      + written as a file: Probe as shipped
-// Since issue 28 the last three run on the store's thread: they add process CPU, not app-thread time. The
+// The last three run on the store's thread: they add process CPU, not app-thread time. The
 // builds are copies of dist/ in bench/.exp/parts/ with one line changed each (a check fails loudly when
 // dist/ no longer has the line). Prints each step's ratio, the CPU µs per request it adds, and the chain's
 // product, which stands for Probe against plain OTel.

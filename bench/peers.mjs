@@ -10,7 +10,7 @@
 // performance.eventLoopUtilization(): wall time, which grows while the thread waits for a core) and its main
 // thread's own CPU µs per request (Linux, /proc/thread-self/stat: 10 ms ticks, so a round needs thousands of
 // requests), p50 and p99 latency, peak RSS, the app's event-loop delay under the load
-// (monitorEventLoopDelay: median p99 and the worst max over the rounds; issue 28's stall target is 50 ms), medians
+// (monitorEventLoopDelay: median p99 and the worst max over the rounds; the stall target is 50 ms), medians
 // and ratios, and fails when a peer did not really export (no spans counted, nothing reached its sink) or Probe
 // stored nothing.
 // The floor variants (bench/floor-preload.cjs) are plain OTel plus the least a tool keeping every call's bodies must
@@ -109,10 +109,10 @@ const allVariants = [
   { id: 'probe', label: 'Probe, defaults', proof: 'captures' },
   { id: 'sampled', label: 'Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' }, proof: 'captures' },
   ...(values.try ? [{ ...tryVariant(values.try), proof: 'captures' }] : []),
-  // Diagnostic of sampling's fixed cost (issue 28), only when named: every request left out, so what remains is what
+  // Diagnostic of sampling's fixed cost, only when named: every request left out, so what remains is what
   // Probe costs a request it does not record (units, the sampling decision, the lenses asking).
   { id: 'sampled0', label: 'Probe, sampling.rate 0 (nothing recorded)', probe: true, env: { PROBE_SAMPLE_RATE: '0' }, only: true },
-  // Diagnostics of peak RSS (issue 28), only when named in --variants: glibc's malloc arenas (each thread that
+  // Diagnostics of peak RSS, only when named in --variants: glibc's malloc arenas (each thread that
   // allocates gets one of its own, up to 8 per core; MALLOC_ARENA_MAX=2 caps them) and the app thread's young
   // generation (V8 grows its semi-spaces up to 16 MB each under a high allocation rate).
   { id: 'otelarena2', label: 'plain OTel, MALLOC_ARENA_MAX=2', preloadFile: OTEL_PRELOAD, env: { MALLOC_ARENA_MAX: '2' }, proof: 'spans', only: true },

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark (issue 28, peak RSS): what the store's thread costs in memory at a fixed rate of units, without the app,
+// Benchmark (peak RSS): what the store's thread costs in memory at a fixed rate of units, without the app,
 // its load generator or its upstream (whose share of 2 cores moves bench/peers.mjs's figures with the machine's
 // load). Each variant runs in a process of its own, which hands a ThreadedStore (file driver, the app's default
 // config loaded by the thread) units of 3 calls answered by a JSON page of --answer bytes, at --rate units a

@@ -7,8 +7,8 @@
 // started (V8's platform workers: GC helpers and the optimising compiler; libuv's pool, idle here) and the threads
 // started since (the store's thread), then each run's cost per recorded unit over rate 0 at the same request rate
 // (recorded units estimated as requests × rate: the ratio sampler decides by trace id), and the app's event-loop delay
-// (`monitorEventLoopDelay`: median p99 and worst max over the rounds; issue 28: no stall caused by Probe above 50 ms).
-// Why (issue 28): the peers benchmark read a recorded request at sampling.rate 0.1 as costing about four times what
+// (`monitorEventLoopDelay`: median p99 and worst max over the rounds; no stall caused by Probe above 50 ms).
+// Why: the peers benchmark read a recorded request at sampling.rate 0.1 as costing about four times what
 // one costs at rate 1. `1@20` against `0.1@200` (the same 20 recorded units a second) tells a sampling path from the
 // arrival rate; `1@200` is rate 1 at the same request rate as `0.1@200`.
 // Usage: node bench/unit-rate.mjs [--answer 60,50k] [--runs otel@20,0@20,1@20,otel@200,0@200,0.1@200,1@200] [--seconds 15] [--rounds 2]
