@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FrameRule } from './FrameRule';
+import { notKept } from '../keptVerdicts';
 
 /**
  * Nitro's own runtime (h3, ofetch, the `$fetch` it hands to app code) as Nitro bundles it without maps (with
@@ -34,6 +35,7 @@ function builtRuntime(dir: string): boolean {
     const output = path.dirname(path.dirname(chunks));
     runtime = path.basename(chunks) === 'chunks' && fs.existsSync(path.join(output, 'nitro.json'));
     if (known.size < 100) known.set(dir, runtime);
+    else notKept();
   }
   return runtime;
 }
@@ -48,6 +50,7 @@ function devBuild(file: string): boolean {
       nitro = false;
     }
     if (known.size < 100) known.set(file, nitro);
+    else notKept();
   }
   return nitro;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FrameRule } from './FrameRule';
+import { notKept } from '../keptVerdicts';
 
 /**
  * SvelteKit's own runtime as `vite build` bundles it into the app's output, `<outDir>/output/server/index.js` and
@@ -22,6 +23,7 @@ export const svelteKitOutputRule: FrameRule = {
     if (runtime === undefined) {
       runtime = path.basename(dir) === 'server' && path.basename(path.dirname(dir)) === 'output' && fs.existsSync(path.join(dir, 'manifest-full.js'));
       if (known.size < 100) known.set(dir, runtime);
+      else notKept();
     }
     return runtime ? 'library' : undefined;
   },
