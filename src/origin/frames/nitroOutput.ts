@@ -20,6 +20,8 @@ const known = new Map<string, boolean>();
 export const nitroOutputRule: FrameRule = {
   name: "Nitro's runtime in its server output, without maps",
   judge(frame) {
+    // Neither folder nor file name in the path: no need to take it apart (no string made for a frame asked at each call).
+    if (!frame.file.includes('nitro') && !frame.file.includes('index.mjs')) return undefined;
     const dir = path.dirname(frame.file);
     const base = path.basename(dir);
     if (base === 'nitro') return builtRuntime(dir) ? 'library' : undefined;
