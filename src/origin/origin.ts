@@ -92,7 +92,6 @@ export const AGENTS_OWN = 'agent';
  */
 export function readStack(sites: NodeJS.CallSite[] | null, root: string, withOrigin = true, byAgent = true): Origin | null | typeof AGENTS_OWN {
   if (!sites) return null;
-  if (keptIn !== verdictGeneration()) forgetVerdicts();
   let first: AppLine | undefined;
   let chain: string[] | undefined;
   for (const site of sites) {
@@ -220,6 +219,8 @@ function verdictAt(site: NodeJS.CallSite, info: FileInfo, root: string, evaluate
   const line = site.getLineNumber() ?? 0;
   const column = site.getColumnNumber() ?? 0;
   const hash = evaluated ? evaluatedHash(site, info.file) : undefined;
+  // Asked per frame: an earlier frame's verdict, made just now, may have changed what the kept ones rest on.
+  if (keptIn !== verdictGeneration()) forgetVerdicts();
   for (let kept = info.verdicts?.get(line); kept; kept = kept.next) {
     if (kept.column === column && kept.hash === hash && kept.root === root) return kept.verdict;
   }
