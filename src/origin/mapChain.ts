@@ -4,6 +4,7 @@ import { MAP_SOURCES } from './maps/mapSources';
 import { dropScriptMap, noteScriptMap } from './maps/evaluatedScripts';
 import { evaluatedScriptMap } from './maps/inspectedScripts';
 import { originalPath } from './bundleMaps';
+import { notKept, verdictsStale } from './keptVerdicts';
 
 /**
  * Follows a position in a script through every source map to the first file that has none: a bundle → the
@@ -115,9 +116,10 @@ export function mapPosition(
  * script with other code is dropped.
  */
 export function noteEvaluatedScript(script: string, sourceMapUrl: string): void {
-  evaluatedWithoutMap.delete(script);
+  if (evaluatedWithoutMap.delete(script)) verdictsStale();
   if (!noteScriptMap(script, sourceMapUrl)) return;
-  firstCache.delete(script);
+  // Frame verdicts kept rest on what was cached (none is kept that rests on a lookup that was not).
+  if (firstCache.delete(script)) verdictsStale();
 }
 
 /**
@@ -140,8 +142,11 @@ const evaluatedWithoutMap = new Set<string>();
  * TypeScript file evaluated so is not Node's stripping.
  */
 export function noteEvaluatedWithoutMap(script: string): void {
-  if (dropScriptMap(script)) firstCache.delete(script);
-  if (evaluatedWithoutMap.size < MAX_CACHED) evaluatedWithoutMap.add(script);
+  if (dropScriptMap(script) && firstCache.delete(script)) verdictsStale();
+  if (evaluatedWithoutMap.size < MAX_CACHED && !evaluatedWithoutMap.has(script)) {
+    evaluatedWithoutMap.add(script);
+    verdictsStale();
+  }
 }
 
 /** Files a require hook compiled into code of other positions, with no map: untrusted even where Node strips types. */
@@ -156,7 +161,10 @@ const hookedWithoutMap = new Set<string>();
 export function noteCompiledWithoutMap(script: string, code: string, readText: (file: string) => string): void {
   try {
     if (!TRANSFORMED_ONLY.test(script) || !nodeStripsTypes() || hookedWithoutMap.size >= MAX_CACHED) return;
-    if (!keepsPositions(code, readText(script))) hookedWithoutMap.add(script);
+    if (!keepsPositions(code, readText(script)) && !hookedWithoutMap.has(script)) {
+      hookedWithoutMap.add(script);
+      verdictsStale();
+    }
   } catch {
     // an unreadable file: nothing is known of it
   }
@@ -190,15 +198,27 @@ function mapOf(script: string, first: boolean): SourceMapLike | null {
     const asked = (later.get(script) ?? 0) + 1;
     if (later.size >= MAX_CACHED && !later.has(script)) later.delete(later.keys().next().value!);
     later.set(script, asked);
-    if (asked < MAX_LATER) return null;
+    if (asked < MAX_LATER) {
+      notKept();
+      return null;
+    }
     found = null;
   }
   later.delete(script);
-  if (found?.reloads) return found.map;
+  if (found?.reloads) {
+    notKept();
+    return found.map;
+  }
   // A script that is not a file (a bundler's eval module name) may be found later (its bundle loaded or compiled
   // again): a miss is not kept. Its source keeps what it searched, so asking again is cheap.
-  if (!found && !FILE_NAME.test(script)) return null;
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  if (!found && !FILE_NAME.test(script)) {
+    notKept();
+    return null;
+  }
+  if (cache.size >= MAX_CACHED) {
+    cache.delete(cache.keys().next().value!);
+    verdictsStale();
+  }
   cache.set(script, found ? { map: found.map } : null);
   return found?.map ?? null;
 }

@@ -4,7 +4,8 @@ import type { Origin } from '../capture/types';
 import { agentLoaded, isAgentInternal } from './agentInternals';
 import { isProbeCode } from '../util/ownCode';
 import { isWebpackInternal } from './bundleMaps';
-import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition, type EvaluatedScript } from './mapChain';
+import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition } from './mapChain';
+import { mayKeep, startVerdict, verdictGeneration } from './keptVerdicts';
 import { judgeFrame } from './frames/frameRules';
 
 export { noteEvaluatedScript } from './mapChain';
@@ -79,12 +80,6 @@ export function captureStack(limit = STACK_LIMIT, below: Function = captureStack
   }
 }
 
-interface Frame {
-  file: string;
-  line: number;
-  fn: string;
-}
-
 /** The first app frame (outside node_modules, node internals and Probe) and a short chain, relative to root. */
 export function resolveOrigin(sites: NodeJS.CallSite[] | null, root: string): Origin | null {
   const read = readStack(sites, root, true, false);
@@ -101,26 +96,31 @@ export const AGENTS_OWN = 'agent';
  */
 export function readStack(sites: NodeJS.CallSite[] | null, root: string, withOrigin = true, byAgent = true): Origin | null | typeof AGENTS_OWN {
   if (!sites) return null;
-  const frames: Frame[] = [];
+  let first: AppLine | undefined;
+  let chain: string[] | undefined;
   for (const site of sites) {
-    const name = site.getFileName() ?? (site as { getScriptNameOrSourceURL?: () => string }).getScriptNameOrSourceURL?.() ?? null;
+    const fileName = site.getFileName();
+    const name = fileName ?? (site as { getScriptNameOrSourceURL?: () => string }).getScriptNameOrSourceURL?.() ?? null;
     if (!name) continue;
     const info = fileInfo(name);
     if (info === AGENT_FILE) {
-      if (byAgent && frames.length === 0) return AGENTS_OWN;
+      if (byAgent && !first) return AGENTS_OWN;
       continue;
     }
     if (!info || site.isNative()) continue;
     if (!withOrigin) return null;
-    const frame = appFrame(site, info, root);
+    const at = verdictAt(site, info, root, !fileName);
     // A frame whose line cannot be trusted ends the chain there: the origin is null rather than a line guessed.
-    if (frame === UNTRUSTED) break;
-    if (frame) frames.push(frame);
-    if (frames.length >= CHAIN) break;
+    if (at === UNTRUSTED) break;
+    if (!at) continue;
+    const link = chainLink(at, site.getFunctionName() ?? (site.isAsync() ? 'async' : ''));
+    if (!first || !chain) {
+      first = at;
+      chain = [link];
+    } else chain.push(link);
+    if (chain.length >= CHAIN) break;
   }
-  const first = frames[0];
-  if (!first) return null;
-  return { file: first.file, line: first.line, chain: frames.map((f) => `${f.file}:${f.line}${f.fn ? ` ${f.fn}` : ''}`) };
+  return first && chain ? { file: first.file, line: first.line, chain } : null;
 }
 
 /** What a script name says about its frames: not the app's (null), or its path. */
@@ -128,6 +128,42 @@ interface FileInfo {
   file: string;
   /** The file relative to the app root (one root per process), and that root. */
   shown?: { root: string; file: string };
+  /** Whether the info is kept in `files` (then its positions' verdicts are kept on it). */
+  kept: boolean;
+  /** Line → the verdicts kept for positions on that line (a line holds one call or a few). */
+  verdicts?: Map<number, KeptVerdict>;
+}
+
+/** An app frame's file as shown, its line, and `file:line` as the chain writes it. */
+interface AppLine {
+  file: string;
+  line: number;
+  link: string;
+  /** The function name last seen at the position (one, but for code that renames its functions), and its link. */
+  fn: string;
+  named: string;
+}
+
+/** The chain's entry for a frame: `file:line function`. */
+function chainLink(at: AppLine, fn: string): string {
+  if (!fn) return at.link;
+  if (at.fn !== fn) {
+    at.fn = fn;
+    at.named = `${at.link} ${fn}`;
+  }
+  return at.named;
+}
+
+/** What a frame position stands for: an app line, a library's frame (null), or no line to trust. */
+type Verdict = AppLine | null | typeof UNTRUSTED;
+
+interface KeptVerdict {
+  column: number;
+  /** The evaluated script's hash (see evaluatedHash), undefined for any other script. */
+  hash: string | undefined;
+  root: string;
+  verdict: Verdict;
+  next: KeptVerdict | undefined;
 }
 
 /** The verdict on a file of an agent's own senders (see agentInternals). */
@@ -136,6 +172,23 @@ const AGENT_FILE = 0;
 // Script name → verdict. A stack repeats the same few files call after call; the path checks, URL
 // conversion and source-map lookup run once per file.
 const files = new Map<string, FileInfo | null | typeof AGENT_FILE>();
+
+/**
+ * Bound on the frame positions whose verdicts are kept, all files together: past it a new position is read each
+ * time (a few microseconds), as every position was before it was kept.
+ */
+const MAX_VERDICTS = 10_000;
+let verdictsKept = 0;
+/** The files holding kept verdicts, and the generation they were made in (keptVerdicts.ts). */
+let holders: FileInfo[] = [];
+let keptIn = verdictGeneration();
+
+function forgetVerdicts(): void {
+  for (const info of holders) info.verdicts = undefined;
+  holders = [];
+  verdictsKept = 0;
+  keptIn = verdictGeneration();
+}
 
 function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
   let info = files.get(name);
@@ -149,25 +202,50 @@ function fileInfo(name: string): FileInfo | null | typeof AGENT_FILE {
       file = '';
     }
   }
+  const kept = files.size < MAX_FILES;
   if (isWebpackInternal(file)) {
     // A module of a webpack dev bundle (eval-source-map), named after its source: node_modules' are not the app's.
-    if (!file.includes('/node_modules/')) info = { file };
+    if (!file.includes('/node_modules/')) info = { file, kept, shown: undefined, verdicts: undefined };
   } else if (file && !file.startsWith('node:') && path.isAbsolute(file) && !isProbeCode(file) && !file.includes(NODE_MODULES)) {
-    info = { file };
+    info = { file, kept, shown: undefined, verdicts: undefined };
   } else if (file.includes(NODE_MODULES) && isAgentInternal(file)) {
     info = AGENT_FILE;
   }
-  if (files.size < MAX_FILES) files.set(name, info);
+  if (kept) files.set(name, info);
   return info;
 }
 
-function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | null | typeof UNTRUSTED {
+/**
+ * The frame's verdict, made once per position (script, line, column, the evaluated script's hash, root) and kept
+ * while what it rests on holds (keptVerdicts.ts). `evaluated`: V8 gave the frame no file name, only a script name.
+ */
+function verdictAt(site: NodeJS.CallSite, info: FileInfo, root: string, evaluated: boolean): Verdict {
   const line = site.getLineNumber() ?? 0;
   const column = site.getColumnNumber() ?? 0;
+  const hash = evaluated ? evaluatedHash(site, info.file) : undefined;
+  // Asked per frame: an earlier frame's verdict, made just now, may have changed what the kept ones rest on.
+  if (keptIn !== verdictGeneration()) forgetVerdicts();
+  for (let kept = info.verdicts?.get(line); kept; kept = kept.next) {
+    if (kept.column === column && kept.hash === hash && kept.root === root) return kept.verdict;
+  }
+  const started = startVerdict();
+  const verdict = judgeAt(info, line, column, hash, root);
+  if (info.kept && verdictsKept < MAX_VERDICTS && mayKeep(started)) {
+    if (!info.verdicts) {
+      info.verdicts = new Map();
+      holders.push(info);
+    }
+    info.verdicts.set(line, { column, hash, root, verdict, next: info.verdicts.get(line) });
+    verdictsKept++;
+  }
+  return verdict;
+}
+
+function judgeAt(info: FileInfo, line: number, column: number, hash: string | undefined, root: string): Verdict {
   // Every source map the script has, followed to the end (mapChain): a webpack eval module's is asked each time
   // (`next dev` reloads it under the same name after an edit), a file's once. Then the frame rules say whether
   // the frame is the app's (frames/frameRules.ts).
-  const mapped = mapPosition(info.file, line, column, root, evaluatedScript(site, info.file));
+  const mapped = mapPosition(info.file, line, column, root, hash === undefined ? undefined : { hash });
   if (mapped === BUNDLER_RUNTIME) return null;
   if (mapped === UNTRUSTED) return UNTRUSTED;
   const translated = mapped !== NO_ENTRY && mapped.maps > 0;
@@ -181,20 +259,25 @@ function appFrame(site: NodeJS.CallSite, info: FileInfo, root: string): Frame | 
     root,
   });
   if (!at) return null;
-  const fn = site.getFunctionName() ?? (site.isAsync() ? 'async' : '');
-  if (at.file !== info.file) return { file: shownPath(root, at.file), line: at.line, fn };
-  if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, at.file) };
-  return { file: info.shown.file, line: at.line, fn };
+  let file: string;
+  if (at.file !== info.file) file = shownPath(root, at.file);
+  else {
+    if (info.shown?.root !== root) info.shown = { root, file: shownPath(root, at.file) };
+    file = info.shown.file;
+  }
+  const link = `${file}:${at.line}`;
+  return { file, line: at.line, link, fn: '', named: link };
 }
 
 /**
- * The frame's script when it is code evaluated from a string under a file's name (`//# sourceURL=`: V8 gives no
- * file name, only that one), not a bundler's eval module (webpack-internal names, found by name in their bundle).
+ * When the frame's script is code evaluated from a string under a file's name (`//# sourceURL=`: V8 gives no
+ * file name, only that one), not a bundler's eval module (webpack-internal names, found by name in their bundle):
+ * V8's hash of that code ('' when V8 gives none), which tells it from another evaluation under the same name.
  */
-function evaluatedScript(site: NodeJS.CallSite, file: string): EvaluatedScript | undefined {
-  if (!path.isAbsolute(file) || site.getFileName() || !site.isEval()) return undefined;
+function evaluatedHash(site: NodeJS.CallSite, file: string): string | undefined {
+  if (!path.isAbsolute(file) || !site.isEval()) return undefined;
   const hash = (site as { getScriptHash?: () => string }).getScriptHash?.();
-  return { hash: typeof hash === 'string' ? hash : '' };
+  return typeof hash === 'string' ? hash : '';
 }
 
 /** A file as origins show it: relative to the app root. path.relative resolves both paths each time. */

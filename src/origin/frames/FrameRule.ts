@@ -30,5 +30,9 @@ export type FrameVerdict = 'library' | 'app' | { file: string; line: number } | 
 export interface FrameRule {
   /** What the rule knows, for docs and diagnostics. */
   name: string;
+  /**
+   * The verdict is kept per frame position (origin.ts): a rule that answers from something it did not keep (its
+   * cache full, a read that failed) calls `notKept()` of `../keptVerdicts`, so the position is asked again next time.
+   */
   judge(frame: FrameFacts): FrameVerdict;
 }

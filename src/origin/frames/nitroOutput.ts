@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FrameRule } from './FrameRule';
+import { notKept } from '../keptVerdicts';
 
 /**
  * Nitro's own runtime (h3, ofetch, the `$fetch` it hands to app code) as Nitro bundles it without maps (with
@@ -19,6 +20,8 @@ const known = new Map<string, boolean>();
 export const nitroOutputRule: FrameRule = {
   name: "Nitro's runtime in its server output, without maps",
   judge(frame) {
+    // Neither folder nor file name in the path: no need to take it apart (no string made for a frame asked at each call).
+    if (!frame.file.includes('nitro') && !frame.file.includes('index.mjs')) return undefined;
     const dir = path.dirname(frame.file);
     const base = path.basename(dir);
     if (base === 'nitro') return builtRuntime(dir) ? 'library' : undefined;
@@ -34,6 +37,7 @@ function builtRuntime(dir: string): boolean {
     const output = path.dirname(path.dirname(chunks));
     runtime = path.basename(chunks) === 'chunks' && fs.existsSync(path.join(output, 'nitro.json'));
     if (known.size < 100) known.set(dir, runtime);
+    else notKept();
   }
   return runtime;
 }
@@ -48,6 +52,7 @@ function devBuild(file: string): boolean {
       nitro = false;
     }
     if (known.size < 100) known.set(file, nitro);
+    else notKept();
   }
   return nitro;
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { scriptMap } from '../mapChain';
 import type { FrameRule } from './FrameRule';
+import { notKept } from '../keptVerdicts';
 
 interface Payload {
   sources?: unknown;
@@ -27,6 +28,7 @@ export const thirdPartyMapRule: FrameRule = {
     if (library === undefined) {
       library = allThirdParty(frame.script);
       if (known.size < MAX_KNOWN) known.set(frame.script, library);
+      else notKept();
     }
     return library ? 'library' : undefined;
   },

@@ -1,6 +1,7 @@
 import type { Session } from 'node:inspector';
 import type { SourceMapLike } from './MapSource';
 import { mapFromUrl } from './readMap';
+import { verdictsStale } from '../keptVerdicts';
 
 /**
  * The maps of code evaluated with no file of its own, under a `//# sourceURL=` that names one: `eval`, `new
@@ -38,7 +39,10 @@ export function evaluatedScriptMap(name: string, hash: string): SourceMapLike | 
   if (cached !== undefined) return cached;
   const url = listScripts()?.get(key);
   const map = url ? mapFromUrl(url, name) : null;
-  if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value!);
+  if (known.size >= MAX_KNOWN) {
+    known.delete(known.keys().next().value!);
+    verdictsStale();
+  }
   known.set(key, map);
   return map;
 }

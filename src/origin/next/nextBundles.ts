@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleCallAt, calleeOf, matchCall, sourceShapes, type SourceShapes } from './callShapes';
 import { chunkRouteSources, isTurbopackBuild, projectPaths } from './turbopackChunks';
+import { notKept } from '../keptVerdicts';
 
 /**
  * The app's own line for a frame in a Next.js server bundle that has no source map (`next build` without
@@ -84,8 +85,10 @@ export function nextBundleCall(file: string, line: number, column: number): { fi
       found = matchCall(text, offset, bundle.sources);
     }
     if (bundle.found.size < MAX_POSITIONS) bundle.found.set(offset, found);
+    else notKept();
     return found;
   } catch {
+    notKept();
     return null;
   }
 }
@@ -117,6 +120,7 @@ function bundleOf(file: string): Bundle | null {
     }
   }
   if (bundles.size < MAX_BUNDLES) bundles.set(file, bundle);
+  else notKept();
   return bundle;
 }
 
