@@ -79,8 +79,10 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   if (!unit.sampled) return null;
   const target = fetchTarget(input, init);
   if (!target) return null;
-  return recorder.beginCall(unit, { ...target, stackLimit: FETCH_STACK_LIMIT, clientDecodes: true }, (max) => new FetchCall(max));
+  return recorder.beginCall(unit, { method: target.method, url: target.url, stackLimit: FETCH_STACK_LIMIT, clientDecodes: true }, makeFetchCall);
 }
+
+const makeFetchCall = (maxBodyBytes: number) => new FetchCall(maxBodyBytes);
 
 /** The last URL string a fetch call was made with that parsed (see fetchTarget). */
 let lastParsed: string | null = null;
