@@ -106,9 +106,17 @@ export class HttpLens {
     if (typeof socketPath === 'string' && socketPath) record.viaSocketPath(socketPath);
 
     // Headers can change until they are sent: copied once, as plain data, when the first write() or end()
-    // has sent them (or the request fails or closes before either).
-    record.setRequest(UNSENT);
-    const taps: Taps = { record, write: request.write as Method, end: request.end as Method, emit: request.emit as Emit, push: null, responseEmit: null };
+    // has sent them (or the request fails or closes before either). A call only counted keeps none.
+    record.setRequest(record.counted ? NONE_KEPT : UNSENT);
+    const taps: Taps = {
+      record,
+      write: request.write as Method,
+      end: request.end as Method,
+      emit: request.emit as Emit,
+      push: null,
+      responseEmit: null,
+      socket: null,
+    };
     Object.defineProperty(request, TAPS, { value: taps, configurable: true, writable: true });
     request.write = tappedWrite as typeof request.write;
     request.end = tappedEnd as typeof request.end;
@@ -133,6 +141,8 @@ interface Taps {
   emit: Emit;
   push: Method | null;
   responseEmit: Emit | null;
+  /** The socket the request was given, until its response says the connection's address and protocol. */
+  socket: import('node:net').Socket | null;
 }
 const TAPS = Symbol('probe.http.taps');
 type Tapped = { [TAPS]: Taps };
@@ -166,6 +176,8 @@ function tappedEmit(this: http.ClientRequest & Tapped, event: string | symbol, f
 
 /** A request's headers before they are taken: shared, never written to. */
 const UNSENT: CallRecord['requestHeaders'] = Object.freeze({});
+/** The headers of a call that is only counted (past its unit's row cap): none are copied. */
+const NONE_KEPT: CallRecord['requestHeaders'] = Object.freeze({});
 
 function takeHeaders(record: CallRecord, request: http.ClientRequest): void {
   if (record.requestHeaders !== UNSENT) return;
@@ -201,9 +213,6 @@ function tapChunk(record: CallRecord, chunk: unknown, encoding: unknown): void {
   }
 }
 
-/** The socket a request was given, until its response says the connection's address and protocol. */
-const assigned = new WeakMap<CallRecord, import('node:net').Socket>();
-
 /** `first` is the event's first argument (the socket, the response, the error). */
 function observeRequest(taps: Taps, event: string | symbol, first: unknown): void {
   const record = taps.record;
@@ -215,7 +224,7 @@ function observeRequest(taps: Taps, event: string | symbol, first: unknown): voi
         return;
       }
       if (socket.connecting) watchSocket(socket);
-      assigned.set(record, socket);
+      taps.socket = socket;
       break;
     }
     case 'finish':
@@ -223,7 +232,7 @@ function observeRequest(taps: Taps, event: string | symbol, first: unknown): voi
       break;
     case 'response': {
       const response = first as http.IncomingMessage;
-      answered(record, response);
+      answered(taps, response);
       tapResponse(taps, response);
       const encoding = response.headers['content-encoding'];
       if (encoding && record.clientDecodes) record.responseTap().decodeWith(decodedCount(encoding, record.maxBodyBytes));
@@ -233,7 +242,7 @@ function observeRequest(taps: Taps, event: string | symbol, first: unknown): voi
       // A WebSocket handshake (or any protocol switch): the 101 response is the call's answer, and the socket
       // now belongs to the new protocol, so the call ends here (no body, no 'close' while the socket lives).
       const response = first as http.IncomingMessage;
-      answered(record, response);
+      answered(taps, response);
       record.finish();
       break;
     }
@@ -249,13 +258,15 @@ function observeRequest(taps: Taps, event: string | symbol, first: unknown): voi
 }
 
 /** The response's status and headers, and the connection it came on. */
-function answered(record: CallRecord, response: http.IncomingMessage): void {
-  const socket = assigned.get(record);
+function answered(taps: Taps, response: http.IncomingMessage): void {
+  const record = taps.record;
+  const socket = taps.socket;
   if (socket && !record.fake) {
-    assigned.delete(record);
+    taps.socket = null;
     record.useSocket(socket, socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined, `HTTP/${response.httpVersion}`);
   }
-  record.markHeaders(response.statusCode ?? 0, { ...response.headers });
+  // A call only counted needs its headers for its outcome (a gRPC status) as it ends, never as a row: not copied.
+  record.markHeaders(response.statusCode ?? 0, record.counted ? response.headers : { ...response.headers });
 }
 
 function tapResponse(taps: Taps, response: http.IncomingMessage): void {

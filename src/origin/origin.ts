@@ -29,6 +29,9 @@ const MAX_FILES = 5000;
 
 const asCallSites = (_error: Error, sites: NodeJS.CallSite[]) => sites;
 
+/** Stacks taken on this thread, a plain counter read by tests: a call past its unit's row cap takes none. */
+export const stacksTaken = { count: 0 };
+
 let capturing = true;
 let recording: (() => boolean) | undefined;
 
@@ -66,6 +69,7 @@ export function captureStack(limit = STACK_LIMIT, below: Function = captureStack
     Error.stackTraceLimit = limit;
     const holder: { stack?: NodeJS.CallSite[] } = {};
     Error.captureStackTrace(holder, below);
+    stacksTaken.count++;
     return Array.isArray(holder.stack) ? holder.stack : null;
   } catch {
     return null;

@@ -118,6 +118,19 @@ export class BodyTap {
   }
 }
 
+/**
+ * The tap of a call that is only counted (it started past its unit's row cap: see Recorder.beginCall): a folded call
+ * is totals, never a row, so none of its bytes are kept or sized. Shared: it holds no state.
+ */
+class CountedTap extends BodyTap {
+  override add(): void {}
+  override decodeWith(): void {}
+  override toInput(): BodyInput {
+    return { chunks: [], size: 0, truncated: false };
+  }
+}
+export const COUNTED_TAP: BodyTap = new CountedTap(0);
+
 /** A copy in an ArrayBuffer of its own (transferable to the store's thread). */
 function ownCopy(part: Buffer): Buffer {
   const copy = Buffer.from(new ArrayBuffer(part.length));

@@ -4,7 +4,7 @@ import { entryOrigin } from '../origin/entry';
 import { AGENTS_OWN, readStack } from '../origin/origin';
 import { learnFromStack } from '../origin/hops/learnedEntries';
 import type { Origin } from '../capture/types';
-import { BodyTap } from './BodyTap';
+import { BodyTap, COUNTED_TAP } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
 import { now } from './clock';
 import type { Endpoint } from './ownServers';
@@ -54,6 +54,7 @@ export class CallRecord {
   /** The call's input once nothing in it changes any more (see toInput). */
   private input: CallInput | null = null;
   private _byAgent = false;
+  private _counted = false;
 
   // Timing marks (epoch ms).
   private socket: object | undefined;
@@ -177,6 +178,8 @@ export class CallRecord {
    * library. The call sites are let go, even when reading them threw. Again later: nothing more to read.
    */
   settle(root: string, withOrigin: boolean): void {
+    // Read already, or none taken (a call only counted): nothing to do, on every sweep and version that asks.
+    if (this.stack === null && this.entry === null) return;
     try {
       if (this.stack) {
         const read = readStack(this.stack, root, withOrigin);
@@ -237,6 +240,20 @@ export class CallRecord {
     this._responseTrailers = trailers;
   }
 
+  /**
+   * Only counted: the call started past its unit's row cap, so it will be folded into the unit's totals and never be
+   * a row (Recorder.beginCall decides). Its bodies are not kept; it has no call sites to read.
+   */
+  countOnly(): void {
+    this._counted = true;
+    this._responseBody = COUNTED_TAP;
+    this._requestBody = COUNTED_TAP;
+  }
+
+  get counted(): boolean {
+    return this._counted;
+  }
+
   responseTap(): BodyTap {
     this._responseBody ??= new BodyTap(this.maxBodyBytes);
     return this._responseBody;
@@ -244,7 +261,7 @@ export class CallRecord {
 
   /** A response body read apart from the exchange (a fake's, from a clone of its response). */
   setResponseBody(tap: BodyTap): void {
-    this._responseBody = tap;
+    if (!this._counted) this._responseBody = tap;
   }
 
   /** True when the response body's decoded size is still being counted; `counted` runs once it is. */
@@ -292,7 +309,7 @@ export class CallRecord {
     this._status = null;
     this._responseHeaders = {};
     this._responseTrailers = undefined;
-    this._responseBody = null;
+    this._responseBody = this._counted ? COUNTED_TAP : null;
     this.headersAt = null;
     this.sentAt = null;
     this._end = null;

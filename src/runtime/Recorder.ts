@@ -16,6 +16,7 @@ import { Unit } from './Unit';
 import { PROBE_ATTRIBUTES } from '../capture/attributes';
 import { Sampler } from './Sampler';
 import { setStackCapture } from '../origin/origin';
+import { agentLoaded } from '../origin/agentInternals';
 import { OriginQueue } from '../origin/OriginQueue';
 import { TestStack } from './TestStack';
 import { EmittingRequest } from './EmittingRequest';
@@ -88,6 +89,8 @@ export class Recorder {
   private readonly autoName: string;
   /** In a worker thread: the capture that made it and its maker's name (see threads.ts); null on the main thread. */
   private readonly thread = threadOrigin();
+  /** A unit has held `max_rows` calls (see wantsStack): from then on a stack is asked for only when it is wanted. */
+  private someUnitFull = false;
   /** Read at start: a forked worker's IPC channel is gone once it disconnects. */
   private readonly startedByTool = startedByTool();
 
@@ -99,7 +102,7 @@ export class Recorder {
     this.meta = { pid: process.pid, hostname: os.hostname(), node: process.version, service: config.service };
     this.sampler = new Sampler(config.sampling);
     this.origins = new OriginQueue(config.root, config.origin.enabled, logger);
-    setStackCapture(config.origin.enabled, this.sampler.active ? () => this.activeUnit().sampled : undefined);
+    setStackCapture(config.origin.enabled, () => this.wantsStack());
     this.autoName = processName(config.root);
     this.current = this.newProcessUnit(this.autoName, now() - process.uptime() * 1000);
   }
@@ -208,13 +211,21 @@ export class Recorder {
    * record (FetchCall) when the lens keeps state of its own on it. The caller has checked `unit.sampled`.
    */
   beginCall<R extends CallRecord = CallRecord>(unit: Unit, facts: CallFacts, make?: (maxBodyBytes: number) => R): R {
-    const maxBodyBytes = this.config.http?.max_body_bytes ?? 0;
+    // A call the unit cannot keep as a row is only counted: no stack, no bodies (see pastRowCap).
+    const counted = this.pastRowCap(unit);
+    const maxBodyBytes = counted ? 0 : (this.config.http?.max_body_bytes ?? 0);
     const record = make ? make(maxBodyBytes) : (new CallRecord(maxBodyBytes, facts.start) as R);
+    if (counted) record.countOnly();
     // One context lookup for both: the entry decides how deep the call's own stack is taken. From the lens's frame
     // up (`below`: this method's own frame is not one of the limited frames the lens asked for).
-    const entry = facts.entry !== undefined ? facts.entry : currentEntry();
-    const stack =
-      facts.stack !== undefined ? facts.stack : entry?.only ? null : captureStack(callStackLimit(facts.stackLimit, entry), Recorder.prototype.beginCall);
+    const entry = counted ? null : facts.entry !== undefined ? facts.entry : currentEntry();
+    const stack = counted
+      ? null
+      : facts.stack !== undefined
+        ? facts.stack
+        : entry?.only
+          ? null
+          : captureStack(callStackLimit(facts.stackLimit, entry), Recorder.prototype.beginCall);
     record.begin({
       method: facts.method,
       url: facts.url,
@@ -236,7 +247,32 @@ export class Recorder {
     if (unit === this.current) this.background.watch();
     if (call.hasCallSites) this.origins.add(call);
     const lens = this.config.http;
-    if (lens && unit.calls.length >= lens.max_rows + FOLD_EVERY) foldPastCap(unit, lens, this.config, this.logger);
+    if (!lens) return;
+    if (!this.someUnitFull && unit.calls.length >= lens.max_rows) this.someUnitFull = true;
+    if (unit.calls.length >= lens.max_rows + FOLD_EVERY) foldPastCap(unit, lens, this.config, this.logger);
+  }
+
+  /**
+   * Whether a call `unit` starts now can only be counted: the unit holds `max_rows` calls already, rows or folded,
+   * and calls become rows in the order they start (buildCapture keeps the first `max_rows`), so this one will be
+   * folded into the totals, which need its method, URL, status and times, not its line nor its bodies. A script or
+   * a worker making thousands of calls in one capture pays for its first `max_rows` calls' details only. Not while
+   * an APM agent is loaded: an agent's own calls, told by their stacks, are no rows and would leave room.
+   */
+  private pastRowCap(unit: Unit): boolean {
+    const lens = this.config.http;
+    return !!lens && unit.calls.length + (unit.folded?.count ?? 0) >= lens.max_rows && !agentLoaded();
+  }
+
+  /**
+   * Whether a stack taken now (a lens's entry wrapper, a library entry) is wanted: not for a unit left out by
+   * sampling nor for a call that will only be counted. A context lookup, made only once sampling is in effect or
+   * a unit has reached its row cap.
+   */
+  private wantsStack(): boolean {
+    if (!this.sampler.active && !this.someUnitFull) return true;
+    const unit = this.activeUnit();
+    return unit.sampled && !this.pastRowCap(unit);
   }
 
   /**
@@ -330,7 +366,6 @@ export class Recorder {
     const { spanId } = span.spanContext();
     const unit = this.units.get(spanId);
     if (!unit) return;
-    const end = hrToMs(span.endTime);
     // The process unit lives as long as the process: forget its spans as they end, or a server would
     // keep one entry per boot/timer call forever. A late child still lands there (the lookup's
     // fallback). Other units keep theirs until they close, since a call may start after a short-lived
@@ -342,7 +377,7 @@ export class Recorder {
       unit.openSpans.delete(spanId);
     }
     if (unit.rootSpanId === spanId) {
-      this.endRootSpan(unit, span, end);
+      this.endRootSpan(unit, span, hrToMs(span.endTime));
       return;
     }
     if (span.kind === SpanKind.CLIENT && this.callScopes.has(span.instrumentationScope?.name ?? '')) return;
@@ -352,7 +387,7 @@ export class Recorder {
       parentId: span.parentSpanContext?.spanId ?? null,
       name: span.name,
       start: hrToMs(span.startTime),
-      end,
+      end: hrToMs(span.endTime),
       meta: { kind: SpanKind[span.kind]?.toLowerCase() },
     });
   }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-/** Fixed for the process's life; read once instead of through the getter on every mark. */
+/** Read once: a constant of the process, and a getter of Node's on every read. */
 const ORIGIN = performance.timeOrigin;
 
 /** Epoch milliseconds with sub-ms precision, monotonic within the process. */

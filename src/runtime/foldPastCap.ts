@@ -12,26 +12,29 @@ export const FOLD_EVERY = 64;
  * added in start order, so the first `max_rows` stay whole, as the builder would keep them.
  */
 export function foldPastCap(unit: Unit, lens: ResolvedHttpLens, config: ResolvedConfig, logger: Logger): void {
-  // An agent's own calls take no row and are not counted: read now those not read yet (once per file).
-  const calls = unit.calls.filter((call) => {
-    call.settle(config.root, config.origin.enabled);
-    return !call.byAgent;
-  });
-  const keep = calls.slice(0, lens.max_rows);
-  for (let i = lens.max_rows; i < calls.length; i++) {
+  const calls = unit.calls;
+  // In place: a sweep every FOLD_EVERY calls walks the kept calls but makes no new array of them.
+  let kept = 0;
+  let rows = 0;
+  for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!;
-    if (!call.done) {
-      keep.push(call);
-      continue;
-    }
-    try {
-      // Its facts straight from the record: a folded call never becomes a row, so no input is made for it.
-      foldCall((unit.folded ??= emptyFold()), call, call.start, lens.masker);
-    } catch (error) {
-      logger.warnOnce('fold', 'could not count a call past max_rows', error);
-      keep.push(call);
-    }
+    // An agent's own calls take no row and are not counted: read now those not read yet (once per file).
+    call.settle(config.root, config.origin.enabled);
+    if (call.byAgent) continue;
+    if (rows < lens.max_rows || !call.done || !fold(unit, call, lens, logger)) calls[kept++] = call;
+    rows++;
   }
-  unit.calls.length = 0;
-  unit.calls.push(...keep);
+  calls.length = kept;
+}
+
+/** Folds one finished call past the cap into the unit's totals; false (the call is kept) when that failed. */
+function fold(unit: Unit, call: Unit['calls'][number], lens: ResolvedHttpLens, logger: Logger): boolean {
+  try {
+    // Its facts straight from the record: a folded call never becomes a row, so no input is made for it.
+    foldCall((unit.folded ??= emptyFold()), call, call.start, lens.masker);
+    return true;
+  } catch (error) {
+    logger.warnOnce('fold', 'could not count a call past max_rows', error);
+    return false;
+  }
 }

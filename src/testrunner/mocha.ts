@@ -7,6 +7,8 @@ import { TestCase, nameWorkerCapture } from './TestCase';
 /** What Probe reads of a Mocha test (Mocha 10 and 11): its title path, file and state. */
 interface MochaTest {
   state?: string;
+  /** Skipped once started: `this.skip()` in the test or in a beforeEach hook (Runnable#isPending). */
+  isPending?: () => boolean;
   file?: string;
   titlePath?: () => string[];
   ctx?: { currentTest?: MochaTest };
@@ -125,11 +127,17 @@ function begin(runner: MochaRunner, test: MochaTest): void {
   }
 }
 
+/** Mocha's verdict on a test that ran: failed, skipped at run time (its report's `pending`), else passed. */
+function verdict(test: MochaTest): boolean | 'skipped' {
+  if (test.state === 'failed') return false;
+  return typeof test.isPending === 'function' && test.isPending() ? 'skipped' : true;
+}
+
 function end(test: MochaTest): void {
   const open = cases.get(test);
   if (!open || open.ended) return;
   try {
-    open.end(test.state !== 'failed');
+    open.end(verdict(test));
   } catch {
     // never in the tests' way
   }

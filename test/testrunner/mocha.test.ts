@@ -7,6 +7,7 @@ import { cleanEnv, installRunnerApp } from './install';
 import { checkTestCaptures, readCaptures, startUpstream } from './suite';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'mocha', 'suite.spec.cjs');
+const SKIPS = path.join(__dirname, 'fixtures', 'mocha', 'skips.spec.cjs');
 /** Pinned: Mocha 10 and 11. */
 const VERSIONS = ['10.8.2', '11.7.5'];
 
@@ -24,6 +25,15 @@ function results(json: MochaJson): unknown {
     list.map((test) => ({ fullTitle: test.fullTitle, err: test.err?.message ?? null })).sort((a, b) => a.fullTitle.localeCompare(b.fullTitle));
   const { tests, passes, failures, pending } = json.stats as Record<string, number>;
   return { stats: { tests, passes, failures, pending }, tests: strip(json.tests), failures: strip(json.failures), pending: strip(json.pending) };
+}
+
+/** Each test's status as Mocha's JSON report states it: the oracle for the test captures' statuses. */
+function verdicts(json: MochaJson): Map<string, string> {
+  return new Map<string, string>([
+    ...json.passes.map((test) => [test.fullTitle, 'passed'] as const),
+    ...json.failures.map((test) => [test.fullTitle, 'failed'] as const),
+    ...json.pending.map((test) => [test.fullTitle, 'skipped'] as const),
+  ]);
 }
 
 /**
@@ -62,10 +72,7 @@ describe('Mocha under the preload alone: a capture per test', () => {
         const captures = readCaptures(dir);
         checkTestCaptures(captures, output);
         // Each test capture's status is Mocha's verdict on that test.
-        const verdict = new Map<string, string>([
-          ...json.passes.map((test) => [test.fullTitle, 'passed'] as const),
-          ...json.failures.map((test) => [test.fullTitle, 'failed'] as const),
-        ]);
+        const verdict = verdicts(json);
         for (const capture of captures.filter((capture) => capture.type === 'test')) {
           assert.equal(capture.status, verdict.get(capture.name.split(' > ').join(' ')), capture.name);
         }
@@ -87,5 +94,22 @@ describe('Mocha under the preload alone: a capture per test', () => {
         }
       });
     }
+  }
+  for (const version of VERSIONS) {
+    it(`mocha ${version}: a test skipped once it started (this.skip() in it or in its beforeEach) is skipped, as Mocha reports`, async () => {
+      const dir = await installRunnerApp(`mocha-${version}`, { mocha: version });
+      copyFileSync(SKIPS, path.join(dir, 'skips.spec.cjs'));
+      rmSync(path.join(dir, '.probe'), { recursive: true, force: true });
+      const env: NodeJS.ProcessEnv = { ...cleanEnv(), UPSTREAM: upstream.url, NO_COLOR: '1', NODE_OPTIONS: '--require probe/register' };
+      delete env.NODE_TEST_CONTEXT;
+      const run = await runChild(process.execPath, ['node_modules/mocha/bin/mocha.js', '--reporter', 'json', 'skips.spec.cjs'], { cwd: dir, env });
+      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+      const json = JSON.parse(run.stdout) as MochaJson;
+      assert.equal(json.pending.length, 2, 'Mocha reports the two skipped tests as pending');
+      const verdict = verdicts(json);
+      const tests = readCaptures(dir).filter((capture) => capture.type === 'test');
+      assert.equal(tests.length, 3, tests.map((capture) => capture.name).join(', '));
+      for (const capture of tests) assert.equal(capture.status, verdict.get(capture.name.split(' > ').join(' ')), capture.name);
+    });
   }
 });

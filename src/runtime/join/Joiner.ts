@@ -5,6 +5,7 @@ import { isTracingSuppressed } from '@opentelemetry/core';
 import type { Logger } from '../../util/logger';
 import { addProcessor, isRealProvider, mirrorTracers } from './provider';
 import { EmittingRequest } from '../EmittingRequest';
+import { MarkSet } from '../../util/MarkSet';
 
 export type Hook<R> = (span: ApiSpan, request: R) => void;
 
@@ -43,7 +44,7 @@ export interface RequestHooks {
  */
 export class Joiner {
   appPresent = false;
-  private readonly handled = new WeakSet<object>();
+  private readonly handled = new MarkSet();
   private readonly providers = new WeakSet<object>();
   private readonly subscriptions: Array<[string, (message: unknown) => void]> = [];
   /** A request no path recorded yet whose 'request' emit runs now: the server span the app makes in it is its. */
