@@ -9,7 +9,7 @@ import type { Logger } from '../util/logger';
 import type { CallRecord } from '../runtime/CallRecord';
 import { errorInput } from '../runtime/errors';
 import { fetchScope } from './fetchScope';
-import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
+import { NONE_KEPT, undiciRequestHeaders, undiciResponseHeaders } from './headers';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount } from './decodedSize';
 import { UndiciQueue, UndiciQueueInstrumentation } from './undiciQueue';
@@ -77,7 +77,8 @@ export class UndiciLens {
     // A unit left out by sampling records nothing: no record, no stack, no taps (asked before anything is read).
     const unit = joins ? null : this.recorder.unitOfSpan(spanId);
     if (unit && !unit.sampled) return;
-    const headers = undiciRequestHeaders(request.headers);
+    // A hop of a fetch call only counted (past its unit's row cap: a row never) copies no headers.
+    const headers = joins && group.counted ? NONE_KEPT : undiciRequestHeaders(request.headers);
     // A fetch the wrapper already let through as the app's is not asked again (its hops carry the same marks).
     if (!group && isTelemetryTraffic(`${request.origin}${request.path}`, (name) => headers[name])) return;
     let record: CallRecord;

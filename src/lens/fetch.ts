@@ -158,7 +158,7 @@ function readFakeRequest(record: FetchCall, init: RequestInit | undefined, held:
   return readSettledBody(body, record.requestTap()).then((type) => {
     const headers = record.requestHeaders;
     // fetch sends the type its body implies (a FormData's boundary) when the app names none.
-    if (type && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = type;
+    if (type && Object.isExtensible(headers) && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = type;
   });
 }
 

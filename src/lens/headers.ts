@@ -1,3 +1,6 @@
+/** The request headers of a call that is only counted (past its unit's row cap): none are copied. */
+export const NONE_KEPT: Record<string, string> = Object.freeze({});
+
 /**
  * undici 6 gives request headers as one `name: value\r\n` string, undici 7 as a flat [name, value, …] array.
  * Read on every undici request: one pass, no intermediate arrays.
