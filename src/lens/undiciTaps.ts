@@ -60,7 +60,8 @@ function observe(request: TrackedRequest, name: 'onBodySent' | 'onData' | 'onRes
     (request as unknown as Record<string, Method>)[name] = observer(method, kind);
     return;
   }
-  patchMethod(owner as Record<string, Method>, name, `undici request ${name}`, WHY, (original) => observer(original, kind));
+  // Weak: a copy of undici loaded in a realm that goes away (a test runner's per-file context) takes its class along.
+  patchMethod(owner as Record<string, Method>, name, `undici request ${name}`, WHY, (original) => observer(original, kind), { weak: true });
 }
 
 function observer(original: Method, kind: Kind): Method {
