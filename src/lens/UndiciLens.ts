@@ -9,21 +9,11 @@ import type { Logger } from '../util/logger';
 import type { CallRecord } from '../runtime/CallRecord';
 import { errorInput } from '../runtime/errors';
 import { fetchScope } from './fetchScope';
-import { undiciRequestHeaders, undiciResponseHeaders } from './headers';
+import { NONE_KEPT, undiciRequestHeaders, undiciResponseHeaders } from './headers';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount } from './decodedSize';
 import { UndiciQueue, UndiciQueueInstrumentation } from './undiciQueue';
-
-interface UndiciRequest {
-  origin: string;
-  method: string;
-  path: string;
-  headers: unknown;
-  onBodySent?: (chunk: unknown) => unknown;
-  onData?: (chunk: unknown) => unknown;
-  onResponseData?: (chunk: unknown) => unknown;
-  onUpgrade?: (statusCode: number, headers: unknown, socket: unknown, ...rest: unknown[]) => unknown;
-}
+import { observeRequest, recordOf, RECORD, type TrackedRequest } from './undiciTaps';
 
 const SCOPE = '@opentelemetry/instrumentation-undici';
 
@@ -36,7 +26,9 @@ export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) =>
   const lens = new UndiciLens(recorder, logger);
   const queue = new UndiciQueue(logger);
   const instrumentation = new UndiciInstrumentation({
-    requestHook: joiner.once(lens.requestHook as never) as never,
+    // Each undici request is published once on `undici:request:create`: this hook runs while no app setup is
+    // present, the join entry below once one is, and the lens itself skips a request it recorded already.
+    requestHook: lens.requestHook as never,
     ignoreRequestHook: () => joiner.appPresent,
   });
   return {
@@ -58,10 +50,10 @@ export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) =>
 /**
  * The undici side of the lens. instrumentation-undici makes the span and calls `requestHook` inside
  * `undici:request:create`; Probe starts the call record there and follows the same request object through
- * undici's other diagnostics channels for the connection, timing and body bytes.
+ * undici's other diagnostics channels for the connection, timing and body bytes. The record rides on the
+ * request itself (see undiciTaps): no weak map entry, nor closures, per request.
  */
 export class UndiciLens {
-  private readonly records = new WeakMap<object, CallRecord>();
   private readonly subscriptions: Array<[string, (message: unknown) => void]> = [];
 
   constructor(
@@ -69,7 +61,7 @@ export class UndiciLens {
     private readonly logger: Logger,
   ) {}
 
-  readonly requestHook = (span: Span, request: UndiciRequest): void => {
+  readonly requestHook = (span: Span, request: TrackedRequest): void => {
     try {
       this.start(span as unknown as SdkSpan, request);
     } catch (error) {
@@ -77,14 +69,16 @@ export class UndiciLens {
     }
   };
 
-  private start(span: SdkSpan, request: UndiciRequest): void {
+  private start(span: SdkSpan, request: TrackedRequest): void {
+    if (!request || request[RECORD]) return;
     const { spanId } = span.spanContext();
     const group = fetchScope.getStore();
     const joins = group && !group.settled;
     // A unit left out by sampling records nothing: no record, no stack, no taps (asked before anything is read).
     const unit = joins ? null : this.recorder.unitOfSpan(spanId);
     if (unit && !unit.sampled) return;
-    const headers = undiciRequestHeaders(request.headers);
+    // A hop of a fetch call only counted (past its unit's row cap: a row never) copies no headers.
+    const headers = joins && group.counted ? NONE_KEPT : undiciRequestHeaders(request.headers);
     // A fetch the wrapper already let through as the app's is not asked again (its hops carry the same marks).
     if (!group && isTelemetryTraffic(`${request.origin}${request.path}`, (name) => headers[name])) return;
     let record: CallRecord;
@@ -101,12 +95,8 @@ export class UndiciLens {
         requestHeaders: headers,
       });
     }
-    this.records.set(request, record);
-    tapMethod(request, 'onBodySent', (chunk) => record.requestTap().add(chunk));
-    // undici 8 renamed the request's `onData` to `onResponseData` (the handler API of undici 7 made the request's
-    // own): https://github.com/nodejs/undici/blob/v8.0.0/lib/core/request.js (Node 26's global fetch is undici 8).
-    tapMethod(request, typeof request.onData === 'function' ? 'onData' : 'onResponseData', (chunk) => record.responseTap().add(chunk));
-    tapUpgrade(request, record);
+    request[RECORD] = record;
+    observeRequest(request);
   }
 
   private on(name: string, handler: (message: Record<string, unknown>) => void): void {
@@ -123,7 +113,7 @@ export class UndiciLens {
 
   enable(): void {
     this.on('undici:client:sendHeaders', ({ request, socket }) => {
-      const record = this.records.get(request as object);
+      const record = recordOf(request);
       if (!record) return;
       const s = socket as { remoteAddress?: string; remotePort?: number; alpnProtocol?: string | false } | undefined;
       // undici publishes sendHeaders over h2 too, with the session's TLS socket.
@@ -131,9 +121,9 @@ export class UndiciLens {
       record.useSocket(socket as object, s?.remoteAddress ? `${s.remoteAddress}:${s.remotePort}` : undefined, protocol);
       record.markSent();
     });
-    this.on('undici:request:bodySent', ({ request }) => this.records.get(request as object)?.markSent());
+    this.on('undici:request:bodySent', ({ request }) => recordOf(request)?.markSent());
     this.on('undici:request:headers', ({ request, response }) => {
-      const record = this.records.get(request as object);
+      const record = recordOf(request);
       if (!record) return;
       const res = response as { statusCode: number; headers: unknown };
       const headers = undiciResponseHeaders(res.headers);
@@ -142,14 +132,14 @@ export class UndiciLens {
       if (record.clientDecodes && encoding) record.responseTap().decodeWith(decodedCount(encoding, record.maxBodyBytes));
     });
     this.on('undici:request:trailers', ({ request, trailers }) => {
-      const record = this.records.get(request as object);
+      const record = recordOf(request);
       if (!record) return;
       // HTTP/2 trailers (gRPC's status over undici's h2).
       record.markTrailers(undiciResponseHeaders(trailers));
       record.finish();
     });
     this.on('undici:request:error', ({ request, error }) => {
-      const record = this.records.get(request as object);
+      const record = recordOf(request);
       if (record && record.end === null) record.fail(errorInput(error));
     });
   }
@@ -158,42 +148,4 @@ export class UndiciLens {
     for (const [name, handler] of this.subscriptions) diagnostics.unsubscribe(name, handler);
     this.subscriptions.length = 0;
   }
-}
-
-/** Observes a method on one request instance; the original's return value keeps back-pressure intact. */
-function tapMethod(target: UndiciRequest, name: 'onBodySent' | 'onData' | 'onResponseData', observe: (chunk: unknown) => void): void {
-  const original = target[name];
-  if (typeof original !== 'function') return;
-  target[name] = function (this: unknown, chunk: unknown) {
-    try {
-      observe(chunk);
-    } catch {
-      // observing must never break the transfer
-    }
-    return original.call(this, chunk);
-  };
-}
-
-/**
- * A protocol switch (a WebSocket's handshake, 101) is the call's answer: undici 6 and Node 24's bundled 7.29 report
- * it on no diagnostics channel (no `headers`, no `trailers`), only through the request's own `onUpgrade`
- * (https://github.com/nodejs/undici/blob/main/lib/core/request.js; later releases publish both there), observed on
- * the instance.
- */
-function tapUpgrade(target: UndiciRequest, record: CallRecord): void {
-  const original = target.onUpgrade;
-  if (typeof original !== 'function') return;
-  target.onUpgrade = function (this: unknown, statusCode: number, headers: unknown, socket: unknown) {
-    try {
-      if (record.status === null) {
-        const s = socket as { remoteAddress?: string; remotePort?: number; alpnProtocol?: string | false } | undefined;
-        if (s?.remoteAddress) record.useSocket(socket as object, `${s.remoteAddress}:${s.remotePort}`, s.alpnProtocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1');
-        record.markHeaders(statusCode, undiciResponseHeaders(headers));
-      }
-      record.finish();
-    } catch {
-      // observing must never break the upgrade
-    }
-    return original.apply(this, arguments as unknown as [number, unknown, unknown]);
-  };
 }

@@ -79,15 +79,24 @@ function startRecord(recorder: Recorder, input: string | URL | Request, init: Re
   if (!unit.sampled) return null;
   const target = fetchTarget(input, init);
   if (!target) return null;
-  return recorder.beginCall(unit, { ...target, stackLimit: FETCH_STACK_LIMIT, clientDecodes: true }, (max) => new FetchCall(max));
+  return recorder.beginCall(unit, { method: target.method, url: target.url, stackLimit: FETCH_STACK_LIMIT, clientDecodes: true }, makeFetchCall);
 }
+
+const makeFetchCall = (maxBodyBytes: number) => new FetchCall(maxBodyBytes);
+
+/** The last URL string a fetch call was made with that parsed (see fetchTarget). */
+let lastParsed: string | null = null;
 
 /** The method and URL of an app's fetch call; null when it is no HTTP call of the app's (see startRecord). */
 export function fetchTarget(input: string | URL | Request, init: RequestInit | undefined): { method: string; url: string } | null {
   const isRequest = typeof input === 'object' && input !== null && 'url' in input && typeof (input as Request).method === 'string';
   const url = isRequest ? (input as Request).url : String(input);
-  // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. canParse makes no URL object.
-  if (!URL.canParse(url)) return null;
+  // fetch rejects an unparseable URL before any network: an app bug, not an HTTP call. A URL object's own href
+  // parses, and so does the URL of the call before (an app's loop): parsed once.
+  if (url !== lastParsed && !(input instanceof URL && Object.getPrototypeOf(input) === URL.prototype)) {
+    if (!URL.canParse(url)) return null;
+    lastParsed = url;
+  }
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
   const method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   return { method, url };
@@ -149,7 +158,7 @@ function readFakeRequest(record: FetchCall, init: RequestInit | undefined, held:
   return readSettledBody(body, record.requestTap()).then((type) => {
     const headers = record.requestHeaders;
     // fetch sends the type its body implies (a FormData's boundary) when the app names none.
-    if (type && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = type;
+    if (type && Object.isExtensible(headers) && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = type;
   });
 }
 

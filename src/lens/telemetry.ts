@@ -39,10 +39,12 @@ export function headerOf(headers: Record<string, unknown> | undefined | null): H
   };
 }
 
+const noHeaders: HeaderOf = () => undefined;
+
 /** A header reader over fetch's `init.headers` (Headers, pairs or an object), else the Request's own headers. */
 export function fetchHeaderOf(input: unknown, init: { headers?: unknown } | undefined): HeaderOf {
-  const headers = init?.headers ?? (input instanceof Request ? input.headers : undefined);
-  if (!headers) return () => undefined;
+  const headers = init?.headers ?? (typeof input === 'object' && input instanceof Request ? input.headers : undefined);
+  if (!headers) return noHeaders;
   if (typeof (headers as Headers).get === 'function') return (name) => (headers as Headers).get(name) ?? undefined;
   if (Array.isArray(headers)) return (name) => (headers as unknown[][]).find((pair) => String(pair[0]).toLowerCase() === name)?.[1];
   return headerOf(headers as Record<string, unknown>);

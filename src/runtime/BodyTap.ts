@@ -47,6 +47,8 @@ export class BodyTap {
   add(chunk: unknown, encoding?: BufferEncoding): void {
     let bytes: Buffer;
     if (typeof chunk === 'string') bytes = Buffer.from(chunk, encoding && Buffer.isEncoding(encoding) ? encoding : 'utf8');
+    // A Buffer is only read here (what is kept is copied below): no view of it is made.
+    else if (Buffer.isBuffer(chunk)) bytes = chunk;
     else if (chunk instanceof Uint8Array) bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     else return;
     this.size += bytes.length;

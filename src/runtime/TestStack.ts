@@ -80,6 +80,8 @@ export class TestStack {
    * `suite > case` in `suite`), none when two run side by side (concurrent tests: only their contexts tell).
    */
   private chain(): Unit | undefined {
+    // Asked on every call outside a test's context: no test running is the common answer (and `running[-1]` a slow read).
+    if (this.running.length === 0) return undefined;
     for (let at = 1; at < this.running.length; at++) {
       if (!this.running[at]!.name.startsWith(`${this.running[at - 1]!.name} > `)) return undefined;
     }

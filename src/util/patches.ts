@@ -3,7 +3,7 @@
  * a global, an OpenTelemetry object). Each entry says why, with the upstream code or issue that forces it,
  * and how to undo it; `shutdown()` undoes them all, newest first. A patch is undone only while the slot
  * still holds what Probe put there: whatever was set on top since (an app's wrapper) is left as it is.
- * Per-request observers (a ClientRequest's `write`, an undici request's `onData`) are not listed: they live
+ * Per-request observers (a ClientRequest's `write`, an undici request's own handler method) are not listed: they live
  * and die with the object Probe was handed.
  */
 export interface Patch {
