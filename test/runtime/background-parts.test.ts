@@ -115,10 +115,12 @@ test('a poller across many versions: each window and the final one hold every ca
     assert.ok(handed.calls <= (window.summary.totals?.http_calls ?? 0), `${window.id}: no call handed twice`);
     const size = Buffer.byteLength(answer('0')) - 1; // one digit less than the average: bound below by digits
     // Only a row's call keeps its body (a call started past the cap is only counted), each handed once. The final
-    // version may hand a call still in flight at exit, its body not all there.
+    // version may hand calls still in flight at exit, their bodies not all there (the poller's interval does not wait
+    // for a call to end: under load a few overlap).
     const withBodies = Math.min(handed.calls, ended.length);
+    const inFlight = 3;
     assert.ok(
-      handed.bytes >= (withBodies - 1) * size && handed.bytes <= withBodies * (size + 8),
+      handed.bytes >= (withBodies - inFlight) * size && handed.bytes <= withBodies * (size + 8),
       `${window.id}: ${handed.bytes} bytes for ${handed.calls} calls, ${ended.length} rows`,
     );
   }
