@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import type { Origin } from '../../src/capture/types';
@@ -10,6 +9,9 @@ import { watchCompiledCode } from '../../src/origin/compiledCode';
 import { verdictWork } from '../../src/origin/keptVerdicts';
 import { captureStack, readStack } from '../../src/origin/origin';
 import { undoPatches } from '../../src/util/patches';
+import { folder as makeFolder, lineMap } from './mapFixtures';
+
+const folder = (files: Record<string, string>) => makeFolder(files, 'probe-kept-verdicts-');
 
 /**
  * A frame position's verdict is kept (origin.ts), read once per position while the maps behind it hold, and read
@@ -18,35 +20,7 @@ import { undoPatches } from '../../src/util/patches';
  * own `SourceMap` asked for the position of an Error made on the call's line.
  */
 
-/** A VLQ-encoded mapping segment value. */
-function vlq(value: number): string {
-  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  let rest = value < 0 ? (-value << 1) | 1 : value << 1;
-  let out = '';
-  do {
-    let digit = rest & 31;
-    rest >>>= 5;
-    if (rest > 0) digit |= 32;
-    out += chars[digit];
-  } while (rest > 0);
-  return out;
-}
-
-/** A map sending generated line `from` (1-based), from column 0 on, to `source` line `to` (1-based). */
-function lineMap(source: string, from: number, to: number): string {
-  return JSON.stringify({ version: 3, sources: [source], names: [], mappings: ';'.repeat(from - 1) + vlq(0) + vlq(0) + vlq(to - 1) + vlq(0) });
-}
-
 const base64 = (text: string) => Buffer.from(text).toString('base64');
-
-function folder(files: Record<string, string>): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'probe-kept-verdicts-')));
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), text);
-  }
-  return dir;
-}
 
 /** What one call saw: its origin, the verdicts made so far, and where an Error made on the call's line says it is. */
 interface Taken {

@@ -1,40 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { watchCompiledCode } from '../../src/origin/compiledCode';
 import { undoPatches } from '../../src/util/patches';
 import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition, noteEvaluatedScript } from '../../src/origin/mapChain';
+import { folder as makeFolder, lineMap } from './mapFixtures';
 
-/** A VLQ-encoded mapping segment: generated column, source index delta, original line delta, original column delta. */
-function vlq(value: number): string {
-  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  let rest = value < 0 ? (-value << 1) | 1 : value << 1;
-  let out = '';
-  do {
-    let digit = rest & 31;
-    rest >>>= 5;
-    if (rest > 0) digit |= 32;
-    out += chars[digit];
-  } while (rest > 0);
-  return out;
-}
-
-/** A map sending generated line `from` (1-based), column 0, to `source` line `to` (1-based). */
-function lineMap(source: string, from: number, to: number): string {
-  return JSON.stringify({ version: 3, sources: [source], names: [], mappings: ';'.repeat(from - 1) + vlq(0) + vlq(0) + vlq(to - 1) + vlq(0) });
-}
-
-function folder(files: Record<string, string>): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'probe-map-chain-')));
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    fs.writeFileSync(path.join(dir, name), text);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>) => makeFolder(files, 'probe-map-chain-');
 
 test('a chain of three maps is followed to the file that has none (a comment, a .map beside, a data: URL)', () => {
   const inline = Buffer.from(lineMap('../src/app.ts', 4, 9)).toString('base64');
