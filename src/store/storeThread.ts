@@ -60,27 +60,31 @@ const post = (message: ThreadMessage) => port.postMessage(message);
  */
 interface Writer {
   putPrepared(prepared: PreparedPut): Promise<void>;
-  putBuilt(capture: Capture): Promise<void>;
+  /** With `cached`, the rows the RowCache built keep their text (a unit stored in parts); else serialised whole. */
+  putBuilt(capture: Capture, cached: RowCache | undefined): Promise<void>;
   syncWrites: boolean;
 }
 
 /**
  * The rows of the calls this thread keeps (units in parts), built and serialised once for all their versions:
- * weakly held, they go with the calls KeptParts drops with a unit's last version.
+ * weakly held, they go with the calls KeptParts drops with a unit's last version. A unit handed whole (a request,
+ * a job) is stored once: its rows skip the cache, whose two weak map entries per row are work for this thread's
+ * collector and nothing else (a job worker's rows are every call it makes).
  */
 const rows = new RowCache();
+const rowsOf = (posted: PostedUnit): RowCache | undefined => (posted.parts ? rows : undefined);
 
 function open(): Writer {
   if (driver.driver === 'file') {
     const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, pin: driver.pin, trimEveryMs: TRIM_EVERY_MS });
-    return { putPrepared: (prepared) => store.putPrepared(prepared), putBuilt: (capture) => store.putPrepared(preparePut(capture, rows)), syncWrites: true };
+    return { putPrepared: (prepared) => store.putPrepared(prepared), putBuilt: (capture, cached) => store.putPrepared(preparePut(capture, cached)), syncWrites: true };
   }
   // Loaded only here: the thread of an app on the file store never loads the Redis driver.
   const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');
   const store = new RedisStore({ url: driver.url, prefix: driver.prefix, ttl: driver.ttl, limit: driver.limit });
   return {
     putPrepared: () => Promise.reject(new Error('the Redis store takes built captures')),
-    putBuilt: (capture) => store.put(capture, rows),
+    putBuilt: (capture, cached) => store.put(capture, cached),
     syncWrites: false,
   };
 }
@@ -158,7 +162,7 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
   // The capture holds strings only: the unit's bodies go as soon as it is built (BodyRelease).
   const built = (seq: number, posted: PostedUnit): Capture => {
     try {
-      return buildCapture(unitOf(seq), config!, rows);
+      return buildCapture(unitOf(seq), config!, rowsOf(posted));
     } finally {
       bodies.done(posted);
     }
@@ -173,10 +177,10 @@ port.on('message', (message: Array<[number, PreparedPut]> | { units: Array<[numb
         written = inSlot(() => {
           // Built now; the batch no longer holds the unit's bodies once its capture is written.
           entry[1] = null as never;
-          return writer.putBuilt(built(seq, put as PostedUnit));
+          return writer.putBuilt(built(seq, put as PostedUnit), rowsOf(put as PostedUnit));
         });
       } else {
-        written = units ? writer.putBuilt(built(seq, put as PostedUnit)) : writer.putPrepared(put as PreparedPut);
+        written = units ? writer.putBuilt(built(seq, put as PostedUnit), rowsOf(put as PostedUnit)) : writer.putPrepared(put as PreparedPut);
       }
     } catch (error) {
       written = Promise.reject(error);

@@ -98,3 +98,29 @@ test('a long unit ending with its process: its last version goes to the store th
   assert.ok(command.sections.http!.every((row) => row.status === 200 && row.response_headers['set-cookie'] === '********'));
   assert.doesNotMatch(stderr, /could not|lost/);
 });
+
+// Jobs are stored once each, handed whole: their rows are serialised with their capture in one piece, never
+// through the row cache (its weak entries would be collector work for nothing on a worker whose every call is a row).
+const JOBS_APP = `const { job } = require('probe');
+const { threadWork } = require(process.env.WORK);
+process.on('exit', () => console.log('WORK ' + JSON.stringify(threadWork)));
+(async () => {
+  for (let j = 0; j < 16; j++) {
+    await job('batch', async () => {
+      for (let i = 0; i < 5; i++) await fetch(process.env.UP + '/json').then((r) => r.text());
+    });
+  }
+})();`;
+
+test('units handed whole (jobs) are serialised whole on the store thread, not row by row through the row cache', async () => {
+  const app = new TestApp({ 'run.js': JOBS_APP });
+  const run = await app.run('run.js', { env: { UP: upstream.url, WORK, PROBE_DEBUG: '1' } });
+  assert.equal(run.code, 0, run.stderr);
+  const thread = [...run.stderr.matchAll(/store thread work: (\{.*\})/g)].map((m) => JSON.parse(m[1]!) as Work).at(-1);
+  assert.ok(thread && thread.builds > 0 && thread.rows >= 5 * thread.builds, `jobs built on the store thread\n${run.stderr}`);
+  assert.equal(thread.rowsSerialised, 0, 'no row serialised apart');
+  assert.equal(thread.serialised, thread.builds, 'each capture serialised once');
+  const jobs = app.captures().filter((c) => c.type === 'job');
+  assert.equal(jobs.length, 16);
+  assert.ok(jobs.every((c) => c.sections.http!.length === 5 && c.sections.http!.every((row) => row.status === 200)));
+});
