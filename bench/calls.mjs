@@ -68,7 +68,9 @@ for (const client of clients) {
 
 const load1 = () => os.loadavg()[0];
 console.log(`load average at the start: ${loadAverage()}`);
-console.log(`calls: ${rounds} rounds × ${counts.join(' and ')} calls (after ${values.warm} warm-up) per client, answer and variant, mode ${values.mode}, ${machine()}`);
+console.log(
+  `calls: ${rounds} rounds × ${counts.join(' and ')} calls (after ${values.warm} warm-up) per client, answer and variant, mode ${values.mode}, ${machine()}`,
+);
 const started = Date.now();
 try {
   for (let round = 0; round < rounds; round++) {
@@ -106,7 +108,9 @@ const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '-');
 const pairedRatio = (as, bs) => median(as.map((m, i) => m.cpu / bs[i].cpu));
 const label = (client, a) => [client === 'http' ? 'node:http' : 'fetch', a ? `${(a / 1000).toFixed(0)} kB JSON` : 'tiny'];
 const loadsOf = (r) => {
-  const loads = Object.values(r).flat(2).map((m) => m.load);
+  const loads = Object.values(r)
+    .flat(2)
+    .map((m) => m.load);
   return `${median(loads).toFixed(1)} (max ${Math.max(...loads).toFixed(1)})`;
 };
 console.log(`\nload average at the end: ${loadAverage()}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -141,7 +145,9 @@ for (const [k, count] of counts.entries()) {
     ...(values.baseline ? ['before / OTel', 'before / none', 'Probe / before'] : []),
     'load avg',
   ];
-  console.log(`\nCPU of the whole process per call over ${count} calls (µs, medians over ${rounds} rounds; ratios: medians of each round's paired ratio), mode ${values.mode}:\n`);
+  console.log(
+    `\nCPU of the whole process per call over ${count} calls (µs, medians over ${rounds} rounds; ratios: medians of each round's paired ratio), mode ${values.mode}:\n`,
+  );
   console.log(table(headers, rows));
 }
 if (counts.length === 2) {

@@ -77,7 +77,11 @@ const rowsOf = (posted: PostedUnit): RowCache | undefined => (posted.parts ? row
 function open(): Writer {
   if (driver.driver === 'file') {
     const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, pin: driver.pin, trimEveryMs: TRIM_EVERY_MS });
-    return { putPrepared: (prepared) => store.putPrepared(prepared), putBuilt: (capture, cached) => store.putPrepared(preparePut(capture, cached)), syncWrites: true };
+    return {
+      putPrepared: (prepared) => store.putPrepared(prepared),
+      putBuilt: (capture, cached) => store.putPrepared(preparePut(capture, cached)),
+      syncWrites: true,
+    };
   }
   // Loaded only here: the thread of an app on the file store never loads the Redis driver.
   const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');
