@@ -9,11 +9,14 @@
 // what a process pays once (the intercept: starting the store's thread, compiling hot functions, in a script the
 // rows of its first max_rows calls) and what each further call adds (the slope between the two counts).
 // Usage: node bench/calls.mjs [--baseline DIST_DIR] [--rounds 5] [--calls 2000[,10000]] [--warm 300] [--mode script|jobs]
-//          [--answers 0,8000] [--profile]
+//          [--answers 0,8000] [--profile] [--otlp]
+// --otlp adds OpenTelemetry as a tracing user runs it, exporting OTLP/HTTP protobuf to a loopback sink in this
+// process (bench/otel-otlp-preload.cjs): what a tracer costs the app when its spans really leave.
 // DIST_DIR: a `dist` folder built from the code before the change (e.g. `git worktree add /tmp/base main && cd
 // /tmp/base && npm ci && npm run build`, or a copy of that dist anywhere: Probe's dependencies are then resolved from
 // this repository's node_modules through NODE_PATH).
 import { parseArgs } from 'node:util';
+import http from 'node:http';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     mode: { type: 'string', default: 'script' },
     answers: { type: 'string', default: '0,8000' },
     profile: { type: 'boolean', default: false },
+    otlp: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -51,9 +55,35 @@ function baselineVariant(dir) {
   return { id: 'base', label: 'Probe before', dist, probe: true, env };
 }
 
+/** The OTLP variant's backend: counts the export requests it receives (proof that spans left the app). */
+function startSink() {
+  const sink = { requests: 0 };
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      sink.requests++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(Object.assign(sink, { port: server.address().port, close: () => server.close() }))),
+  );
+}
+const sink = values.otlp ? await startSink() : null;
+
 const variants = [
   { id: 'none', label: 'none' },
   { id: 'otel', label: 'plain OTel' },
+  ...(sink
+    ? [
+        {
+          id: 'otlp',
+          label: 'OTel exporting OTLP',
+          preloadFile: path.join(BENCH_DIR, 'otel-otlp-preload.cjs'),
+          env: { BENCH_OTLP_URL: `http://127.0.0.1:${sink.port}/v1/traces` },
+        },
+      ]
+    : []),
   { id: 'probe', label: 'Probe' },
   ...(values.baseline ? [baselineVariant(values.baseline)] : []),
 ];
@@ -90,8 +120,9 @@ try {
             await run.done;
             const r = JSON.parse(json);
             // A baseline that made no span measures nothing (an ESM import that bypassed the instrumentation).
-            if (variant.id === 'otel' && !(r.spans > 0))
-              throw new Error(`the plain OTel baseline exported no span (${r.spans}): it did not instrument the calls`);
+            if ((variant.id === 'otel' || variant.id === 'otlp') && !(r.spans > 0))
+              throw new Error(`the ${variant.label} baseline exported no span (${r.spans}): it did not instrument the calls`);
+            if (variant.id === 'otlp' && sink.requests === 0) throw new Error('the OTLP baseline sent nothing to its sink');
             results[client][a][variant.id][k].push({ cpu: r.cpu, wall: r.wall, load: (loadBefore + load1()) / 2 });
           }
         }
@@ -101,6 +132,7 @@ try {
   }
 } finally {
   for (const u of upstreams) u.stop();
+  sink?.close();
 }
 
 const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '-');
@@ -124,9 +156,11 @@ for (const [k, count] of counts.entries()) {
         ...label(client, a),
         cpu('none'),
         cpu('otel'),
+        ...(sink ? [cpu('otlp')] : []),
         cpu('probe'),
         ...(values.baseline ? [cpu('base')] : []),
         x(pairedRatio(r.probe, r.otel)),
+        ...(sink ? [x(pairedRatio(r.probe, r.otlp))] : []),
         x(pairedRatio(r.probe, r.none)),
         ...(values.baseline ? [x(pairedRatio(r.base, r.otel)), x(pairedRatio(r.base, r.none)), x(pairedRatio(r.probe, r.base))] : []),
         loadsOf(r),
@@ -138,9 +172,11 @@ for (const [k, count] of counts.entries()) {
     'answer',
     'none µs',
     'OTel µs',
+    ...(sink ? ['OTLP µs'] : []),
     'Probe µs',
     ...(values.baseline ? ['before µs'] : []),
     'Probe / OTel',
+    ...(sink ? ['Probe / OTLP'] : []),
     'Probe / none',
     ...(values.baseline ? ['before / OTel', 'before / none', 'Probe / before'] : []),
     'load avg',
@@ -159,7 +195,7 @@ if (counts.length === 2) {
     const slope = (t2 - t1) / (n2 - n1);
     return { slope, once: (t1 - slope * n1) / 1000 };
   };
-  const ids = ['otel', 'probe', ...(values.baseline ? ['base'] : [])];
+  const ids = ['otel', ...(sink ? ['otlp'] : []), 'probe', ...(values.baseline ? ['base'] : [])];
   const rows = [];
   for (const client of clients) {
     for (const a of answers) {
@@ -174,6 +210,7 @@ if (counts.length === 2) {
         med('otel', 'slope', 0),
         med('probe', 'slope', 0),
         slopeRatio('probe', 'otel'),
+        ...(sink ? [slopeRatio('probe', 'otlp')] : []),
         ...(values.baseline ? [slopeRatio('base', 'otel')] : []),
         med('otel', 'once', 0),
         med('probe', 'once', 0),
@@ -190,6 +227,7 @@ if (counts.length === 2) {
     'OTel µs/call',
     'Probe µs/call',
     'Probe / OTel per call',
+    ...(sink ? ['Probe / OTLP per call'] : []),
     ...(values.baseline ? ['before / OTel per call'] : []),
     'OTel ms once',
     'Probe ms once',
