@@ -94,7 +94,7 @@ function sh(command: string, cwd: string, timeout = 300_000): Promise<Ran> {
 /** A page's line in a form that outlives one run: ids, ports, times and durations replaced by placeholders. */
 function shape(line: string): string {
   return line
-    .replace(/\b0m[\w-]{15}\b/g, '<id>')
+    .replace(/\b0m[\w-]{15}(?![\w-])/g, '<id>')
     .replace(/127\.0\.0\.1:\d+/g, '<host>')
     .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, '<time>')
     .replace(/\d+(\.\d+)?( ?ms)\b/g, '<n>$2')
