@@ -89,6 +89,11 @@ export class TestApp {
   }
 }
 
+/** What a child app printed last, as one line of JSON (apps that report what they saw print it at the end). */
+export function lastJsonLine<T>(stdout: string): T {
+  return JSON.parse(stdout.trim().split('\n').pop()!) as T;
+}
+
 /**
  * Polls until `check` returns a value (not undefined/false), for captures written after a response. The limit only
  * ends a wait that would never succeed: a loaded machine can take many seconds to write a capture.

@@ -2,7 +2,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { HttpRow } from '../../src/capture/types';
-import { REPO_ROOT, TestApp } from '../helpers/app';
+import { REPO_ROOT, TestApp, lastJsonLine } from '../helpers/app';
 
 // undici's request class is observed once, on its prototype (body bytes, protocol switch): the ledger lists it
 // while Probe runs, shutdown() puts undici's own methods back, and a request Probe does not follow (made before
@@ -44,13 +44,13 @@ it("undici's request handler methods are observed on their class while Probe run
   const app = new TestApp({ 'main.js': SCRIPT });
   const result = await app.run('main.js', { preload: 'none' });
   assert.equal(result.code, 0, result.stderr);
-  const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as {
+  const out = lastJsonLine<{
     answers: string[];
     changed: string[];
     notRestored: string[];
     listed: string[];
     kinds: string[];
-  };
+  }>(result.stdout);
   // The app's answers are the server's, before, while and after Probe runs.
   assert.deepEqual(out.answers, ['got 300', 'got 300', 'got 300']);
   // The methods undici's class has for a request body, the response body (onData, renamed onResponseData in

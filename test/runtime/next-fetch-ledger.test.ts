@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { REPO_ROOT, TestApp } from '../helpers/app';
+import { REPO_ROOT, TestApp, lastJsonLine } from '../helpers/app';
 
 // Next.js 16's dev server puts back the fetch it found on each reload (`resetFetch`) and patches fetch again,
 // setting its global slot (Symbol.for('next-patch')) first, as Next does; each new patched fetch is wrapped by
@@ -48,7 +48,7 @@ it("a re-wrap of Next.js's fetch (500 dev reloads) reuses its ledger entry: the 
   const app = new TestApp({ 'main.js': SCRIPT });
   const result = await app.run('main.js', { preload: 'none' });
   assert.equal(result.code, 0, result.stderr);
-  const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, number | boolean>;
+  const out = lastJsonLine<Record<string, number | boolean>>(result.stdout);
   assert.equal(out.wrapsNewest, true, "the newest Next fetch is wrapped by Probe's");
   assert.equal(out.wrappedAtOnce, 500, 'each Next fetch is wrapped as it is assigned, before any other code runs');
   assert.equal(out.last, 1, "one ledger entry for Next's fetch");
@@ -97,7 +97,7 @@ it("Next.js 14's fetch, assigned anew in every request, is wrapped as it is assi
   const app = new TestApp({ 'main.js': NEXT_14 });
   const result = await app.run('main.js', { preload: 'none' });
   assert.equal(result.code, 0, result.stderr);
-  const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as { wrappedAtOnce: number; targets: string[]; restored: boolean; left: number };
+  const out = lastJsonLine<{ wrappedAtOnce: number; targets: string[]; restored: boolean; left: number }>(result.stdout);
   // The first request's fetch is seen only as the second request starts (Next 14 marks nothing before).
   assert.equal(out.wrappedAtOnce, 299, 'every Next fetch after the first is wrapped as it is assigned');
   assert.deepEqual(out.targets.sort(), ['globalThis.fetch (Next.js)', 'globalThis.fetch assignments (Next.js)']);

@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { REPO_ROOT, TestApp } from '../helpers/app';
+import { REPO_ROOT, TestApp, lastJsonLine } from '../helpers/app';
 
 // Started in code (no preload), then shut down: every function Probe patched is the original again, and the
 // ledger listed each patch while it ran.
@@ -36,13 +36,13 @@ it('shutdown() undoes every patch of the ledger, and each patch says why', async
   const app = new TestApp({ 'main.js': SCRIPT });
   const result = await app.run('main.js', { preload: 'none' });
   assert.equal(result.code, 0, result.stderr);
-  const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as {
+  const out = lastJsonLine<{
     changed: string[];
     notRestored: string[];
     listed: string[];
     whys: string[];
     left: number;
-  };
+  }>(result.stdout);
   // Probe really patched these while it ran (emit is instrumentation-http's, undone when it is disabled).
   for (const name of [
     'http.request',
@@ -96,7 +96,7 @@ it('start() that throws half-way undoes every patch it made and leaves no instan
   const app = new TestApp({ 'main.js': HALF_WAY });
   const result = await app.run('main.js', { preload: 'none' });
   assert.equal(result.code, 0, result.stderr);
-  const out = JSON.parse(result.stdout.trim().split('\n').pop()!) as { message: string; notRestored: string[]; left: number; again: boolean };
+  const out = lastJsonLine<{ message: string; notRestored: string[]; left: number; again: boolean }>(result.stdout);
   assert.equal(out.message, 'no exit hooks here');
   assert.deepEqual(out.notRestored, []);
   assert.equal(out.left, 0);
