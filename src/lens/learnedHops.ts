@@ -2,8 +2,9 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opent
 import type { LensFactory } from './Lens';
 import type { Logger } from '../util/logger';
 import { alsoHookEsm } from './esmHook';
-import { readLearned, type LearnedPackage } from '../origin/hops/learnedFile';
+import { forgetLearned, readLearned, type LearnedPackage } from '../origin/hops/learnedFile';
 import { hookLoadedPackage } from '../origin/hops/learnedEntries';
+import { refusal } from '../origin/hops/hookable';
 
 /**
  * The packages the app's earlier runs learned to hop (origin/hops), hooked as soon as the app loads them: the first
@@ -12,7 +13,7 @@ import { hookLoadedPackage } from '../origin/hops/learnedEntries';
  * names; import-in-the-middle for what an ES module imports, the names added to the import loader's list). An empty list makes
  * no instrumentation and adds nothing to any require or import.
  */
-function learnedInstrumentation(learned: LearnedPackage[], logger: Logger): InstrumentationBase {
+function learnedInstrumentation(learned: LearnedPackage[], root: string, logger: Logger): InstrumentationBase {
   class LearnedHopsInstrumentation extends InstrumentationBase {
     constructor() {
       super('probe-learned-hops', '0.1.0', {});
@@ -23,7 +24,7 @@ function learnedInstrumentation(learned: LearnedPackage[], logger: Logger): Inst
         ({ name, version }) =>
           new InstrumentationNodeModuleDefinition(name, [version], (exports: unknown) => {
             try {
-              hookLoadedPackage(name, exports);
+              hookLoadedPackage(name, exports, root);
             } catch (error) {
               logger.warnOnce(`learned-${name}`, `could not hook ${name} for call origins`, error);
             }
@@ -41,10 +42,31 @@ function learnedInstrumentation(learned: LearnedPackage[], logger: Logger): Inst
  */
 export const learnedHopsLens: LensFactory = ({ config, logger }) => {
   if (!config.http || !config.origin.enabled) return null;
-  const learned = readLearned(config.root);
+  const listed = readLearned(config.root);
+  if (listed.length === 0) return null;
+  const learned = usable(listed, config.root, logger);
   if (learned.length === 0) return null;
   // An ES module app's imports (of a CommonJS package too: Node's loader loads it past `require`) are seen by the
   // import loader only; a CommonJS app reaches an ES module only through import(), so that one starts the loader.
   for (const { name, esm } of learned) alsoHookEsm(name, { imported: esm });
-  return { name: 'learned hops', scopes: [], instrumentations: [learnedInstrumentation(learned, logger)], joins: [], enable: () => () => {} };
+  return { name: 'learned hops', scopes: [], instrumentations: [learnedInstrumentation(learned, config.root, logger)], joins: [], enable: () => () => {} };
 };
+
+/**
+ * The entries Probe may hook (see origin/hops/hookable): an npm package the app's node_modules hold at that exact
+ * version, neither a Node built-in nor one of Probe's own dependencies. The others are taken off the list, so a
+ * list a bad run (or a hand) wrote is cleaned by the next start.
+ */
+function usable(listed: LearnedPackage[], root: string, logger: Logger): LearnedPackage[] {
+  const refused = new Set<string>();
+  const learned = listed.filter(({ name, version }) => {
+    const why = refusal(name, version, root);
+    if (why) {
+      refused.add(`${name}@${version}`);
+      logger.debug(`learned hops: ${name}@${version} not hooked, taken off the list: ${why}`);
+    }
+    return !why;
+  });
+  if (refused.size > 0) forgetLearned(root, ({ name, version }) => refused.has(`${name}@${version}`));
+  return learned;
+}

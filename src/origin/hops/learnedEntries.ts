@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +5,10 @@ import { currentEntry, enterLibrary } from '../../origin/entry';
 import { captureStack, capturingOrigins } from '../origin';
 import { patchMethod } from '../../util/patches';
 import { isProbeCode } from '../../util/ownCode';
-import { rememberLearned } from './learnedFile';
+import { readManifest } from '../../util/manifest';
+import { createLogger, type Logger } from '../../util/logger';
+import { forgetLearned, rememberLearned } from './learnedFile';
+import { isBuiltinName, isOwnPackage, refusal } from './hookable';
 
 /**
  * Client libraries that hop, learned rather than listed. V8's async stack traces follow `await` chains, but they
@@ -41,6 +43,16 @@ const WHY =
 
 /** Package folders learned or hooked at load, and the methods each may still hook. */
 const budgets = new Map<string, number>();
+/** Each hooked package's undos, and where it is kept (to take it off the list when its hook misbehaves). */
+const hooked = new Map<string, { undos: Array<() => void>; kept?: { root: string; name: string } }>();
+/** Packages whose hook misbehaved: unhooked for the rest of the run, never learned again. */
+const dropped = new Set<string>();
+/**
+ * Set while Probe's own part of an entry runs (its context lookup, its stack capture): a hooked method reached
+ * from there is a package Probe itself runs, and calls straight through (a hook that finds itself on the stack).
+ */
+let inProbe = false;
+let logger: Logger | undefined;
 /** The wrappers made here: a class reached twice (a base of two exports, a module imported again) is hooked once. */
 const ours = new WeakSet<Function>();
 
@@ -72,6 +84,9 @@ export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): 
     const pkg = packageOf(file);
     // A frame of the app (or of a build's output) was there: its origin is null for another reason (no map).
     if (!pkg) return;
+    // Nor are the frames of Probe's own dependencies (the async context manager that ran Probe's callback): Probe
+    // calls them from inside its hooks.
+    if (isOwnPackage(pkg)) continue;
     if (!seen.has(pkg)) seen.set(pkg, { modules: new Set(), esm: false, receivers: new Set() });
     const each = seen.get(pkg)!;
     // An ES module's script is named by its URL (a CommonJS module's by its path): it ran in Node's loader, under
@@ -92,9 +107,14 @@ export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): 
     if (pkg !== outermost && ![...receivers].some((receiver) => object.has(receiver))) continue;
     if (budgets.has(pkg) || budgets.size >= MAX_PACKAGES) continue;
     budgets.set(pkg, MAX_METHODS);
-    hookPackage(pkg);
-    for (const url of modules) hookModuleOf(pkg, url);
-    if (root) remember(root, pkg, esm);
+    const kept = root ? remember(root, pkg, esm) : null;
+    if (kept) hookedOf(pkg).kept = { root: root!, name: kept };
+    try {
+      hookPackage(pkg);
+      for (const url of modules) hookModuleOf(pkg, url);
+    } catch (error) {
+      misbehaved(pkg, 'it could not be hooked', error);
+    }
   }
 }
 
@@ -114,15 +134,23 @@ function receiverOf(site: NodeJS.CallSite): string | null {
   }
 }
 
-/** Keeps the package by the name and version its manifest gives. */
-function remember(root: string, pkg: string, esm: boolean): void {
-  try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-    if (typeof manifest.name === 'string' && typeof manifest.version === 'string')
-      rememberLearned(root, { name: manifest.name, version: manifest.version, esm });
-  } catch {
-    // no readable manifest: hooked in this run only
-  }
+/**
+ * Keeps the package by the name and version its manifest gives, when the next run would hook it by that name (the
+ * app's node_modules hold it at that version: see hookable); its name, or null when not kept.
+ */
+function remember(root: string, pkg: string, esm: boolean): string | null {
+  const manifest = readManifest(pkg);
+  const { name, version } = manifest ?? {};
+  // No readable manifest, or one a next run would refuse (a copy nested out of the root's reach): this run only.
+  if (typeof name !== 'string' || typeof version !== 'string' || refusal(name, version, root)) return null;
+  rememberLearned(root, { name, version, esm });
+  return name;
+}
+
+function hookedOf(pkg: string): { undos: Array<() => void>; kept?: { root: string; name: string } } {
+  let each = hooked.get(pkg);
+  if (!each) hooked.set(pkg, (each = { undos: [] }));
+  return each;
 }
 
 /**
@@ -142,14 +170,19 @@ function hookModuleOf(pkg: string, url: string): void {
 /**
  * A learned package just loaded (its next runs: see learnedHops): its exports, and the package's other CommonJS
  * modules loaded with it. `exports` is the module's, or its ESM namespace (import-in-the-middle's), whose `default`
- * is a CommonJS module's exports when an ES module imported one.
+ * is a CommonJS module's exports when an ES module imported one. `root`: where the list that named it is kept.
+ * Never a built-in, nor a copy of the same name and version inside Probe's own dependency tree.
  */
-export function hookLoadedPackage(name: string, exports: unknown): void {
+export function hookLoadedPackage(name: string, exports: unknown, root?: string): void {
+  if (isBuiltinName(name)) return;
   const folder = folderOfExports(exports) ?? folderOfName(name) ?? `${NODE_MODULES}${name.split('/').join(path.sep)}`;
+  if (path.isAbsolute(folder) && isOwnPackage(folder)) return;
+  if (dropped.has(folder)) return;
   if (!budgets.has(folder)) {
     if (budgets.size >= MAX_PACKAGES) return;
     budgets.set(folder, MAX_METHODS);
   }
+  if (root) hookedOf(folder).kept = { root, name };
   hookExports(folder, exports);
   const fallback = exports && typeof exports === 'object' ? (exports as { default?: unknown }).default : undefined;
   if (fallback && fallback !== exports) hookExports(folder, fallback);
@@ -224,8 +257,17 @@ function hookPrototype(pkg: string, proto: object, className: string): boolean {
     const descriptor = Object.getOwnPropertyDescriptor(proto, key);
     if (key === 'constructor' || !descriptor || typeof descriptor.value !== 'function' || !descriptor.writable || ours.has(descriptor.value as Function))
       continue;
-    if (patchMethod(proto as Record<string, (...args: unknown[]) => unknown>, key, `${path.basename(pkg)} ${className}.prototype.${key}`, WHY, asEntry))
+    const undo = patchMethod(
+      proto as Record<string, (...args: unknown[]) => unknown>,
+      key,
+      `${path.basename(pkg)} ${className}.prototype.${key}`,
+      WHY,
+      (original) => asEntry(original, pkg),
+    );
+    if (undo) {
       budgets.set(pkg, budget - 1);
+      hookedOf(pkg).undos.push(undo);
+    }
   }
   return true;
 }
@@ -239,14 +281,57 @@ function isClass(fn: Function): boolean {
 /**
  * The method run as a library entry, with the original's name and length (the app may read them). Inside another
  * entry (the library calling its own methods) it costs a context lookup; outside, one short stack capture.
+ * A guest in the library's code: reached again from inside Probe's own part (the context lookup, the stack
+ * capture), it calls straight through; when Probe's own part throws, the original runs as if unhooked. Either way
+ * the package misbehaved: its hooks are undone and it is taken off the learned list.
  */
-function asEntry(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+function asEntry(original: (...args: unknown[]) => unknown, pkg: string): (...args: unknown[]) => unknown {
   const entry = function (this: unknown) {
     const args = arguments as unknown as unknown[];
-    if (currentEntry() || !capturingOrigins()) return original.apply(this, args);
-    const sites = captureStack(ENTRY_FRAMES, entry);
+    if (inProbe) {
+      misbehaved(pkg, 'Probe reached it from inside its own hook');
+      return original.apply(this, args);
+    }
+    let sites: NodeJS.CallSite[] | null = null;
+    inProbe = true;
+    try {
+      if (!currentEntry() && capturingOrigins()) sites = captureStack(ENTRY_FRAMES, entry);
+    } catch (error) {
+      misbehaved(pkg, 'its hook failed', error);
+    } finally {
+      inProbe = false;
+    }
     if (!sites) return original.apply(this, args);
-    return enterLibrary(() => original.apply(this, args), entry, { sites });
+    // enterLibrary is Probe's part until it calls the original and after it returns; the original's error is its own.
+    let ran = 'no' as 'no' | 'returned' | 'threw';
+    let value: unknown;
+    inProbe = true;
+    try {
+      return enterLibrary(
+        () => {
+          inProbe = false;
+          try {
+            value = original.apply(this, args);
+            ran = 'returned';
+            return value;
+          } catch (error) {
+            ran = 'threw';
+            throw error;
+          } finally {
+            inProbe = true;
+          }
+        },
+        entry,
+        { sites },
+      );
+    } catch (error) {
+      if (ran === 'threw') throw error;
+      misbehaved(pkg, 'its hook failed', error);
+    } finally {
+      inProbe = false;
+    }
+    // Probe's part failed: the call goes on untouched (or, when the original ran already, with what it returned).
+    return ran === 'returned' ? value : original.apply(this, args);
   };
   Object.defineProperty(entry, 'name', { value: original.name, configurable: true });
   Object.defineProperty(entry, 'length', { value: original.length, configurable: true });
@@ -254,7 +339,22 @@ function asEntry(original: (...args: unknown[]) => unknown): (...args: unknown[]
   return entry;
 }
 
-/** The packages learned or hooked at load so far (for tests and diagnostics). */
+/**
+ * Undoes a package's hooks, keeps it from being learned or hooked again in this run and takes it off the learned
+ * list: a bad run never poisons the next. Said once on stderr.
+ */
+function misbehaved(pkg: string, why: string, error?: unknown): void {
+  if (dropped.has(pkg)) return;
+  dropped.add(pkg);
+  budgets.set(pkg, 0);
+  const each = hooked.get(pkg);
+  for (const undo of each?.undos.splice(0) ?? []) undo();
+  const kept = each?.kept;
+  if (kept) forgetLearned(kept.root, (entry) => entry.name === kept.name);
+  (logger ??= createLogger()).warnOnce(`learned-drop ${pkg}`, `stopped hooking ${kept?.name ?? path.basename(pkg)} for call origins: ${why}`, error);
+}
+
+/** The packages learned or hooked at load so far, less those dropped (for tests and diagnostics). */
 export function learnedPackages(): string[] {
-  return [...budgets.keys()];
+  return [...budgets.keys()].filter((pkg) => !dropped.has(pkg));
 }

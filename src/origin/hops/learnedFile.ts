@@ -78,19 +78,35 @@ export function readLearned(root: string): LearnedPackage[] {
 }
 
 /**
- * Adds a package to the app's list (at most MAX_LEARNED, newest last). Written inside a real `<root>/.probe` only,
- * 0600 in a 0700 folder, through a new temporary file renamed over the list (a link in its place is replaced, not
- * followed). Best effort: a folder that cannot be written leaves the list as it was.
+ * Adds a package to the app's list (at most MAX_LEARNED, newest last). Best effort: a folder that cannot be written
+ * leaves the list as it was.
  */
 export function rememberLearned(root: string, learned: LearnedPackage): void {
+  if (!keepable(learned.name, learned.version)) return;
+  const others = readLearned(root).filter((each) => each.name !== learned.name || each.version !== learned.version);
+  writeLearned(root, [...others, learned].slice(-MAX_LEARNED));
+}
+
+/**
+ * Takes the entries `drop` picks off the app's list (refused when read, or a package whose hook misbehaved): a bad
+ * run never poisons the next. The list is written again only when it held one of them.
+ */
+export function forgetLearned(root: string, drop: (entry: LearnedPackage) => boolean): void {
+  const packages = readLearned(root);
+  const kept = packages.filter((entry) => !drop(entry));
+  if (kept.length < packages.length) writeLearned(root, kept);
+}
+
+/**
+ * Written inside a real `<root>/.probe` only, 0600 in a 0700 folder, through a new temporary file renamed over the
+ * list (a link in its place is replaced, not followed).
+ */
+function writeLearned(root: string, packages: LearnedPackage[]): void {
   try {
-    if (!keepable(learned.name, learned.version)) return;
     const folder = path.join(root, '.probe');
     if (fs.lstatSync(folder, { throwIfNoEntry: false })?.isSymbolicLink()) return;
     makePrivateFolder(folder);
     if (!probeFolder(root)) return;
-    const others = readLearned(root).filter((each) => each.name !== learned.name || each.version !== learned.version);
-    const packages = [...others, learned].slice(-MAX_LEARNED);
     const file = path.join(folder, LEARNED_FILE);
     const temporary = `${file}.${process.pid}.${process.hrtime.bigint()}.tmp`;
     // 'wx': created here, never an existing file or a link's target; the rename replaces the name, not a target.

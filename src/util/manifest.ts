@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * A package's `package.json`, read as data about a folder Probe did not make: a regular file (opened without
+ * following a link in its place, never blocking on a FIFO) of at most MAX_BYTES, parsed as JSON. Anything else is
+ * null, never thrown.
+ */
+export interface Manifest {
+  name?: unknown;
+  version?: unknown;
+  dependencies?: unknown;
+  optionalDependencies?: unknown;
+  peerDependencies?: unknown;
+}
+
+/** The largest manifest read (npm's own are a few KiB; a generated one with long `files` lists, tens). */
+const MAX_BYTES = 512 * 1024;
+
+export function readManifest(folder: string): Manifest | null {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(path.join(folder, 'package.json'), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+    const info = fs.fstatSync(fd);
+    if (!info.isFile() || info.size > MAX_BYTES) return null;
+    // Its size as read, plus one byte: a file that grew since is not taken whole.
+    const buffer = Buffer.alloc(info.size + 1);
+    let length = 0;
+    for (let read = 1; read > 0 && length < buffer.length; length += read) read = fs.readSync(fd, buffer, length, buffer.length - length, length);
+    if (length > info.size) return null;
+    const parsed = JSON.parse(buffer.toString('utf8', 0, length)) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Manifest) : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * The folder `require(name)` would find from `from`: the first `node_modules/<name>` holding a package.json on the
+ * way up (Node's own lookup, without NODE_PATH or the global folders), as its real path; null when none.
+ */
+export function findPackage(name: string, from: string): string | null {
+  for (let dir = path.resolve(from); ;) {
+    // Node skips a `node_modules` folder's own `node_modules/node_modules` on the way up.
+    if (path.basename(dir) !== 'node_modules') {
+      const candidate = path.join(dir, 'node_modules', ...name.split('/'));
+      try {
+        if (fs.statSync(path.join(candidate, 'package.json')).isFile()) return fs.realpathSync(candidate);
+      } catch {
+        // not here: further up
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
