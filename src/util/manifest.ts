@@ -37,23 +37,53 @@ export function readManifest(folder: string): Manifest | null {
   }
 }
 
+/** What a walk over many packages has looked up already: the `node_modules` folders there are, the packages found. */
+export interface LookupCache {
+  folders: Map<string, boolean>;
+  found: Map<string, string | null>;
+}
+
+export function lookupCache(): LookupCache {
+  return { folders: new Map(), found: new Map() };
+}
+
 /**
  * The folder `require(name)` would find from `from`: the first `node_modules/<name>` holding a package.json on the
  * way up (Node's own lookup, without NODE_PATH or the global folders), as its real path; null when none.
  */
-export function findPackage(name: string, from: string): string | null {
+export function findPackage(name: string, from: string, cache: LookupCache = lookupCache()): string | null {
   for (let dir = path.resolve(from); ;) {
     // Node skips a `node_modules` folder's own `node_modules/node_modules` on the way up.
     if (path.basename(dir) !== 'node_modules') {
-      const candidate = path.join(dir, 'node_modules', ...name.split('/'));
-      try {
-        if (fs.statSync(path.join(candidate, 'package.json')).isFile()) return fs.realpathSync(candidate);
-      } catch {
-        // not here: further up
+      const modules = path.join(dir, 'node_modules');
+      let there = cache.folders.get(modules);
+      if (there === undefined) cache.folders.set(modules, (there = isFolder(modules)));
+      if (there) {
+        const candidate = path.join(modules, ...name.split('/'));
+        let found = cache.found.get(candidate);
+        if (found === undefined) cache.found.set(candidate, (found = packageFolder(candidate)));
+        if (found) return found;
       }
     }
     const parent = path.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
+  }
+}
+
+function isFolder(folder: string): boolean {
+  try {
+    return fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** The real path of a folder holding a package.json, or null. */
+function packageFolder(candidate: string): string | null {
+  try {
+    return fs.statSync(path.join(candidate, 'package.json'), { throwIfNoEntry: false })?.isFile() ? fs.realpathSync.native(candidate) : null;
+  } catch {
+    return null;
   }
 }

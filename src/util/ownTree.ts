@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROBE_CODE_DIR } from './ownCode';
-import { findPackage, readManifest, type Manifest } from './manifest';
+import { findPackage, lookupCache, readManifest, type Manifest } from './manifest';
 
 /**
  * Probe's own dependency tree: the folders its package.json's dependencies (and theirs, down to the last) resolve
@@ -40,6 +40,7 @@ function walk(root: string): OwnTree {
   } catch {
     // kept as resolved
   }
+  const cache = lookupCache();
   const queue = [start];
   while (queue.length > 0 && folders.size < MAX_FOLDERS) {
     const folder = queue.pop()!;
@@ -49,7 +50,7 @@ function walk(root: string): OwnTree {
     if (!manifest) continue;
     if (typeof manifest.name === 'string' && typeof manifest.version === 'string') versions.add(`${manifest.name}@${manifest.version}`);
     for (const name of dependencyNames(manifest)) {
-      const found = findPackage(name, folder);
+      const found = findPackage(name, folder, cache);
       if (found && !folders.has(found)) queue.push(found);
     }
   }
