@@ -23,7 +23,7 @@ const MAX_FOLDERS = 4096;
 let tree: OwnTree | undefined;
 
 export function ownTree(): OwnTree {
-  return (tree ??= walk(path.resolve(PROBE_CODE_DIR, '..')));
+  return (tree ??= dependencyTree(path.resolve(PROBE_CODE_DIR, '..')));
 }
 
 /** Whether a package folder (a real path) is Probe's or one of its dependencies'. */
@@ -31,7 +31,8 @@ export function inOwnTree(folder: string): boolean {
   return ownTree().folders.has(folder);
 }
 
-function walk(root: string): OwnTree {
+/** A package folder and the folders its dependencies resolve to from there, down to the last. */
+export function dependencyTree(root: string): OwnTree {
   const folders = new Set<string>();
   const versions = new Set<string>();
   let start = root;

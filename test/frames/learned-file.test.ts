@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LEARNED_FILE, MAX_LEARNED, readLearned, rememberLearned } from '../../src/origin/hops/learnedFile';
+import { LEARNED_FILE, MAX_LEARNED, forgetLearned, readLearned, rememberLearned } from '../../src/origin/hops/learnedFile';
 
 function freshRoot(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'probe-learned-file-'));
@@ -68,6 +68,28 @@ test('what is not a package name and version is neither kept nor read: paths, up
       execFileSync('mkfifo', [file]);
       assert.deepEqual(readLearned(root), []);
     }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('entries taken off the list: the rest kept in order, private; a list holding none of them is left as it was', () => {
+  const root = freshRoot();
+  try {
+    for (const name of ['a', 'b', 'c']) rememberLearned(root, { name, version: '1.0.0', esm: false });
+    const file = path.join(root, '.probe', LEARNED_FILE);
+    const before = fs.statSync(file).ino;
+    forgetLearned(root, (entry) => entry.name === 'none');
+    assert.equal(fs.statSync(file).ino, before);
+    forgetLearned(root, (entry) => entry.name === 'b');
+    assert.deepEqual(
+      readLearned(root).map((entry) => entry.name),
+      ['a', 'c'],
+    );
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    forgetLearned(root, () => true);
+    assert.deepEqual(readLearned(root), []);
+    assert.deepEqual(fs.readdirSync(path.join(root, '.probe')), [LEARNED_FILE]);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
