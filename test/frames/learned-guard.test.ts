@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { learnFromStack, learnedPackages } from '../../src/origin/hops/learnedEntries';
-import { LEARNED_FILE, readLearned } from '../../src/origin/hops/learnedFile';
+import { hookLoadedPackage, learnFromStack, learnedPackages } from '../../src/origin/hops/learnedEntries';
+import { LEARNED_FILE, readLearned, rememberLearned } from '../../src/origin/hops/learnedFile';
 import { setStackCapture } from '../../src/origin/origin';
 
 /*
@@ -37,13 +37,8 @@ function listed(): string[] {
   return readLearned(root).map(({ name }) => name);
 }
 
-test("a hooked method Probe's own context lookup reaches calls through; the package is unhooked and off the list", () => {
-  setStackCapture(true);
-  // An async context manager of the app's own (a copy of the idea, in no list of Probe's): every context lookup,
-  // the hook's own included, runs its `active`.
-  const { folder, exports } = installPackage(
-    'app-context',
-    `class Manager {
+/** An async context manager of the app's own (the idea of Probe's, in no list of Probe's). */
+const MANAGER = `class Manager {
   constructor(root) { this.current = root; }
   active() { return this.current; }
   with(ctx, fn, thisArg, ...args) { const before = this.current; this.current = ctx; try { return fn.call(thisArg, ...args); } finally { this.current = before; } }
@@ -52,8 +47,13 @@ test("a hooked method Probe's own context lookup reaches calls through; the pack
   disable() { return this; }
 }
 module.exports = { Manager };
-`,
-  );
+`;
+
+test("a hooked method Probe's own context lookup reaches calls through; the package is unhooked and off the list", () => {
+  setStackCapture(true);
+  // An async context manager of the app's own (a copy of the idea, in no list of Probe's): every context lookup,
+  // the hook's own included, runs its `active`.
+  const { folder, exports } = installPackage('app-context', MANAGER);
   const Manager = exports.Manager as new (root: Context) => ContextManager;
   const active = Manager.prototype.active;
   context.setGlobalContextManager(new Manager(ROOT_CONTEXT));
@@ -128,6 +128,32 @@ module.exports = { Client };
     assert.ok(!learnedPackages().includes(folder));
     assert.deepEqual(listed(), []);
     assert.ok(fs.lstatSync(path.join(root, '.probe', LEARNED_FILE)).isFile());
+  } finally {
+    context.disable();
+  }
+});
+
+test('a package hooked at load from the list (its next runs) is taken off the list the same way', () => {
+  setStackCapture(true);
+  const { folder, exports } = installPackage('app-context-next', MANAGER);
+  rememberLearned(root, { name: 'app-context-next', version: '1.0.0', esm: false });
+  const Manager = exports.Manager as new (root: Context) => ContextManager;
+  const active = Manager.prototype.active;
+  context.setGlobalContextManager(new Manager(ROOT_CONTEXT));
+  try {
+    hookLoadedPackage('app-context-next', exports, root);
+    assert.ok(learnedPackages().includes(folder));
+    assert.notEqual(Manager.prototype.active, active, 'hooked');
+    const key = Symbol('k');
+    assert.equal(
+      context.with(ROOT_CONTEXT.setValue(key, 2), () => context.active().getValue(key)),
+      2,
+    );
+    assert.equal(Manager.prototype.active, active, 'unhooked');
+    assert.ok(!listed().includes('app-context-next'));
+    // Loaded again (another require of it): not hooked again.
+    hookLoadedPackage('app-context-next', exports, root);
+    assert.equal(Manager.prototype.active, active);
   } finally {
     context.disable();
   }
