@@ -41,9 +41,13 @@ export class Masker {
       if (rawValue === undefined || rawValue === null || !Object.hasOwn(headers, rawName)) continue;
       const name = rawName.toLowerCase();
       const value = Array.isArray(rawValue) ? rawValue.map(String).join(', ') : String(rawValue);
-      const mask = this.headerMasks.get(name);
+      // gRPC's binary metadata must end in `-bin` (its value is base64, where no credential format shows): the
+      // rules read the name before it (`x-session-token-bin` is `x-session-token`). An entry for the whole name wins.
+      const binary = name.length > BIN.length && name.endsWith(BIN);
+      const unmasked = this.unmaskedHeaders.has(name) || (binary && this.unmaskedHeaders.has(name.slice(0, -BIN.length)));
+      const mask = this.headerMasks.get(name) ?? (binary && !unmasked ? this.headerMasks.get(name.slice(0, -BIN.length)) : undefined);
       if (mask) setOwn(out, name, safeMask(mask, value));
-      else if (!this.unmaskedHeaders.has(name) && this.secretHeaders?.has(rawName)) setOwn(out, name, MASKED);
+      else if (!unmasked && this.secretHeaders?.has(binary ? rawName.slice(0, -BIN.length) : rawName)) setOwn(out, name, MASKED);
       // Values under other names: credential formats and secret-named pairs (`location: …?access_token=…`).
       else setOwn(out, name, this.text(value));
     }
@@ -225,6 +229,8 @@ export class Masker {
   }
 }
 
+/** The suffix gRPC requires of binary metadata names. */
+const BIN = '-bin';
 /** Characters the URL parser strips or reads as a slash: a URL holding one is left to the parser. */
 const UNUSUAL = /[\\\t\n\r]/;
 const AUTHORITY_END = /[/?#]/;
