@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { BuildSource } from '../store/buildSource';
+import type { ProbeConfig } from './types';
 import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from '../util/threadMark';
 
 /**
@@ -13,7 +13,7 @@ import { STORE_THREAD_EXEC_ARGV, WRITE_THREAD_MARK } from '../util/threadMark';
  * it the thread is stopped (V8 interrupts a loop and a backtracking RegExp alike), the value counts as secret (masked
  * whole: the caller fails closed), and the next call starts a new thread.
  *
- * The masks are loaded there from the config file (BuildSource: a mask cannot cross threads); a RegExp crosses as
+ * The masks are loaded there from the config file (UserPartsSource: a mask cannot cross threads); a RegExp crosses as
  * its source and flags. A mask given to start() in code has no file to load it from: it runs on the calling thread.
  */
 export const DEADLINE_MS = 2_000;
@@ -31,17 +31,24 @@ export interface UserPartFailure {
   message: string;
 }
 
+/** Where the config the masks come from is loaded: the store's BuildSource (store/buildSource.ts) has this shape. */
+export interface UserPartsSource {
+  cwd: string;
+  env: Record<string, string>;
+  overrides: ProbeConfig;
+}
+
 const SCRIPT = [path.join(__dirname, 'userPartsThread.js'), path.join(__dirname, '..', '..', 'dist', 'config', 'userPartsThread.js')].find((file) =>
   existsSync(file),
 );
 
-let source: BuildSource | null = null;
+let source: UserPartsSource | null = null;
 /** True on the runner's own thread: there user parts are called as they are. */
 let runsHere = false;
 let runner: UserPartsRunner | null = null;
 
 /** Where the runner's thread loads the config's masks from (null: masks given in code, called on this thread). */
-export function setUserPartsSource(from: BuildSource | null): void {
+export function setUserPartsSource(from: UserPartsSource | null): void {
   source = from;
 }
 
@@ -62,7 +69,7 @@ export class UserPartsRunner {
   private port: MessagePort | null = null;
   private state: Int32Array | null = null;
   /** The source the running thread loaded (a thread started before the source was set has no masks). */
-  private loaded: BuildSource | null = null;
+  private loaded: UserPartsSource | null = null;
 
   /** Starts the thread now, without waiting for it: the first call then seldom waits for its start. */
   warm(): void {

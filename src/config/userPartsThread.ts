@@ -4,11 +4,10 @@
  * waits in Atomics.wait for the next request, and the calling thread stops it when one runs past the deadline.
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { BuildSource } from '../store/buildSource';
-import { State, runUserPartsHere, type UserPartAnswer, type UserPartRequest } from './UserPartsRunner';
+import { State, runUserPartsHere, type UserPartAnswer, type UserPartRequest, type UserPartsSource } from './UserPartsRunner';
 import { localMask } from './guardUserParts';
 
-const { shared, port, source } = workerData as { shared: SharedArrayBuffer; port: MessagePort; source: BuildSource | null };
+const { shared, port, source } = workerData as { shared: SharedArrayBuffer; port: MessagePort; source: UserPartsSource | null };
 const state = new Int32Array(shared);
 runUserPartsHere();
 
