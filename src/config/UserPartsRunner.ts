@@ -64,6 +64,17 @@ export function userPartsRunner(kind: UserPartRequest['kind']): UserPartsRunner 
   return (runner ??= new UserPartsRunner());
 }
 
+/** Waits while the state holds `value`, at most `ms`: true when it changed in time. */
+function waitWhile(state: Int32Array, value: number, ms: number): boolean {
+  const end = performance.now() + ms;
+  for (;;) {
+    if (Atomics.load(state, 0) !== value) return true;
+    const left = end - performance.now();
+    if (left <= 0) return false;
+    Atomics.wait(state, 0, value, left);
+  }
+}
+
 export class UserPartsRunner {
   private worker: Worker | null = null;
   private port: MessagePort | null = null;
@@ -80,19 +91,17 @@ export class UserPartsRunner {
     if (this.worker && request.kind === 'mask' && this.loaded !== source) this.stop();
     if (!this.worker && !this.start()) return { failed: 'unavailable', message: 'no thread to run it on' };
     const state = this.state!;
-    if (Atomics.load(state, 0) === State.starting) {
-      Atomics.wait(state, 0, State.starting, START_DEADLINE_MS);
-      if (Atomics.load(state, 0) === State.starting) {
-        this.stop();
-        return { failed: 'timeout', message: `its thread did not start within ${START_DEADLINE_MS / 1000} s` };
-      }
+    if (!waitWhile(state, State.starting, START_DEADLINE_MS)) {
+      this.stop();
+      return { failed: 'timeout', message: `its thread did not start within ${START_DEADLINE_MS / 1000} s` };
     }
     this.port!.postMessage(request);
     Atomics.store(state, 0, State.asked);
     Atomics.notify(state, 0);
-    Atomics.wait(state, 0, State.asked, DEADLINE_MS);
-    if (Atomics.load(state, 0) !== State.answered) {
+    if (!waitWhile(state, State.asked, DEADLINE_MS)) {
       this.stop();
+      // The next call finds a thread already starting, rather than waiting for one to start.
+      this.start();
       return { failed: 'timeout', message: `did not return within ${DEADLINE_MS / 1000} s` };
     }
     const answer = receiveMessageOnPort(this.port!)?.message as UserPartAnswer | undefined;

@@ -44,8 +44,12 @@ function answer(request: UserPartRequest): UserPartAnswer {
 Atomics.store(state, 0, State.idle);
 Atomics.notify(state, 0);
 for (;;) {
-  Atomics.wait(state, 0, State.idle);
-  if (Atomics.load(state, 0) !== State.asked) continue;
+  // Asleep until asked (also while the last answer waits to be read: no spinning then).
+  const now = Atomics.load(state, 0);
+  if (now !== State.asked) {
+    Atomics.wait(state, 0, now);
+    continue;
+  }
   const request = receiveMessageOnPort(port)?.message as UserPartRequest | undefined;
   if (!request) continue;
   port.postMessage(answer(request));
