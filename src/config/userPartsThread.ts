@@ -27,7 +27,7 @@ function answer(request: UserPartRequest): UserPartAnswer {
   try {
     if (request.kind === 'mask') {
       const mask = localMask(request.setting);
-      if (!mask) return { ok: false, reason: 'not loaded' };
+      if (!mask) return { ok: false, reason: 'could not be loaded on its thread' };
       return { ok: true, value: String(mask.mask(request.value)) };
     }
     const key = `${request.flags}/${request.source}`;
