@@ -1,5 +1,6 @@
 import type { Capture, CaptureSpan, HttpRow, RequestSection, Summary } from '../capture/types';
 import type { ResolvedConfig } from '../config/types';
+import type { Masker } from '../mask/Masker';
 import type { CallInput, FoldedCallsInput, UnitInput } from './input';
 import { buildHttpRow } from './httpRow';
 import type { RowCache } from './RowCache';
@@ -52,7 +53,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig, rows?: Row
   if (dropped) summary.dropped_rows = dropped;
 
   const sections: Capture['sections'] = {};
-  if (unit.request) sections.request = requestSection(unit, config);
+  if (unit.request) sections.request = requestSection(unit, config.masker);
   if (lens) sections.http = httpRows;
 
   return {
@@ -73,21 +74,26 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig, rows?: Row
     job_id: unit.jobId,
     meta: { ...unit.meta },
     summary,
-    spans: buildSpans(unit, name, calls, rowOf, httpRows, counted.pools),
+    spans: buildSpans(unit, name, calls, rowOf, httpRows, counted.pools, masker),
     sections,
   };
 }
 
-function requestSection(unit: UnitInput, config: ResolvedConfig): RequestSection {
+/**
+ * The incoming request. Its path is read from the masked URL, never from the URL as received: a credential in a
+ * path (`/magic/<JWT>`, `/gh/ghp_…`) is masked there as in `url`. The route is masked as text like the name (a
+ * framework may report the path itself as its route).
+ */
+function requestSection(unit: UnitInput, masker: Masker): RequestSection {
   const request = unit.request!;
-  const parsed = parseUrl(request.url);
+  const url = masker.url(request.url);
   return {
     method: request.method.toUpperCase(),
-    url: config.masker.url(request.url),
-    path: parsed?.pathname ?? request.url.split('?')[0]!,
-    route: request.route,
+    url,
+    path: parseUrl(url)?.pathname ?? url.split(/[?#]/)[0]!,
+    route: request.route === null ? null : masker.text(request.route),
     status: request.status === null ? unit.status : String(request.status),
-    headers: config.masker.headers(request.headers),
+    headers: masker.headers(request.headers),
     remote_address: request.remoteAddress,
   };
 }
@@ -100,6 +106,7 @@ function buildSpans(
   rowOf: Map<CallInput, number>,
   rows: HttpRow[],
   poolBounds: FoldedCallsInput['pools'],
+  masker: Masker,
 ): CaptureSpan[] {
   const at = (ms: number) => round(Math.max(0, ms - unit.startedAt));
   const span = (id: string, kind: CaptureSpan['kind'], name: string, start: number, end: number, meta: Record<string, unknown>): CaptureSpan => ({
@@ -117,7 +124,8 @@ function buildSpans(
   for (const input of unit.spans) {
     if (input.id === rootId) continue;
     known.add(input.id);
-    spans.push(span(input.id, 'phase', input.name, input.start, input.end, { ...input.meta, parent_id: input.parentId }));
+    // A span's name may quote the path it served (`GET /magic/<JWT>`, `request handler - /gh/ghp_…`): masked as text.
+    spans.push(span(input.id, 'phase', masker.text(input.name), input.start, input.end, { ...input.meta, parent_id: input.parentId }));
   }
   const parentOf = (id: string | null) => (id && known.has(id) ? id : rootId);
 

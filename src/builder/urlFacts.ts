@@ -1,6 +1,7 @@
 import type { Masker } from '../mask/Masker';
 import { endpointTarget, parseUrl } from './endpoint';
 import { maskCredentials } from '../mask/credentialValues';
+import { maskCardNumbers } from '../mask/cardNumbers';
 
 /** What a row takes from its URL: the masked URL, the host, and the endpoint without its method. */
 export interface UrlFacts {
@@ -27,7 +28,7 @@ export function urlFacts(raw: string, masker: Masker): UrlFacts {
   let facts = known.get(raw);
   if (facts) return facts;
   const parsed = parseUrl(raw);
-  facts = { url: masker.url(raw), host: parsed?.host ?? '', target: maskCredentials(endpointTarget(parsed, raw)) };
+  facts = { url: masker.url(raw), host: parsed?.host ?? '', target: maskCardNumbers(maskCredentials(endpointTarget(parsed, raw))) };
   if (known.size >= MAX_URLS) known.clear();
   known.set(raw, facts);
   return facts;

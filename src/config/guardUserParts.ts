@@ -4,10 +4,11 @@ import { EventStreamCapture } from '../response/EventStreamCapture';
 import { GraphqlCapture } from '../response/GraphqlCapture';
 import { JsonCapture } from '../response/JsonCapture';
 import { createLogger, type Logger } from '../util/logger';
+import { userPartsRunner as userRunner } from './UserPartsRunner';
 
 // The masker and the builder already catch a user's mask or capture class that throws (the value is stored
 // masked, the row keeps no cards), silently: they are pure and hold no logger. These wrappers say it once
-// per setting on Probe's logger, then rethrow so the catch there still decides what is stored.
+// per setting on Probe's logger, then throw so the catch there still decides what is stored.
 
 const BUILTIN_CAPTURES = new Set<unknown>([JsonCapture, GraphqlCapture, EventStreamCapture]);
 let logger: Logger | undefined;
@@ -16,16 +17,77 @@ function said(setting: string, message: string, error?: unknown): void {
   (logger ??= createLogger()).warnOnce(`user-part ${setting}`, `${setting}: ${message}`, error);
 }
 
-/** A user's mask, reporting its first failure. The error itself is not printed: it may quote the secret. */
+/** The user masks of the config loaded on the user parts' thread, by setting (that thread calls them). */
+const localMasks = new Map<string, Mask>();
+
+/** The user's mask of `setting`, as loaded on this thread (the user parts' thread asks it). */
+export function localMask(setting: string): Mask | undefined {
+  return localMasks.get(setting);
+}
+
+/**
+ * A user's mask, reporting its first failure. It runs on the user parts' thread under a deadline
+ * (UserPartsRunner.ts): one that throws or does not return in time throws here, and the masker stores the value as
+ * `********`. The error itself is not printed: it may quote the secret.
+ */
 export function guardMask(setting: string, user: Mask): Mask {
+  localMasks.set(setting, user);
   return {
     mask(value) {
-      try {
-        return user.mask(value);
-      } catch (error) {
-        said(setting, `the mask threw${error instanceof Error ? ` a ${error.name}` : ''}; such values are stored as ********`);
-        throw error;
+      const runner = userRunner('mask');
+      if (!runner) {
+        try {
+          return user.mask(value);
+        } catch (error) {
+          said(setting, `the mask threw${error instanceof Error ? ` a ${error.name}` : ''}; such values are stored as ********`);
+          throw error;
+        }
       }
+      if (hung.has(setting)) throw new UserPartError();
+      const answer = runner.call({ kind: 'mask', setting, value });
+      if ('ok' in answer && answer.ok) return String(answer.value);
+      const why = 'ok' in answer ? `the mask ${answer.reason}` : `the mask ${answer.message}`;
+      if ('failed' in answer && answer.failed === 'timeout') hung.add(setting);
+      said(setting, `${why}; such values are stored as ********${hung.has(setting) ? ' (it is not called again)' : ''}`);
+      throw new UserPartError();
+    },
+  };
+}
+
+let patternsSeen = false;
+
+/** Starts the user parts' thread when the loaded config holds a user mask or pattern: its first call seldom waits then. */
+export function warmUserParts(): void {
+  if (localMasks.size > 0) userRunner('mask')?.warm();
+  else if (patternsSeen) userRunner('test')?.warm();
+}
+
+/** Settings whose user part ran past its deadline: not called again, their values masked whole. */
+const hung = new Set<string>();
+
+class UserPartError extends Error {}
+
+/**
+ * A user's name pattern (`mask.inputs`), tested on the user parts' thread under a deadline: a RegExp that
+ * backtracks past it on an unlucky name counts that name as secret (its values are masked whole), said once.
+ */
+export function guardPattern(setting: string, pattern: RegExp): { test(name: string): boolean } {
+  const flags = pattern.flags.replace(/[gy]/g, '');
+  patternsSeen = true;
+  return {
+    test(name) {
+      const runner = userRunner('test');
+      if (!runner) {
+        pattern.lastIndex = 0;
+        return pattern.test(name);
+      }
+      const answer = runner.call({ kind: 'test', source: pattern.source, flags, name });
+      if ('ok' in answer && answer.ok) return answer.value === true;
+      said(
+        setting,
+        `${String(pattern)} ${'ok' in answer ? answer.reason : answer.message} on a name of ${name.length} characters; values under such names are stored as ********`,
+      );
+      return true;
     },
   };
 }

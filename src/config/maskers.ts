@@ -1,6 +1,7 @@
 import type { Mask } from '../mask/Mask';
 import { Masker } from '../mask/Masker';
-import { SecretNames } from '../mask/SecretNames';
+import { SecretNames, type NamePattern } from '../mask/SecretNames';
+import { guardPattern } from './guardUserParts';
 import { DEFAULT_INPUTS, defaultHeaderMasks, defaultSecretWords } from './defaults';
 import type { HeaderMasks, InputRule, InputRules } from './userParts';
 
@@ -37,10 +38,11 @@ function setMask(masks: Map<string, Mask>, unmasked: Set<string>, name: string, 
   }
 }
 
-function splitRules(rules: InputRule[], into: { names: string[]; patterns: RegExp[] }): { names: string[]; patterns: RegExp[] } {
+/** A user's pattern runs off the calling thread under a deadline (guardPattern): it may backtrack without end. */
+function splitRules(rules: InputRule[], into: { names: string[]; patterns: NamePattern[] }): { names: string[]; patterns: NamePattern[] } {
   for (const rule of rules) {
     if ('name' in rule) into.names.push(rule.name);
-    else into.patterns.push(rule.pattern);
+    else into.patterns.push(guardPattern('mask.inputs', rule.pattern));
   }
   return into;
 }

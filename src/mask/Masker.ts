@@ -6,6 +6,7 @@ import { maskTextPairs } from './maskText';
 import { maskCredentials, type ScanStats } from './credentialValues';
 import { jsonMayNeedMasking } from './jsonPrescan';
 import { maskUrlPasswords } from './urlPasswords';
+import { holdsCardNumber, isCardNumberValue, maskCardNumbers } from './cardNumbers';
 import { threadWork } from '../util/threadWork';
 import { setOwn } from '../util/setOwn';
 
@@ -41,9 +42,13 @@ export class Masker {
       if (rawValue === undefined || rawValue === null || !Object.hasOwn(headers, rawName)) continue;
       const name = rawName.toLowerCase();
       const value = Array.isArray(rawValue) ? rawValue.map(String).join(', ') : String(rawValue);
-      const mask = this.headerMasks.get(name);
+      // gRPC's binary metadata must end in `-bin` (its value is base64, where no credential format shows): the
+      // rules read the name before it (`x-session-token-bin` is `x-session-token`). An entry for the whole name wins.
+      const binary = name.length > BIN.length && name.endsWith(BIN);
+      const unmasked = this.unmaskedHeaders.has(name) || (binary && this.unmaskedHeaders.has(name.slice(0, -BIN.length)));
+      const mask = this.headerMasks.get(name) ?? (binary && !unmasked ? this.headerMasks.get(name.slice(0, -BIN.length)) : undefined);
       if (mask) setOwn(out, name, safeMask(mask, value));
-      else if (!this.unmaskedHeaders.has(name) && this.secretHeaders?.has(rawName)) setOwn(out, name, MASKED);
+      else if (!unmasked && this.secretHeaders?.has(binary ? rawName.slice(0, -BIN.length) : rawName)) setOwn(out, name, MASKED);
       // Values under other names: credential formats and secret-named pairs (`location: …?access_token=…`).
       else setOwn(out, name, this.text(value));
     }
@@ -59,7 +64,7 @@ export class Masker {
     // Most URLs have nothing to mask by name: a scan answers without the URL parser (a few µs per URL).
     // Credential formats are looked for in the whole text: paths hold them too (`/bot<token>/`, Slack hooks).
     // A URL inside it (`?db=postgres://app:pw@db`) keeps its user, not its password.
-    return maskUrlPasswords(maskCredentials(this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw));
+    return maskUrlPasswords(maskCardNumbers(maskCredentials(this.mayNeedMasking(raw) ? this.maskByParser(raw) : raw)));
   }
 
   /** url() through the URL parser, whatever the scan would say. */
@@ -166,7 +171,7 @@ export class Masker {
    * when it surely would not (mask/jsonPrescan.ts).
    */
   jsonMayNeedMasking(text: string, stats?: ScanStats): boolean {
-    return jsonMayNeedMasking(text, this.isSecret, stats);
+    return holdsCardNumber(text, stats) || jsonMayNeedMasking(text, this.isSecret, stats);
   }
 
   private maskTree(value: unknown, depth: number, seen: { changed: boolean } | null): unknown {
@@ -174,6 +179,11 @@ export class Masker {
       const masked = this.text(value);
       if (seen && masked !== value) seen.changed = true;
       return masked;
+    }
+    // A card number sent as a JSON number (`{"pan": 4242424242424242}`): masked as its digits would be in a string.
+    if (typeof value === 'number' && isCardNumberValue(value)) {
+      if (seen) seen.changed = true;
+      return MASKED;
     }
     if (depth > 64 || value === null || typeof value !== 'object') return value;
     if (Array.isArray(value)) return value.map((item) => this.maskTree(item, depth + 1, seen));
@@ -211,10 +221,11 @@ export class Masker {
 
   /**
    * Text with the values of secret-named pairs (`"name": value`, `name: value`, `name=value`: mask/maskText.ts),
-   * values in credential formats (mask/credentialValues.ts) and URL passwords (mask/urlPasswords.ts) masked.
+   * values in credential formats (mask/credentialValues.ts), card numbers (mask/cardNumbers.ts) and URL passwords
+   * (mask/urlPasswords.ts) masked.
    */
   text(raw: string): string {
-    return maskUrlPasswords(maskCredentials(maskTextPairs(raw, this.isSecret)));
+    return maskUrlPasswords(maskCardNumbers(maskCredentials(maskTextPairs(raw, this.isSecret))));
   }
 
   private readonly isSecret = (name: string): boolean => this.isSecretName(name);
@@ -225,6 +236,8 @@ export class Masker {
   }
 }
 
+/** The suffix gRPC requires of binary metadata names. */
+const BIN = '-bin';
 /** Characters the URL parser strips or reads as a slash: a URL holding one is left to the parser. */
 const UNUSUAL = /[\\\t\n\r]/;
 const AUTHORITY_END = /[/?#]/;

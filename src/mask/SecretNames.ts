@@ -1,6 +1,11 @@
 import type { SecretWords } from './SecretWords';
 import { nameKey } from './nameKey';
 
+/** What tests a name against a user's pattern. */
+export interface NamePattern {
+  test(name: string): boolean;
+}
+
 /**
  * Which field, query and form names hold secrets, decided once per distinct name.
  *
@@ -17,7 +22,8 @@ export class SecretNames {
 
   constructor(
     names: readonly string[],
-    private readonly patterns: readonly RegExp[] = [],
+    /** The user's patterns: RegExps, or guards that test one off this thread under a deadline (config/guardUserParts.ts). */
+    private readonly patterns: readonly NamePattern[] = [],
     private readonly words: SecretWords | null = null,
   ) {
     this.names = new Set(names.map(nameKey));
@@ -39,7 +45,7 @@ export class SecretNames {
     if (open > 0 && name.endsWith(']') && this.names.has(nameKey(name.slice(open + 1, -1)))) return true;
     if (this.words?.has(name)) return true;
     for (const pattern of this.patterns) {
-      pattern.lastIndex = 0;
+      if (pattern instanceof RegExp) pattern.lastIndex = 0;
       if (pattern.test(name)) return true;
     }
     return false;

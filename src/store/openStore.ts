@@ -6,6 +6,8 @@ import { ProbeConfigError } from '../config/ProbeConfigError';
 import { messageOf } from '../config/loadFailure';
 import { createStore, extendStore } from './registry';
 import { buildSourceOf } from './buildSource';
+import { setUserPartsSource } from '../config/UserPartsRunner';
+import { warmUserParts } from '../config/guardUserParts';
 
 export interface OpenStoreOptions {
   /** Where the app root is looked for (default: the process's cwd). */
@@ -48,6 +50,9 @@ export function openStore(options: OpenStoreOptions): OpenedStore<Store | null> 
     const source = buildSourceOf(config, options.cwd ?? process.cwd(), options.env ?? process.env, options.overrides);
     if (typeof source === 'string') options.logger.debug(`building captures on the app thread: ${source}`);
     else build = source;
+    // The user's masks and name patterns run on a thread of their own, loaded from the same source.
+    setUserPartsSource(build);
+    warmUserParts();
   }
   const store = createStore({ root: config.root, config, logger: options.logger }, { writeThread: options.recording, build });
   return { config, store };

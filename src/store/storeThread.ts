@@ -16,6 +16,8 @@ import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import { buildCapture } from '../builder/buildCapture';
 import { RowCache } from '../builder/RowCache';
 import { loadConfig } from '../config/load';
+import { setUserPartsSource } from '../config/UserPartsRunner';
+import { warmUserParts } from '../config/guardUserParts';
 import { unpackUnit } from './unitMessage';
 import { KeptParts, type PostedUnit } from './unitParts';
 import { sayThreadMemory } from './threadMemory';
@@ -98,7 +100,10 @@ let config: ResolvedConfig | null = null;
 if (build) {
   try {
     // Not tried again: the app's thread tried the file before it started this thread.
+    // The user's masks and name patterns run on a thread of their own here too (config/UserPartsRunner.ts).
+    setUserPartsSource(build);
     config = loadConfig({ cwd: build.cwd, env: build.env, overrides: build.overrides, trial: false });
+    warmUserParts();
     post({ ready: true });
   } catch (error) {
     post({ ready: false, message: String((error as Error)?.message ?? error) });
