@@ -6,8 +6,9 @@
 // falls on all of them alike; prints min and median of wall time and of the process's own CPU (every thread, read
 // at exit by bench/lib/exit-report.cjs), Probe against plain OTel as a ratio and in ms, the files each loads, and
 // the load average at the start and the end (the VM's cores are shared).
-// Usage: node bench/startup.mjs [--rounds 30] [--variants none,otel,probe] [--try <a build's dist>] [--script <file>]
+// Usage: node bench/startup.mjs [--rounds 30] [--variants none,otel,probe] [--try <a build's dist>] [--script <file>] [--env K=V]
 //   --try: a build of Probe in another folder (e.g. the build before a change), run as one more variant
+//   --env: set for every Probe variant (e.g. PROBE_SAMPLE_RATE=0.1: a setting, as a config file's, to validate)
 //   --script: a file to run instead of `-e 0` (e.g. an app that only requires its modules)
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -20,8 +21,16 @@ const { values } = parseArgs({
     variants: { type: 'string', default: 'none,otel,probe' },
     try: { type: 'string' },
     script: { type: 'string' },
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
+const probeEnv = Object.fromEntries(
+  values.env.map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--env: KEY=VALUE, not ${pair}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
 const REPORTER = path.join(BENCH_DIR, 'lib', 'exit-report.cjs');
 const EMPTY_APP = path.join(BENCH_DIR, 'lib', 'empty-app.cjs');
 
@@ -31,7 +40,10 @@ const chosen = values.variants.split(',').map((id) => {
   return variant;
 });
 if (values.try) chosen.push(tryVariant(values.try));
-const prepared = chosen.map((variant) => prepareVariant(variant, values.script ? path.resolve(values.script) : EMPTY_APP));
+const prepared = chosen.map((variant) => {
+  const ready = prepareVariant(variant, values.script ? path.resolve(values.script) : EMPTY_APP);
+  return ready.id === 'none' || ready.id === 'otel' ? ready : { ...ready, env: { ...ready.env, ...probeEnv } };
+});
 
 /** One run of one variant: wall ms from spawn to exit, and what the child reported at exit. */
 function runOnce(variant) {
@@ -60,7 +72,7 @@ function runOnce(variant) {
 const rounds = Number(values.rounds);
 const loadBefore = loadAverage();
 console.log(`start-up of ${values.script ? path.basename(values.script) : 'an empty script'}: ${rounds} rounds, variants in a rotated order; ${machine()}`);
-console.log(`load average at the start: ${loadBefore}`);
+console.log(`load average at the start: ${loadBefore}${values.env.length ? `; Probe variants with ${values.env.join(' ')}` : ''}`);
 const results = new Map(prepared.map((v) => [v.id, []]));
 // One warm-up round (disk cache), not counted.
 for (const variant of prepared) await runOnce(variant);
