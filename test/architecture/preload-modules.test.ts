@@ -23,9 +23,10 @@ function forbidden(files: string[]): string[] {
     const parts = file.split(path.sep);
     const modules = parts.lastIndexOf('node_modules');
     if (modules >= 0) {
-      const name = parts[modules + 1]?.startsWith('@') ? parts[modules + 1] : parts[modules + 1];
+      // A package by its name, a scoped one by its scope (`@redis/client` is `@redis`).
+      const name = parts[modules + 1] ?? '';
       if (name === 'probe-http' || name === 'probe') return probeForbidden(parts.slice(modules + 2));
-      return FORBIDDEN_PACKAGES.includes(name!) || (name!.startsWith('@') && FORBIDDEN_PACKAGES.includes(`${name}/${parts[modules + 2]}`));
+      return FORBIDDEN_PACKAGES.includes(name);
     }
     const dist = parts.lastIndexOf('dist');
     return dist >= 0 && probeForbidden(parts.slice(dist));
