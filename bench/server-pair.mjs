@@ -6,7 +6,7 @@
 // the same drift, so their ratio holds still. Prints each round's ratio and the median.
 // Usage: node bench/server-pair.mjs [--a otel] [--b probe] [--rounds 6] [--requests 3000] [--warm 1000] [--connections 8] [--answer 50k]
 //   --answer: the upstream's JSON answer size (default 60 B; pages of records as in bench/peers.mjs: 5k, 50k, 500k)
-//   a variant is none | otel | probe | bodies | nostore | noorigin | sampled (sampling.rate 0.1) | floor | floor-rename |
+//   a variant is none | otel | probe | bodies | nostore | noorigin | sampled (sampling.rate 0.1) | unsampled (rate 0) | floor | floor-rename |
 //   floor-stack | floor-sampled (bench/floor-preload.cjs), or a folder holding a build of Probe (a dist/ copy)
 import { parseArgs } from 'node:util';
 import path from 'node:path';

@@ -22,12 +22,14 @@ export const VARIANTS = [
 /**
  * With `--diagnose`: Probe with one part turned off, to put a number on what that part costs.
  * `nostore` registers a driver that drops every capture (building still happens); `noorigin` turns
- * `origin.enabled` off (no stack capture, no origin resolution).
+ * `origin.enabled` off (no stack capture, no origin resolution); `unsampled` records no request: what a request
+ * left out by sampling costs.
  */
 export const DIAGNOSTIC_VARIANTS = [
   { id: 'nostore', label: '(e) Probe, store that drops', probe: true },
   { id: 'noorigin', label: '(f) Probe, origin off', probe: true },
   { id: 'sampled', label: '(g) Probe, sampling.rate 0.1', probe: true, env: { PROBE_SAMPLE_RATE: '0.1' } },
+  { id: 'unsampled', label: '(h) Probe, sampling.rate 0 (no request recorded)', probe: true, env: { PROBE_SAMPLE_RATE: '0' } },
 ];
 
 /**

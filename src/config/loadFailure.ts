@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-
 /**
  * What went wrong loading a config file, in one phrase naming no stack: a syntax error with its line, a top-level
  * await, or the error's own message. Used where the file is tried (configTrial.ts) and where it is loaded.
@@ -34,6 +32,7 @@ function syntaxErrorLine(file: string, error: SyntaxError): number | null {
   const fromStack = new RegExp(`^${escapeRegExp(file)}:(\\d+)`).exec(error.stack ?? '');
   if (fromStack) return Number(fromStack[1]);
   try {
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
     const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' }, timeout: 10_000 });
     const match = /:(\d+)\s*$/m.exec(String(check.stderr).split('\n')[0] ?? '');
     return match ? Number(match[1]) : null;

@@ -5,6 +5,7 @@ import { buildMaskers } from './maskers';
 import { isPlainObject } from './describe';
 import { mergeSettings } from './merge';
 import type * as Schema from './schema';
+import { plainSettings } from './plainSettings';
 
 export interface ResolveInput {
   root: string;
@@ -18,7 +19,9 @@ export interface ResolveInput {
  * compiled) by the schema, the one validator; it throws a ProbeConfigError naming the setting.
  */
 export function resolveConfig({ root, configFile, file, env }: ResolveInput): ResolvedConfig {
-  const given = needsSchema(file, env) ? (require('./schema') as typeof Schema).validateSettings(file, env, root) : { file: {}, env: {} };
+  const given = needsSchema(file, env)
+    ? (plainSettings(file, env) ?? (require('./schema') as typeof Schema).validateSettings(file, env, root))
+    : { file: {}, env: {} };
   const settings = mergeSettings(mergeSettings(defaultSettings(root, env), given.file), given.env) as Defaults;
   const maskers = buildMaskers(settings.mask);
   const lens = settings.lenses.HttpClientLens;

@@ -1,7 +1,6 @@
-import zlib from 'node:zlib';
+import { lazyModule } from '../util/lazyModule';
 import type { Transform } from 'node:stream';
 import type { DecodedCount, SizeCounter } from '../runtime/BodyTap';
-import { contentCodings } from '../builder/body';
 import { isProbeCode } from '../util/ownCode';
 
 /** Libraries that decode `content-encoding` themselves over node:http (their default settings). */
@@ -30,15 +29,18 @@ export function decodingClientAgent(userAgent: unknown): boolean {
 
 type Open = (first: Buffer) => Transform;
 
-const zstd = zlib as unknown as { createZstdDecompress?: () => Transform };
+// Loaded with the first encoded body counted, not with the preload.
+const zlib = lazyModule(() => require('node:zlib') as typeof import('node:zlib'));
+const body = lazyModule(() => require('../builder/body') as typeof import('../builder/body'));
+const zstd = () => zlib() as unknown as { createZstdDecompress?: () => Transform };
 
 const OPENERS: Record<string, Open> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  br: () => zlib.createBrotliDecompress(),
-  deflate: (first) => (zlibWrapped(first) ? zlib.createInflate() : zlib.createInflateRaw()),
+  gzip: () => zlib().createGunzip(),
+  'x-gzip': () => zlib().createGunzip(),
+  br: () => zlib().createBrotliDecompress(),
+  deflate: (first) => (zlibWrapped(first) ? zlib().createInflate() : zlib().createInflateRaw()),
   // Node 22.15 / 23.8 and later. Without it a zstd body keeps its wire size (README, known limits).
-  ...(zstd.createZstdDecompress ? { zstd: () => zstd.createZstdDecompress!() } : {}),
+  zstd: () => zstd().createZstdDecompress!(),
 };
 
 /**
@@ -48,9 +50,10 @@ const OPENERS: Record<string, Open> = {
  * br, deflate and zstd are counted from cap / 64 on: past the cap decoded, a smaller body keeps its wire size.
  */
 export function decodedCount(encoding: string, cap: number): DecodedCount | null {
-  const codings = contentCodings(encoding);
+  const codings = body().contentCodings(encoding);
   if (codings.length !== 1 || !Object.hasOwn(OPENERS, codings[0]!)) return null;
   const coding = codings[0]!;
+  if (coding === 'zstd' && !zstd().createZstdDecompress) return null;
   const open = OPENERS[coding]!;
   const gzip = coding === 'gzip' || coding === 'x-gzip';
   // Input waiting for the thread pool is bounded too: a counter that falls this far behind gives up.

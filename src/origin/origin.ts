@@ -6,9 +6,12 @@ import { isProbeCode } from '../util/ownCode';
 import { isWebpackInternal } from './bundleMaps';
 import { BUNDLER_RUNTIME, NO_ENTRY, UNTRUSTED, mapPosition } from './mapChain';
 import { mayKeep, startVerdict, verdictGeneration } from './keptVerdicts';
-import { judgeFrame } from './frames/frameRules';
+import { lazyModule } from '../util/lazyModule';
 
 export { noteEvaluatedScript } from './mapChain';
+
+/** The frame rules (Next's and other bundles' shapes among them) load with the first frame judged. */
+const frameRules = lazyModule(() => require('./frames/frameRules') as typeof import('./frames/frameRules'));
 
 /**
  * Frames captured. Each one costs about a microsecond and a half, whether or not it is the app's, so a
@@ -249,7 +252,7 @@ function judgeAt(info: FileInfo, line: number, column: number, hash: string | un
   if (mapped === BUNDLER_RUNTIME) return null;
   if (mapped === UNTRUSTED) return UNTRUSTED;
   const translated = mapped !== NO_ENTRY && mapped.maps > 0;
-  const at = judgeFrame({
+  const at = frameRules().judgeFrame({
     script: info.file,
     file: translated ? mapped.file : info.file,
     line: translated ? mapped.line : line,

@@ -5,8 +5,11 @@ import type { ResolvedConfig } from '../config/types';
 import type { Store } from '../capture/Store';
 import type { Logger } from '../util/logger';
 import type { UnitInput } from '../builder/input';
-import { buildCapture } from '../builder/buildCapture';
+import { lazyModule } from '../util/lazyModule';
 import { withDeadline } from '../util/deadline';
+
+/** The builder loads with the first unit built on the app's thread (the store's thread builds the others). */
+const builder = lazyModule(() => require('../builder/buildCapture') as typeof import('../builder/buildCapture'));
 
 /**
  * A store that builds ended units itself, off the app's thread (the file and Redis stores as apps get them:
@@ -125,7 +128,7 @@ export class CaptureWriter {
 
   private build(unit: UnitInput): Capture | null {
     try {
-      return buildCapture(unit, this.config);
+      return builder().buildCapture(unit, this.config);
     } catch (error) {
       this.logger.warnOnce('build-failed', 'could not build a capture', error);
       return null;

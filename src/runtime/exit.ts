@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { answerFlushes, type ThreadFlusher } from './threads';
@@ -102,6 +101,8 @@ function writeSync(recorder: Recorder, captures: Capture[]): void {
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', PROBE_ROOT: config.root };
     if (config.configFile) env.PROBE_CONFIG = config.configFile;
+    // node:child_process is loaded only on this path (captures left to write at a forced exit).
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
     const result = spawnSync(process.execPath, [path.join(__dirname, 'exitWriter.js')], {
       input: JSON.stringify(captures),
       cwd: config.root,

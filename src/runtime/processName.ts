@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import path from 'node:path';
 
 /**
@@ -14,13 +13,24 @@ export function processName(
   root: string,
   argv: readonly string[] = process.argv,
   env: NodeJS.ProcessEnv = process.env,
-  worker: number | undefined = cluster.isWorker ? cluster.worker?.id : undefined,
+  worker: number | undefined = clusterWorker(),
   execArgv: readonly string[] = process.execArgv,
 ): string {
   const pm2 = pm2Process(env);
   if (pm2) return pm2.instance !== undefined ? `${shownPath(root, pm2.script)} [pm2 instance ${pm2.instance}]` : shownPath(root, pm2.script);
   const name = commandLine(root, argv, execArgv);
   return worker !== undefined ? `${name} [worker ${worker}]` : name;
+}
+
+/**
+ * The `node:cluster` worker this process is, if any. Node loads node:cluster in a worker before any preload runs,
+ * so where it is not loaded yet the process is no worker, and the preload does not load it for nothing.
+ */
+function clusterWorker(): number | undefined {
+  const loaded = (process as { moduleLoadList?: string[] }).moduleLoadList;
+  if (loaded && !loaded.includes('NativeModule cluster')) return undefined;
+  const cluster = require('node:cluster') as typeof import('node:cluster').default;
+  return cluster.isWorker ? cluster.worker?.id : undefined;
 }
 
 /**

@@ -7,8 +7,11 @@ import type { ResolvedConfig } from '../config/types';
 import type { UnitInput } from '../builder/input';
 import type { Logger } from '../util/logger';
 import type { BuildSource } from './buildSource';
-import { buildCapture } from '../builder/buildCapture';
+import { lazyModule } from '../util/lazyModule';
 import { RowCache } from '../builder/RowCache';
+
+/** Building on the app's thread (custom parts, the exit path) loads the builder then: the thread builds the rest. */
+const builder = lazyModule(() => require('../builder/buildCapture') as typeof import('../builder/buildCapture'));
 import { FileStore, preparePut, type PreparedPut } from './FileStore';
 import type { RedisStore } from './RedisStore';
 import { StoreError } from './StoreError';
@@ -274,7 +277,7 @@ export class ThreadedStore implements Store {
   }
 
   private buildHere(unit: UnitInput): Capture {
-    return buildCapture(unit, this.config!, this.rows);
+    return builder().buildCapture(unit, this.config!, this.rows);
   }
 
   async put(capture: Capture): Promise<void> {

@@ -1,4 +1,4 @@
-import { getHeapStatistics } from 'node:v8';
+import type { HeapInfo } from 'node:v8';
 
 /**
  * What the store's thread holds, as it says it into memory shared with the app's thread (read without a message,
@@ -26,7 +26,8 @@ export function sharedThreadMemory(): Float64Array {
  * 18 times the cost, 1.4 % of the thread's time when said after each batch (bench/NOTES.md).
  */
 export function sayThreadMemory(into: Float64Array, collections: number): void {
-  const stats = getHeapStatistics();
+  // node:v8 is loaded here, on the store's thread, not with the app's preload.
+  const stats = (require('node:v8') as { getHeapStatistics(): HeapInfo }).getHeapStatistics();
   into[0] = stats.used_heap_size;
   into[1] = stats.total_heap_size;
   // external_memory is in the statistics of every Node line Probe runs on; memoryUsage for one without it.
