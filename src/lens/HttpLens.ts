@@ -89,7 +89,7 @@ export class HttpLens {
     const unit = this.recorder.unitOfSpan(spanId);
     // A unit left out by sampling records nothing: no record, no stack, no taps (asked first: nothing else runs).
     if (!unit.sampled) return;
-    const url = `${request.protocol}//${authority(request)}${request.path}`;
+    const url = targetUrl(request);
     if (isTelemetryTraffic(url, (name) => request.getHeader(name))) return;
     const record = this.recorder.beginCall(unit, {
       spanId,
@@ -195,6 +195,19 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
  * entry wrapper), as a URL writes it (no default port, IPv6 in brackets); else the Host header, as sent. The
  * Host header stays in request_headers as it was.
  */
+/**
+ * The URL the call is for. A request to a forward proxy names its target whole in the request line (absolute form,
+ * RFC 9112 §3.2.2: axios's `proxy` option, http-proxy-agent): that target is the call; the proxy only carries it.
+ */
+function targetUrl(request: http.ClientRequest): string {
+  const { path } = request;
+  if (ABSOLUTE_FORM.test(path) && URL.canParse(path)) return path;
+  return `${request.protocol}//${authority(request)}${path}`;
+}
+
+/** A request target that starts with an http or https scheme (a bounded prefix: linear). */
+const ABSOLUTE_FORM = /^https?:\/\//i;
+
 function authority(request: http.ClientRequest): string {
   const port = entryPort((request as { agent?: unknown }).agent);
   if (port !== undefined && request.host) {

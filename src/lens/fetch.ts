@@ -97,9 +97,18 @@ export function fetchTarget(input: string | URL | Request, init: RequestInit | u
     if (!URL.canParse(url)) return null;
     lastParsed = url;
   }
+  // Only http: and https: go to the network: fetch answers data:, blob: and about: URLs in the process (the Fetch
+  // standard's "scheme fetch"), so they are no outgoing call (a reporter loading WebAssembly from a data: URL).
+  if (!isNetworkScheme(url)) return null;
   if (isTelemetryTraffic(url, fetchHeaderOf(input, init))) return null;
   const method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
   return { method, url };
+}
+
+/** Whether a URL that parses is http: or https: (a URL object's href and a Request's url are already lower case). */
+function isNetworkScheme(url: string): boolean {
+  const start = url.trimStart().slice(0, 6).toLowerCase();
+  return start.startsWith('http:') || start === 'https:';
 }
 
 function resolved(

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { answerFlushes, type ThreadFlusher } from './threads';
+import { hideListeners } from './hiddenListeners';
 import type { Recorder } from './Recorder';
 import type { CaptureWriter } from './CaptureWriter';
 import type { Capture } from '../capture/types';
@@ -82,7 +83,9 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
   process.on('exit', onExit);
   process.on('uncaughtExceptionMonitor', onCrash);
   for (const signal of signals) process.on(signal, handlers[signal]);
+  const unhide = hideListeners(signals, new Set(Object.values(handlers)));
   return () => {
+    unhide();
     stopAnswering();
     process.removeListener('beforeExit', onBeforeExit);
     process.removeListener('exit', onExit);

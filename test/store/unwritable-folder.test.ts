@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runChild, type RunResult } from '../helpers/child';
 import { REPO_ROOT } from '../helpers/app';
+import { otherUserSkip } from '../helpers/otherUser';
 
 /**
  * A user who may not write the app's folder (a container running as a non-root user over files root owns). Root
@@ -12,7 +13,7 @@ import { REPO_ROOT } from '../helpers/app';
  */
 const NOBODY = 65534;
 const asRoot = process.getuid?.() === 0;
-const skip = asRoot ? false : 'needs root, to run the app as another user';
+const skip = otherUserSkip();
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'probe-unwritable-'));
 chmodSync(scratch, 0o755);

@@ -8,6 +8,7 @@ import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT, TestApp } from '../helpers/app';
+import { otherUserSkip } from '../helpers/otherUser';
 import { collect, startChild } from '../helpers/child';
 
 // Three requests to itself, and calls of the process's own command capture spread over two seconds so that
@@ -34,7 +35,7 @@ function nobodyUid(): number | null {
 }
 
 const uid = nobodyUid();
-const skip = uid === null ? 'needs root and a nobody user (runuser)' : false;
+const skip = uid === null ? 'needs root and a nobody user (runuser)' : otherUserSkip();
 
 /** This Node where `nobody` can run it (the CI's other Node lines lie in root's home): a copy in a folder of its own. */
 let nodeCopy: string | undefined;
