@@ -6,6 +6,9 @@ import type { RowCache } from './RowCache';
 import { parseUrl } from './endpoint';
 import { emptyFold, foldCall, mergeFold } from './fold';
 import { threadWork } from '../util/threadWork';
+import { notedCallValues } from './callValues';
+import { linkByValues } from './valueLinks';
+import { templateEndpoints } from './endpointTemplates';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -31,6 +34,8 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig, rows?: Row
       httpRows.push(rows ? rows.rowOf(call, unit.startedAt, unit.endedAt, lens) : buildHttpRow(call, unit.startedAt, unit.endedAt, lens));
     }
   }
+
+  if (lens) linkRows(calls, httpRows, rows);
 
   // Totals and pool bounds: every call this unit still holds, kept as a row or not, and those folded before,
   // in start order (the error lines name the first failures): the rows' calls started first, then the
@@ -76,6 +81,28 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig, rows?: Row
     spans: buildSpans(unit, name, calls, rowOf, httpRows, counted.pools),
     sections,
   };
+}
+
+/**
+ * Each row's `uses` (the earlier rows whose answers' values its request carried, read before masking) and its
+ * endpoint's template (path segments that vary between calls of one call site: builder/endpointTemplates.ts).
+ * Both are stable for an ended call, so a row the RowCache keeps gets the same values each version.
+ */
+function linkRows(calls: CallInput[], rows: HttpRow[], cache?: RowCache): void {
+  const linked = rows.map((row, index) => {
+    const values = notedCallValues(calls[index]!);
+    const end = calls[index]!.end;
+    return { start: calls[index]!.start, end: end ?? null, sent: values?.sent ?? [], answered: values?.answered ?? [] };
+  });
+  const uses = linkByValues(linked);
+  const endpoints = templateEndpoints(rows);
+  for (let i = 0; i < rows.length; i++) {
+    if (uses[i]!.length) rows[i]!.uses = uses[i]!;
+    if (endpoints[i] !== rows[i]!.endpoint) {
+      rows[i]!.endpoint = endpoints[i]!;
+      cache?.changed(rows[i]!);
+    }
+  }
 }
 
 function requestSection(unit: UnitInput, config: ResolvedConfig): RequestSection {

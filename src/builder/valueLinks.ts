@@ -1,0 +1,50 @@
+/** One call as the link finder reads it: when it started and ended, what it sent and what its answer carried. */
+export interface LinkedCall {
+  start: number;
+  /** Null: never answered. */
+  end: number | null;
+  sent: readonly string[];
+  answered: readonly string[];
+}
+
+/**
+ * A value answered by more calls than this is common (a status word, a shared tenant id): it proves nothing, and
+ * is not counted as a link.
+ */
+export const COMMON_ANSWERS = 8;
+
+/**
+ * For each call, the earlier calls whose answer carried a value the call then sent (only answers that ended
+ * before it started count: what the app could have used). One pass in start order with a map from value to the
+ * calls that answered it: O(calls + values), never call against call.
+ */
+export function linkByValues(calls: readonly LinkedCall[]): number[][] {
+  const byStart = calls.map((_, index) => index).sort((a, b) => calls[a]!.start - calls[b]!.start || a - b);
+  const byEnd = calls
+    .map((_, index) => index)
+    .filter((index) => calls[index]!.end !== null)
+    .sort((a, b) => calls[a]!.end! - calls[b]!.end! || a - b);
+  const answeredBy = new Map<string, number[]>();
+  const out: number[][] = calls.map(() => []);
+  let ended = 0;
+  for (const index of byStart) {
+    const call = calls[index]!;
+    // Answers in by the time this call started.
+    for (; ended < byEnd.length && calls[byEnd[ended]!]!.end! <= call.start; ended++) {
+      const answering = byEnd[ended]!;
+      for (const value of calls[answering]!.answered) {
+        const list = answeredBy.get(value);
+        if (!list) answeredBy.set(value, [answering]);
+        else if (list.length <= COMMON_ANSWERS && list[list.length - 1] !== answering) list.push(answering);
+      }
+    }
+    const uses = new Set<number>();
+    for (const value of call.sent) {
+      const list = answeredBy.get(value);
+      if (!list || list.length > COMMON_ANSWERS) continue;
+      for (const earlier of list) if (earlier !== index) uses.add(earlier);
+    }
+    if (uses.size) out[index] = [...uses].sort((a, b) => a - b);
+  }
+  return out;
+}
