@@ -24,6 +24,9 @@ export function linkByValues(calls: readonly LinkedCall[]): number[][] {
     .map((_, index) => index)
     .filter((index) => calls[index]!.end !== null)
     .sort((a, b) => calls[a]!.end! - calls[b]!.end! || a - b);
+  // Only values some call sent can link calls: the map holds those, not every value of every answer.
+  const wanted = new Set<string>();
+  for (const call of calls) for (const value of call.sent) wanted.add(value);
   const answeredBy = new Map<string, number[]>();
   const out: number[][] = calls.map(() => []);
   let ended = 0;
@@ -33,6 +36,7 @@ export function linkByValues(calls: readonly LinkedCall[]): number[][] {
     for (; ended < byEnd.length && calls[byEnd[ended]!]!.end! <= call.start; ended++) {
       const answering = byEnd[ended]!;
       for (const value of calls[answering]!.answered) {
+        if (!wanted.has(value)) continue;
         const list = answeredBy.get(value);
         if (!list) answeredBy.set(value, [answering]);
         else if (list.length <= COMMON_ANSWERS && list[list.length - 1] !== answering) list.push(answering);
