@@ -7,10 +7,11 @@ export function durationsByEndpoint(rows: readonly HttpRow[]): Map<string, numbe
   const out = new Map<string, number[]>();
   const endpoints = templateEndpoints(rows);
   rows.forEach((row, index) => {
-    if (row.duration === null || row.fake || row.cache) return;
+    const served = servedMs(row);
+    if (served === null || row.fake || row.cache) return;
     const list = out.get(endpoints[index]!);
-    if (list) list.push(row.duration);
-    else out.set(endpoints[index]!, [row.duration]);
+    if (list) list.push(served);
+    else out.set(endpoints[index]!, [served]);
   });
   return out;
 }
@@ -32,4 +33,14 @@ export function endpointStats(perCapture: Iterable<ReadonlyMap<string, readonly 
     out.set(endpoint, { count: durations.length, p95: durations[rank - 1]!, durations });
   }
   return out;
+}
+
+/**
+ * A call's duration without the time it took to open its connection (DNS, connect, TLS): a new connection is slow
+ * for reasons of its own, and the first call of a process pays it where the others reuse it.
+ */
+export function servedMs(row: HttpRow): number | null {
+  if (row.duration === null) return null;
+  const setup = (row.timing?.dns ?? 0) + (row.timing?.connect ?? 0) + (row.timing?.tls ?? 0);
+  return Math.max(0, row.duration - setup);
 }

@@ -1,5 +1,6 @@
 import type { Finding, FindingInput, FindingRule } from './Finding';
 import { codeLines, roundMs } from './callFacts';
+import { servedMs } from './endpointStats';
 
 /** Other calls of an endpoint the stored captures must hold before they say what is usual. */
 export const SLOW_MIN_OTHERS = 3;
@@ -11,7 +12,8 @@ export const SLOW_MIN_MS = 50;
 
 /**
  * A call much slower than the OTHER calls of its endpoint across the stored captures: the call itself is taken out
- * of what is usual (with few stored calls, a p95 that holds the slow call hides it). Says from how many.
+ * of what is usual (with few stored calls, a p95 that holds the slow call hides it). Says from how many. Times are
+ * taken after the connection opened (endpointStats.ts: servedMs).
  */
 export const slowerThanUsual: FindingRule = {
   kind: 'slow',
@@ -20,17 +22,18 @@ export const slowerThanUsual: FindingRule = {
     const out: Finding[] = [];
     for (const index of order) {
       const row = rows[index]!;
-      if (row.duration === null || row.fake || row.cache) continue;
+      const served = servedMs(row);
+      if (served === null || row.fake || row.cache) continue;
       const endpoint = endpointOf[index]!;
       const stat = endpoints.get(endpoint) ?? endpoints.get(row.endpoint);
       if (!stat) continue;
-      const usual = othersP95(stat, statsInclude ? row.duration : null);
+      const usual = othersP95(stat, statsInclude ? served : null);
       if (!usual) continue;
-      if (row.duration < usual.p95 * SLOW_FACTOR || row.duration - usual.p95 < SLOW_MIN_MS) continue;
-      const ms = roundMs(Math.min(timeline.exclusiveMs([index]), row.duration - usual.p95));
+      if (served < usual.p95 * SLOW_FACTOR || served - usual.p95 < SLOW_MIN_MS) continue;
+      const ms = roundMs(Math.min(timeline.exclusiveMs([index]), served - usual.p95));
       out.push({
         kind: 'slow',
-        message: `slow: ${row.method} ${row.url} took ${roundMs(row.duration)} ms, ${roundMs(row.duration / usual.p95)}× the p95 of ${endpoint} (${roundMs(usual.p95)} ms over ${usual.count} other stored calls)`,
+        message: `slow: ${row.method} ${row.url} took ${roundMs(served)} ms${served < row.duration! ? ' after its connection opened' : ''}, ${roundMs(served / usual.p95)}× the p95 of ${endpoint} (${roundMs(usual.p95)} ms over ${usual.count} other stored calls)`,
         rows: [index],
         lines: codeLines(rows, [index]),
         endpoint,

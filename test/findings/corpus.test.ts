@@ -164,7 +164,8 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
         const send = (status: number, value: unknown, delay = delayOf(path)) =>
           setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value)), delay);
         const segment = decodeURIComponent(path.split('/')[2] ?? '');
-        if (path.startsWith('/items/')) return send(200, { id: Number(segment), title: `item ${segment}`, tags: ['a', 'b'] });
+        // Each answer echoes its own path: the collection name in it is no sign the next call used it.
+        if (path.startsWith('/items/')) return send(200, { id: Number(segment), title: `item ${segment}`, self: path });
         if (path.startsWith('/products/')) return send(200, { sku: segment, name: `product ${segment}`, price: 12.5 });
         if (path.startsWith('/users/')) return send(200, { email: segment, name: segment.split('@')[0] });
         if (path.startsWith('/customers/')) return send(200, { id: segment, plan: 'pro', seats: 3 });
