@@ -299,6 +299,16 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
       const write = shownOf(byName('repeated-post')[0]!)[0]!;
       for (const line of [lineOf('@write'), lineOf('@write-1'), lineOf('@write-2')]) assert.ok(write.lines.includes(line), `${line} in ${write.lines.join()}`);
 
+      // The same templates group calls across captures: no group per id, whatever the ids look like.
+      const grouped = await app.cli(['rows', '*', '--group-by', 'endpoint', '--limit', '100', '--json']);
+      assert.equal(grouped.code, 0, grouped.stderr);
+      const keys: Array<{ key: string; count: number }> = JSON.parse(grouped.stdout).groups;
+      assert.deepEqual(
+        keys.filter((group) => /SKU-|%40|cus_|red-shirt|\/items\/\d/.test(group.key)),
+        [],
+      );
+      assert.ok(keys.some((group) => group.key === `GET ${UP}/products/{id}` && group.count === 10));
+
       // The CLI says the same, ordered by cost, with --all adding what is under the floor.
       const shown = await app.cli(['show', byName('sequential-real')[0]!.id, '--json']);
       assert.equal(shown.code, 0, shown.stderr);
