@@ -97,11 +97,18 @@ function linkRows(calls: CallInput[], rows: HttpRow[], cache?: RowCache): void {
   const uses = linkByValues(linked);
   const endpoints = templateEndpoints(rows);
   for (let i = 0; i < rows.length; i++) {
-    if (uses[i]!.length) rows[i]!.uses = uses[i]!;
-    if (endpoints[i] !== rows[i]!.endpoint) {
-      rows[i]!.endpoint = endpoints[i]!;
-      cache?.changed(rows[i]!);
+    const row = rows[i]!;
+    // A row kept from an earlier version whose window of calls started elsewhere numbers its links anew.
+    const before = row.uses ?? [];
+    const now = uses[i]!;
+    const same = before.length === now.length && before.every((value, k) => value === now[k]);
+    if (!same) {
+      if (now.length) row.uses = now;
+      else delete row.uses;
     }
+    const moved = endpoints[i] !== row.endpoint;
+    if (moved) row.endpoint = endpoints[i]!;
+    if (!same || moved) cache?.changed(row);
   }
 }
 
