@@ -36,6 +36,12 @@ export class RowCache {
     return built.row;
   }
 
+  /** A row changed after it was built (its endpoint's template learned from later calls): its JSON is made again. */
+  changed(row: HttpRow): void {
+    const built = this.texts.get(row);
+    if (built) delete built.text;
+  }
+
   /** A row's JSON: made once for a row this cache built, each time for any other. */
   textOf(row: HttpRow): string {
     const built = this.texts.get(row);

@@ -7,6 +7,9 @@ import type { RowCache } from './RowCache';
 import { parseUrl } from './endpoint';
 import { emptyFold, foldCall, mergeFold } from './fold';
 import { threadWork } from '../util/threadWork';
+import { notedCallValues } from './callValues';
+import { linkByValues } from './valueLinks';
+import { templateEndpoints } from './endpointTemplates';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -32,6 +35,8 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig, rows?: Row
       httpRows.push(rows ? rows.rowOf(call, unit.startedAt, unit.endedAt, lens) : buildHttpRow(call, unit.startedAt, unit.endedAt, lens));
     }
   }
+
+  if (lens) linkRows(calls, httpRows, rows);
 
   // Totals and pool bounds: every call this unit still holds, kept as a row or not, and those folded before,
   // in start order (the error lines name the first failures): the rows' calls started first, then the
@@ -77,6 +82,35 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig, rows?: Row
     spans: buildSpans(unit, name, calls, rowOf, httpRows, counted.pools, masker),
     sections,
   };
+}
+
+/**
+ * Each row's `uses` (the earlier rows whose answers' values its request carried, read before masking) and its
+ * endpoint's template (path segments that vary between calls of one call site: builder/endpointTemplates.ts).
+ * Both are stable for an ended call, so a row the RowCache keeps gets the same values each version.
+ */
+function linkRows(calls: CallInput[], rows: HttpRow[], cache?: RowCache): void {
+  const linked = rows.map((row, index) => {
+    const values = notedCallValues(calls[index]!);
+    const end = calls[index]!.end;
+    return { start: calls[index]!.start, end: end ?? null, sent: values?.sent ?? [], answered: values?.answered ?? [] };
+  });
+  const uses = linkByValues(linked);
+  const endpoints = templateEndpoints(rows);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    // A row kept from an earlier version whose window of calls started elsewhere numbers its links anew.
+    const before = row.uses ?? [];
+    const now = uses[i]!;
+    const same = before.length === now.length && before.every((value, k) => value === now[k]);
+    if (!same) {
+      if (now.length) row.uses = now;
+      else delete row.uses;
+    }
+    const moved = endpoints[i] !== row.endpoint;
+    if (moved) row.endpoint = endpoints[i]!;
+    if (!same || moved) cache?.changed(row);
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { payloadOf } from './payload';
 import { jsonBodyCapture, storedOnce } from './jsonBody';
 import { grpcStatus } from './grpcStatus';
 import { threadWork } from '../util/threadWork';
+import { callValues, noteCallValues } from './callValues';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -87,6 +88,20 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
   const rawBody = lens.bodies && hasResponse && !responseCapture && call.responseBody ? (decoded?.bytes ?? wireBytes ?? Buffer.alloc(0)) : null;
   // Bytes that did not decode (an unknown coding) stay text as before: as base64 they would replay still encoded.
   const binaryBody = rawBody && decoded && isBinaryBody(responseType, rawBody) ? binaryBodyBase64(rawBody, (text) => masker.text(text)) : null;
+
+  // Before masking: which answers' values this call sent, for the capture's `uses` (buildCapture).
+  noteCallValues(
+    call,
+    callValues({
+      url: call.url,
+      requestHeaders: call.requestHeaders,
+      requestText: requestTruncated ? '' : requestText,
+      requestType,
+      responseHeaders: hasResponse ? call.responseHeaders : {},
+      responseText: whole && !isBinaryBody(responseType, whole) ? bytesToText(whole) : null,
+      responseType,
+    }),
+  );
 
   const end = call.end ?? unitEnd;
   const grpc = hasResponse ? grpcStatus(call) : null;

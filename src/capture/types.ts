@@ -89,6 +89,11 @@ export interface HttpRow {
   origin: Origin | null;
   /** Present and true when a kept body was cut at `max_body_bytes`. */
   truncated?: boolean;
+  /**
+   * Rows (indexes in this section) whose answers carried a value this request then sent (in its URL, query,
+   * headers or body), found before masking; no value is stored. Left out when none (and in captures made before Probe noted it).
+   */
+  uses?: number[];
   /** Present (`hit`) when a cache in the client answered (undici's cache interceptor): no request went out. */
   cache?: 'hit';
 }

@@ -56,6 +56,7 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--row <n>', 'return row n whole (the ROW number of probe rows and the dashboard; 0 is the first)'],
       ['--section <name>', 'with --row: the section of that row (default http)'],
       ['--compare-to <what>', 'also the diff from previous (the run of the same name before), baseline:NAME or a capture id'],
+      ['--all', 'every finding, also those whose cost is under the floor (20 ms and 5 % of the capture)'],
       JSON_FLAG,
     ],
     examples: ['probe show', 'probe show <id> --sections http --limit 20', 'probe show <id> --row 2'],

@@ -1,5 +1,6 @@
 import type { Capture, HttpRow } from '../capture/types';
 import { alignSequences } from './alignSequences';
+import { templateEndpoints } from '../builder/endpointTemplates';
 import { jsonChanges, type FieldChange } from './jsonChanges';
 import { DEFAULT_THRESHOLD, type CallChange, type CallRef, type DiffResult, type DiffSide, type DiffThreshold } from './Diff';
 
@@ -18,9 +19,12 @@ export function diffCaptures(
   const b = rowsOf(after);
   const orderA = startOrder(a);
   const orderB = startOrder(b);
+  // Endpoints as the call sites of both captures vary them (builder/endpointTemplates.ts): `/products/SKU-1…3`
+  // before and `/products/SKU-4…6` after align call for call.
+  const endpoints = templateEndpoints([...a, ...b]);
   const pairs = alignSequences(
-    orderA.map((index) => a[index]!.endpoint),
-    orderB.map((index) => b[index]!.endpoint),
+    orderA.map((index) => endpoints[index]!),
+    orderB.map((index) => endpoints[a.length + index]!),
   );
   const matchedA = new Set(pairs.map(([i]) => i));
   const matchedB = new Set(pairs.map(([, j]) => j));

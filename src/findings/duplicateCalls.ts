@@ -1,17 +1,20 @@
 import type { Finding, FindingInput, FindingRule } from './Finding';
-import { codeLines, plural, requestIdentity, roundMs } from './callFacts';
+import { WRITE_METHODS, answerIdentity, bytesOf, codeLines, plural, requestIdentity, roundMs } from './callFacts';
 
 /**
- * Identical calls repeated in one unit: same method, URL and body, answered each time (a failed call
- * followed by the same call is a retry, the `retry` rule's). The repeats could reuse the first answer.
+ * Identical calls answered identically in one unit: same method, URL and body, and the same answer (status and
+ * body), so the repeats could reuse the first answer. Left out: repeats whose answers differ (polling a job until
+ * it is done, a counter: the app asked again because the answer changes), failed calls (the `retry` rule's) and
+ * writes (`repeated_write`). The lines name each caller, up the origin chain where the calls went through one
+ * shared client.
  */
 export const duplicateCalls: FindingRule = {
   kind: 'duplicate',
-  find({ rows, order }: FindingInput): Finding[] {
+  find({ rows, order, endpointOf, timeline }: FindingInput): Finding[] {
     const groups = new Map<string, number[]>();
     for (const index of order) {
       const row = rows[index]!;
-      if (row.failed) continue;
+      if (WRITE_METHODS.has(row.method)) continue;
       const identity = requestIdentity(row);
       if (identity === null) continue;
       const group = groups.get(identity);
@@ -20,16 +23,20 @@ export const duplicateCalls: FindingRule = {
     }
     const out: Finding[] = [];
     for (const group of groups.values()) {
-      if (group.length < 2) continue;
+      if (group.length < 2 || group.some((index) => rows[index]!.failed)) continue;
+      const answer = answerIdentity(rows[group[0]!]!);
+      if (!group.every((index) => answerIdentity(rows[index]!) === answer)) continue;
       const first = rows[group[0]!]!;
-      const repeats = group.slice(1).reduce((sum, index) => sum + (rows[index]!.duration ?? 0), 0);
+      const repeats = group.slice(1);
+      const ms = roundMs(timeline.exclusiveMs(repeats));
       out.push({
         kind: 'duplicate',
-        message: `duplicate: ${first.method} ${first.url} made ${plural(group.length, 'time')} with the same body; the repeats took ${roundMs(repeats)} ms`,
+        message: `duplicate: ${first.method} ${first.url} made ${plural(group.length, 'time')} with the same request and the same answer; the repeats cost ${ms} ms on the unit's path`,
         rows: group,
         lines: codeLines(rows, group),
-        endpoint: first.endpoint,
-        saving_ms: roundMs(repeats),
+        endpoint: endpointOf[group[0]!]!,
+        saving_ms: ms,
+        cost: { ms, calls: repeats.length, bytes: repeats.reduce((sum, index) => sum + bytesOf(rows[index]!), 0) },
       });
     }
     return out;

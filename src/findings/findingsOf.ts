@@ -1,6 +1,11 @@
 import type { Capture } from '../capture/types';
-import { DEFAULT_FINDING_SETTINGS, type EndpointStat, type Finding, type FindingRule, type FindingSettings } from './Finding';
-import { startOrder } from './callFacts';
+import { DEFAULT_FINDING_SETTINGS, type EndpointStat, type Finding, type FindingInput, type FindingRule, type FindingSettings } from './Finding';
+import { siteOf, startOrder } from './callFacts';
+import { templateEndpoints } from '../builder/endpointTemplates';
+import { usesOfRows } from './dependence';
+import { Timeline } from './timeline';
+import { weighFindings } from './floor';
+import { repeatedWrite } from './repeatedWrite';
 import { nPlusOne } from './nPlusOne';
 import { duplicateCalls } from './duplicateCalls';
 import { sequentialCalls } from './sequentialCalls';
@@ -8,18 +13,35 @@ import { retryAfterFailure } from './retryAfterFailure';
 import { slowerThanUsual } from './slowerThanUsual';
 
 /** Every finding kind; adding one is a file behind the FindingRule contract and a line here. */
-export const FINDING_RULES: readonly FindingRule[] = [nPlusOne, duplicateCalls, sequentialCalls, retryAfterFailure, slowerThanUsual];
+export const FINDING_RULES: readonly FindingRule[] = [repeatedWrite, nPlusOne, duplicateCalls, sequentialCalls, retryAfterFailure, slowerThanUsual];
 
-/** The findings of one capture's calls, in the order of their first row. Pure. */
+/**
+ * The findings of one capture's calls, every one with its cost, ordered by it (a repeated write first), those
+ * under the floor marked `below_floor`. Pure, and O(calls + values) apart from sorting: each rule is one pass
+ * over calls grouped by a key, and what several read (templates, `uses`, the time line) is made once.
+ */
 export function findingsOf(
-  capture: Pick<Capture, 'sections'>,
+  capture: Pick<Capture, 'sections'> & Partial<Pick<Capture, 'duration'>>,
   settings: FindingSettings = DEFAULT_FINDING_SETTINGS,
   endpoints?: ReadonlyMap<string, EndpointStat>,
+  statsInclude = false,
 ): Finding[] {
   const rows = Array.isArray(capture.sections?.http) ? capture.sections.http : [];
   if (rows.length === 0) return [];
   const order = startOrder(rows);
-  const position = new Map(order.map((index, at) => [index, at]));
-  const input = { rows, order, settings, ...(endpoints ? { endpoints } : {}) };
-  return FINDING_RULES.flatMap((rule) => rule.find(input)).sort((a, b) => position.get(a.rows[0]!)! - position.get(b.rows[0]!)!);
+  const position = new Int32Array(rows.length);
+  order.forEach((index, at) => (position[index] = at));
+  const input: FindingInput = {
+    rows,
+    order,
+    settings,
+    ...(endpoints ? { endpoints, statsInclude } : {}),
+    endpointOf: templateEndpoints(rows),
+    siteOf: rows.map(siteOf),
+    usesOf: usesOfRows(rows),
+    timeline: new Timeline(rows),
+  };
+  const found = FINDING_RULES.flatMap((rule) => rule.find(input));
+  const unitMs = typeof capture.duration === 'number' ? capture.duration : 0;
+  return weighFindings(found, unitMs, (row) => position[row]!);
 }

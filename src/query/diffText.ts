@@ -59,5 +59,18 @@ export function renderDiff(result: DiffResult): string {
 /** One finding as lines: what, then its rows and code lines. */
 export function findingLines(finding: Finding): string[] {
   const rows = finding.rows.length > 12 ? `${finding.rows.slice(0, 12).join(', ')}, … (${finding.rows.length} rows)` : finding.rows.join(', ');
-  return [`  ${inline(finding.message)}`, `    rows ${rows}${finding.lines.length ? `; code ${finding.lines.map(inline).join(', ')}` : ''}`];
+  return [
+    `  ${inline(finding.message)}`,
+    `    rows ${rows}${finding.lines.length ? `; code ${finding.lines.map(inline).join(', ')}` : ''}${costText(finding)}`,
+  ];
+}
+
+/** What a finding costs, as `probe show` states it (`cost` is missing in findings made by an older reader). */
+function costText(finding: Finding): string {
+  const cost = finding.cost;
+  if (!cost) return '';
+  const parts = [`${cost.ms} ms`];
+  if (cost.calls) parts.push(`${cost.calls} call${cost.calls === 1 ? '' : 's'}`);
+  if (cost.bytes) parts.push(`${cost.bytes} bytes`);
+  return `; costs ${parts.join(', ')}${finding.below_floor ? ' (under the floor)' : ''}`;
 }

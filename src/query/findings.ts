@@ -17,22 +17,24 @@ export const STATS_CAPTURES = 100;
 export class StoreFindings {
   private readonly durations = new Map<string, Map<string, number[]>>();
   /** The last stats made and the captures they were made of: a listing asks once per capture. */
-  private last: { keys: string; stats: Map<string, EndpointStat> } | null = null;
+  private last: { keys: string; stats: Map<string, EndpointStat>; ids: Set<string> } | null = null;
 
   constructor(
     private readonly store: Store,
     readonly settings: FindingSettings = DEFAULT_FINDING_SETTINGS,
   ) {}
 
-  /** The findings of one capture. */
+  /** The findings of one capture, every one (those under the floor marked: findings/floor.ts). */
   async of(capture: Capture, index?: readonly IndexRow[]): Promise<Finding[]> {
-    return findingsOf(capture, this.settings, await this.stats(index));
+    const stats = await this.stats(index);
+    return findingsOf(capture, this.settings, stats, this.last?.ids.has(capture.id) ?? false);
   }
 
   /** Each endpoint's count and p95 across the newest STATS_CAPTURES stored captures with calls. */
   async stats(index?: readonly IndexRow[]): Promise<Map<string, EndpointStat>> {
     const rows = index ?? (await this.store.index());
     const live = new Set<string>();
+    const ids = new Set<string>();
     const perCapture: Array<Map<string, number[]>> = [];
     for (const row of rows) {
       if (perCapture.length === STATS_CAPTURES) break;
@@ -47,10 +49,11 @@ export class StoreFindings {
         this.durations.set(key, durations);
       }
       perCapture.push(durations);
+      ids.add(row.id);
     }
     for (const key of this.durations.keys()) if (!live.has(key)) this.durations.delete(key);
     const keys = [...live].join(',');
-    if (this.last?.keys !== keys) this.last = { keys, stats: endpointStats(perCapture) };
+    if (this.last?.keys !== keys) this.last = { keys, stats: endpointStats(perCapture), ids };
     return this.last.stats;
   }
 }

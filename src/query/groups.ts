@@ -3,6 +3,8 @@ import { QueryError } from './QueryError';
 import { checkInputSizes, shownInput } from './inputs';
 import { EVERY_CAPTURE, ROWS_MAX_LIMIT, captureRef, readSection, type CaptureRef, type RowsInput } from './rows';
 import { rowMatcher } from './rowSelect';
+import { templateEndpoints, type TemplateRow } from '../builder/endpointTemplates';
+import type { RowItem } from './rowSelect';
 import { CAPTURE_KEYS, GROUP_SORTS, groupKeyOf, groupRows, type GroupSort, type RowGroup } from './groupRows';
 
 /** Few groups by default: an hour of a busy dev server answered in a few hundred tokens. */
@@ -68,7 +70,12 @@ export async function queryGroups(store: Store, input: GroupsInput, now = Date.n
   const matcher = rowMatcher(all, read.section, input.where, true);
   if (!(CAPTURE_KEYS as readonly string[]).includes(by)) matcher.check(by, 'group_by');
   const matched = all.filter(matcher.matches);
-  const groups = groupRows(matched, groupKeyOf(by, matcher.read), sort as GroupSort, dir);
+  const groups = groupRows(
+    matched,
+    by === 'endpoint' && read.section === 'http' ? endpointKeys(matched) : groupKeyOf(by, matcher.read),
+    sort as GroupSort,
+    dir,
+  );
   const notes: string[] = [];
   if (groups.length > limit) notes.push(`${groups.length - limit} more groups beyond limit ${limit}.`);
   return {
@@ -84,4 +91,20 @@ export async function queryGroups(store: Store, input: GroupsInput, now = Date.n
     groups: groups.slice(0, limit),
     ...(notes.length ? { note: notes.join(' ') } : {}),
   };
+}
+
+/**
+ * Calls grouped by endpoint as findings and `probe diff` see them: the path segment a call site varies folded to
+ * `{id}` across every capture read (a capture with one `/products/SKU-1` call joins the others of its call site).
+ */
+function endpointKeys(items: readonly RowItem[]): (item: RowItem) => unknown {
+  const calls = items.filter((item) => isCall(item.row));
+  const keys = new Map<RowItem, string>();
+  const endpoints = templateEndpoints(calls.map((item) => item.row as TemplateRow));
+  calls.forEach((item, i) => keys.set(item, endpoints[i]!));
+  return (item) => keys.get(item) ?? (isCall(item.row) ? item.row.endpoint : null);
+}
+
+function isCall(row: unknown): row is TemplateRow {
+  return row !== null && typeof row === 'object' && typeof (row as TemplateRow).endpoint === 'string';
 }

@@ -9,6 +9,7 @@ import { KNOWN_SECTIONS, sectionsInIndex } from './locate';
 import { parseSince } from './since';
 import { groupByRoute, type RouteGroup } from './routeGroups';
 import { StoreFindings } from './findings';
+import { shownFindings } from '../findings/floor';
 
 /** The rows whose captures have findings (`want` true) or none, each with its count as `findings`. */
 async function withFindings(store: Store, index: IndexRow[], rows: IndexRow[], want: boolean, given?: StoreFindings): Promise<IndexRow[]> {
@@ -17,7 +18,7 @@ async function withFindings(store: Store, index: IndexRow[], rows: IndexRow[], w
   for (const row of rows) {
     const capture = await store.find(row.id);
     if (!capture) continue;
-    const count = (await reader.of(capture, index)).length;
+    const count = shownFindings(await reader.of(capture, index)).shown.length;
     if (count > 0 === want) out.push({ ...row, findings: count } as IndexRow);
   }
   return out;

@@ -10,6 +10,7 @@ import type { Finding } from '../findings/Finding';
 import type { DiffResult } from '../diff/Diff';
 import { diffCaptures } from '../diff/diffCaptures';
 import { StoreFindings } from './findings';
+import { shownFindings } from '../findings/floor';
 import { compareTarget } from './diff';
 import type { BaselineStore } from '../baselines/BaselineStore';
 
@@ -35,6 +36,8 @@ export interface ShowInput {
   row?: number;
   /** Also the diff from another capture to this one: `previous` (the run of the same name before), `baseline:<name>`, or an id. */
   compare_to?: string;
+  /** Every finding, also those whose cost is under the floor (findings/floor.ts). */
+  all?: boolean;
 }
 
 /** One row whole: `data` is the row, long strings and bodies clipped with a marker. */
@@ -75,6 +78,8 @@ export interface ShowResult {
   summary?: Capture['summary'];
   /** Wasteful calls found when the capture was read (N+1, duplicates, sequential calls, retries, slow calls). */
   findings?: Finding[];
+  /** Findings under the floor left out of `findings` (present when some were; `all` lists them). */
+  findings_below_floor?: number;
   /** With `compare_to`: what changed from that capture to this one. */
   compare?: DiffResult;
   /** Rows per section for every section of the capture, listed or not. */
@@ -126,7 +131,9 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
     if (section.length > rows.length) more = true;
     sections[name] = { total: section.length, shown: rows.length, rows } satisfies ShownRows;
   }
-  const findings = await (readers.findings ?? new StoreFindings(store)).of(capture);
+  const every = await (readers.findings ?? new StoreFindings(store)).of(capture);
+  const { shown, hidden } = shownFindings(every);
+  const findings = input.all ? every : shown;
   let compare: DiffResult | undefined;
   if (input.compare_to !== undefined) {
     if (!readers.baselines) throw new QueryError('compare_to needs the baselines folder of the app');
@@ -151,6 +158,7 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
     meta: capture.meta,
     summary: capture.summary,
     findings,
+    ...(hidden && !input.all ? { findings_below_floor: hidden } : {}),
     ...(compare ? { compare } : {}),
     counts,
     sections,

@@ -7,6 +7,7 @@ import { getPath } from './paths';
 import { terminalText } from '../util/terminalText';
 import { exitStatusText } from './exitStatus';
 import { findingLines, renderDiff } from './diffText';
+import { FINDING_FLOOR } from '../findings/floor';
 
 /** Readable renderings of query results for the CLI (the same data as `--json`, for people). */
 
@@ -159,6 +160,10 @@ export function renderShow(result: ShowResult | ShownRow): string {
   }
   if (result.summary?.errors.length) out.push('errors:', ...result.summary.errors.map((error) => `  ${inline(error)}`));
   if (result.findings?.length) out.push(`findings (${result.findings.length}):`, ...result.findings.flatMap(findingLines));
+  if (result.findings_below_floor)
+    out.push(
+      `${result.findings_below_floor} more finding${result.findings_below_floor === 1 ? '' : 's'} under the floor (${FINDING_FLOOR.ms} ms and ${FINDING_FLOOR.share * 100} % of the capture): probe show --all`,
+    );
   if (result.compare)
     out.push(
       '',

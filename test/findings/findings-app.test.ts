@@ -51,10 +51,11 @@ describe('findings of a real request, everywhere they are read', () => {
       req.on('end', () => {
         const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         if (req.url?.startsWith('/items/')) return json(200, { sku: `sku-${req.url.slice(7)}` });
-        if (req.url === '/config') return json(200, { theme: 'dark' });
+        // Real latency where a finding's cost is its time: under the floor (20 ms) it would not be shown.
+        if (req.url === '/config') return setTimeout(() => json(200, { theme: 'dark' }), 30);
         if (req.url === '/flaky') return flaky++ === 0 ? json(503, { error: 'busy' }) : json(200, { ok: true });
-        if (req.url === '/profile') return json(200, { name: 'ada' });
-        if (req.url === '/settings') return json(200, { locale: 'en' });
+        if (req.url === '/profile') return setTimeout(() => json(200, { name: 'ada' }), 30);
+        if (req.url === '/settings') return setTimeout(() => json(200, { locale: 'en' }), 30);
         json(404, {});
       });
     });
@@ -104,8 +105,9 @@ describe('findings of a real request, everywhere they are read', () => {
 
     const text = await app.cli(['show', capture.id]);
     const section = text.stdout.slice(text.stdout.indexOf('findings ('), text.stdout.indexOf('\n\n'));
-    assert.match(section, /^ {2}N\+1: GET http:\/\/127\.0\.0\.1:\d+\/items\/\{id\} called 5 times in a row/m);
-    assert.match(section, /^ {2}duplicate: GET http:\/\/127\.0\.0\.1:\d+\/config made 2 times/m);
+    assert.match(section, /^ {2}N\+1: GET http:\/\/127\.0\.0\.1:\d+\/items\/\{id\} called 5 times from one code line with 5 different ids/m);
+    assert.match(section, /^ {2}duplicate: GET http:\/\/127\.0\.0\.1:\d+\/config made 2 times with the same request and the same answer/m);
+    assert.match(section, /; costs \d+(\.\d)? ms/);
     assert.match(section, /^ {2}retry: GET http:\/\/127\.0\.0\.1:\d+\/flaky failed \(503\) and was made again once, then answered 200/m);
     assert.match(section, /^ {2}sequential: 2 independent calls made one after another/m);
     for (const expected of Object.values(EXPECTED)) for (const line of expected.lines) assert.ok(section.includes(line), line);

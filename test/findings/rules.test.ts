@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Capture, HttpRow } from '../../src/capture/types';
 import { findingsOf } from '../../src/findings/findingsOf';
 import { durationsByEndpoint, endpointStats } from '../../src/findings/endpointStats';
+import { templateEndpoints } from '../../src/builder/endpointTemplates';
 
 // Rule-level checks on hand-made rows; the end-to-end test (findings-app.test.ts) runs a real app.
 function row(over: Partial<HttpRow> & { url: string; time: number }): HttpRow {
@@ -74,9 +75,10 @@ test('duplicate and retry are told apart: a failed call then the same call is a 
   assert.deepEqual(
     findingsOf(captureOf([failed, retried, again])).map((f) => [f.kind, f.rows]),
     [
+      ['repeated_write', [1, 2]],
       ['retry', [0, 1]],
-      ['duplicate', [1, 2]],
     ],
+    'a POST made again after it succeeded is a repeated write, listed first',
   );
   const otherBody = row({ url: 'http://api.test/pay', method: 'POST', request_payload: { amount: 6 }, time: 40 });
   assert.deepEqual(findingsOf(captureOf([retried, otherBody])), []);
@@ -89,5 +91,47 @@ test('slow: much slower than the endpoint p95 across stored captures, with enoug
   const [found] = findingsOf(captureOf([slow]), undefined, stats);
   assert.equal(found?.kind, 'slow');
   assert.match(found!.message, /p95/);
-  assert.deepEqual(findingsOf(captureOf([slow]), undefined, endpointStats([durationsByEndpoint(usual.slice(0, 5))])), [], 'too few calls to judge');
+  assert.deepEqual(findingsOf(captureOf([slow]), undefined, endpointStats([durationsByEndpoint(usual.slice(0, 2))])), [], 'too few calls to judge');
+});
+
+test('endpoint templates: one call site varying one segment is one endpoint; answers of different shapes, or the first segment, stay apart', () => {
+  const site = { file: 'app.js', line: 3, chain: ['app.js:3 get', 'app.js:9 load'] };
+  const cards = (value: unknown) => ({ capture: 'JsonCapture', cards: value, raw: null });
+  const loop = ['Zx-9', 'hello.world', 'ümlaut'].map((id, i) =>
+    row({ url: `http://api.test/things/${encodeURIComponent(id)}`, time: i * 10, origin: site, response_capture: cards({ id, size: i }) }),
+  );
+  assert.deepEqual(new Set(templateEndpoints(loop)), new Set(['GET http://api.test/things/{id}']));
+  const resources = ['config', 'profile'].map((name, i) =>
+    row({ url: `http://api.test/me/${name}`, time: i * 10, origin: site, response_capture: cards(i ? { name: 'ada' } : { theme: 'dark' }) }),
+  );
+  assert.deepEqual(templateEndpoints(resources), ['GET http://api.test/me/config', 'GET http://api.test/me/profile'], 'answers of different shapes');
+  const top = ['config', 'profile'].map((name, i) => row({ url: `http://api.test/${name}`, time: i * 10, origin: site, response_capture: cards({ ok: 1 }) }));
+  assert.deepEqual(templateEndpoints(top), ['GET http://api.test/config', 'GET http://api.test/profile'], 'the first segment is never an id');
+});
+
+test('dependence: a value too short proves nothing (page=1 after an answer holding 1); polling is no duplicate', () => {
+  const a = row({ url: 'http://api.test/user', time: 0, duration: 30, response_capture: { capture: 'JsonCapture', cards: { id: 1, n: 12 }, raw: null } });
+  const b = row({ url: 'http://api.test/feed?page=1', time: 31, duration: 30, origin: { file: 'app.js', line: 2, chain: [] } });
+  assert.deepEqual(
+    findingsOf(captureOf([a, b])).map((f) => f.kind),
+    ['sequential'],
+  );
+  const poll = (state: string, i: number) =>
+    row({
+      url: 'http://api.test/jobs/7',
+      time: i * 100,
+      duration: 30,
+      response_capture: { capture: 'JsonCapture', cards: { state }, raw: JSON.stringify({ state }) },
+    });
+  assert.deepEqual(findingsOf(captureOf([poll('running', 0), poll('running', 1), poll('done', 2)])), []);
+});
+
+test('a pool that keeps two calls in flight is not sequential; findings under the floor are marked, not dropped', () => {
+  const calls = [0, 0, 40, 40].map((time, i) => row({ url: `http://api.test/r${i}`, time, duration: 40, origin: { file: 'app.js', line: 10 + i, chain: [] } }));
+  assert.deepEqual(findingsOf(captureOf(calls)), []);
+  const quick = [0, 3].map((time, i) => row({ url: `http://api.test/q${i}`, time, duration: 2, origin: { file: 'app.js', line: 20 + i, chain: [] } }));
+  const [found] = findingsOf({ ...captureOf(quick), duration: 10 } as Capture);
+  assert.equal(found?.kind, 'sequential');
+  assert.equal(found?.below_floor, true);
+  assert.deepEqual(found?.cost, { ms: 2, calls: 0, bytes: 0 });
 });

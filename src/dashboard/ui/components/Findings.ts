@@ -3,6 +3,7 @@ import { html } from '../html';
 import { captureHref } from '../router';
 
 export const FINDING_LABELS: Readonly<Record<FindingKind, string>> = {
+  repeated_write: 'Repeated write',
   n_plus_one: 'N+1',
   duplicate: 'Duplicate',
   sequential: 'Sequential',
