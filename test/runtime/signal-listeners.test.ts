@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestApp } from '../helpers/app';
 import type { ChildProcess } from 'node:child_process';
-import { killGroup, startChild, waitForLine } from '../helpers/child';
+import { startChild, waitForLine } from '../helpers/child';
 
 /*
  * A process that ends itself on a signal when it is the sole listener (signal-exit, which npm, Yarn and execa use)
@@ -25,8 +25,13 @@ async function endedBy(app: TestApp, command: string, args: string[], preload: '
   // To the process itself, not its group: npm forwards it to its child and then re-raises the child's signal.
   child.kill('SIGTERM');
   const { code, signal } = await done;
-  // npm's child may outlive it (it holds the output pipes open): the group goes now.
-  killGroup(child);
+  // npm's child outlives it (holding the output pipes open) in the group npx led: the group goes now (its number
+  // cannot be taken by another process while a member lives; killGroup acts only while the leader runs).
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // the group is empty already
+  }
   return { code, signal, npmErrors: stderr.split('\n').filter((line) => line.startsWith('npm error')).length };
 }
 
