@@ -17,11 +17,16 @@ const WHY =
 export function passCallerArguments(instrumentation: object, own: () => boolean, onRequest: (request: unknown) => void): void {
   const target = instrumentation as { _wrap?: Wrap };
   if (typeof target._wrap !== 'function') return;
-  patchMethod(target as { _wrap: Wrap }, '_wrap', 'HttpInstrumentation#_wrap (node:http(s).request)', WHY, (wrap) =>
-    function (this: unknown, exports, name, factory) {
-      if (name !== 'request' || typeof factory !== 'function') return wrap.call(this, exports, name, factory);
-      return wrap.call(this, exports, name, (original) => callerArgumentsOf(original, factory, own, onRequest));
-    },
+  patchMethod(
+    target as { _wrap: Wrap },
+    '_wrap',
+    'HttpInstrumentation#_wrap (node:http(s).request)',
+    WHY,
+    (wrap) =>
+      function (this: unknown, exports, name, factory) {
+        if (name !== 'request' || typeof factory !== 'function') return wrap.call(this, exports, name, factory);
+        return wrap.call(this, exports, name, (original) => callerArgumentsOf(original, factory, own, onRequest));
+      },
   );
 }
 
