@@ -1,9 +1,8 @@
-import Module from 'node:module';
-import { createRequire } from 'node:module';
+import Module, { createRequire } from 'node:module';
 import type { Logger } from '../util/logger';
 import { patchMethod } from '../util/patches';
 
-type Has = (this: unknown, filename: string, isBuiltin: boolean) => boolean;
+type Remember = (this: unknown, filename: string, exports: unknown, isBuiltin: boolean) => void;
 type HookClass = new (modules: string[], options: object, onrequire: (exports: unknown) => unknown) => { _cache?: object; unhook(): void };
 
 const WHY =
@@ -11,8 +10,8 @@ const WHY =
 
 /**
  * A file required again is evaluated again exactly when Node would evaluate it: when it is not in the module
- * cache. The hook's own map is asked only for files Node still has cached (a loader that swaps the cache
- * object keeps working as the hook intends). Built-in modules are unchanged.
+ * cache. The hook remembers a file's exports only while Node keeps the file (in its own map only for a loader
+ * that swapped the cache object, as the hook intends): what Node forgot, it forgets. Built-in modules are unchanged.
  */
 export function keepRequireCacheSemantics(logger: Logger): void {
   try {
@@ -21,15 +20,15 @@ export function keepRequireCacheSemantics(logger: Logger): void {
     const loader = Module as unknown as { _cache?: object };
     if (!loader._cache) return;
     patchMethod(
-      proto as { has: Has },
-      'has',
-      'require-in-the-middle ExportsCache#has',
+      proto as { set: Remember },
+      'set',
+      'require-in-the-middle ExportsCache#set',
       WHY,
-      (has) =>
-        function (this: unknown, filename, isBuiltin) {
+      (set) =>
+        function (this: unknown, filename, exports, isBuiltin) {
           // Read live: a loader may swap the cache object, and Node loads from whichever is there.
-          if (!isBuiltin && loader._cache && !Object.prototype.hasOwnProperty.call(loader._cache, filename)) return false;
-          return has.call(this, filename, isBuiltin);
+          if (!isBuiltin && loader._cache && !Object.prototype.hasOwnProperty.call(loader._cache, filename)) return;
+          set.call(this, filename, exports, isBuiltin);
         },
     );
   } catch (error) {
@@ -53,5 +52,5 @@ function exportsCacheOf(Hook: HookClass | undefined): object | undefined {
   const hook = new Hook(['\u0000probe-none'], {}, (exports) => exports);
   hook.unhook();
   const proto = hook._cache ? Object.getPrototypeOf(hook._cache) : undefined;
-  return proto && typeof (proto as { has?: unknown }).has === 'function' ? proto : undefined;
+  return proto && typeof (proto as { set?: unknown }).set === 'function' ? proto : undefined;
 }
