@@ -66,6 +66,56 @@ const watch = (req, label) => { const emit = req.emit; req.emit = function (even
 })().catch((e) => { console.error('app failed', e); process.exitCode = 1; });
 `;
 
+/**
+ * An interceptor that patched node:http before Probe (loaded first with `--require`): it records the arguments of
+ * every call it gets, and the app checks they are its own objects, in the same number, unchanged.
+ */
+const SPY = `
+const seen = (globalThis.spySeen = []);
+for (const name of ['http', 'https']) {
+  const mod = require(name);
+  for (const fn of ['request', 'get']) {
+    const original = mod[fn];
+    mod[fn] = function () { seen.push([name + '.' + fn, arguments]); return original.apply(this, arguments); };
+  }
+}
+`;
+
+const SPY_APP = `
+const http = require('node:http');
+const https = require('node:https');
+const U = new URL(process.env.UPSTREAM), S = new URL(process.env.UPSTREAM_TLS);
+const out = [];
+const same = (label, args) => {
+  const before = JSON.stringify(args, (k, v) => (k === 'agent' ? 'an agent' : v instanceof URL ? v.href : typeof v === 'function' ? 'fn' : v));
+  globalThis.spySeen.length = 0;
+  return () => {
+    const calls = globalThis.spySeen.map(([fn, got]) => fn + ' ' + (got.length === args.length && args.every((a, i) => a === got[i]) ? 'own arguments' : 'other arguments'));
+    const after = JSON.stringify(args, (k, v) => (k === 'agent' ? 'an agent' : v instanceof URL ? v.href : typeof v === 'function' ? 'fn' : v));
+    out.push(label + ': ' + calls.join(', ') + (before === after ? '' : ' changed to ' + after));
+  };
+};
+const call = (mod, fn, label, ...args) => new Promise((resolve) => {
+  const seen = same(label, args);
+  const req = mod[fn](...args);
+  seen();
+  req.on('response', (res) => { res.resume(); res.on('end', resolve); });
+  req.on('error', (e) => { out.push(label + ' failed ' + e.code); resolve(); });
+  if (fn === 'request') req.end();
+});
+(async () => {
+  const cb = () => {};
+  await call(http, 'request', 'http options', { host: U.hostname, port: U.port, path: '/text' });
+  await call(http, 'request', 'http options and callback', { hostname: U.hostname, port: Number(U.port), path: '/text', headers: { 'x-a': '1' } }, cb);
+  await call(https, 'request', 'https options', { host: S.hostname, port: Number(S.port), path: '/text' });
+  await call(https, 'request', 'https URL and options', new URL(S.href + 'text'), { method: 'GET', headers: {} }, cb);
+  await call(http, 'get', 'http.get text', U.href + 'text');
+  await call(https, 'get', 'https.get text and options', S.href + 'text', { headers: { 'x-b': '2' } }, cb);
+  await call(http, 'get', 'http.get options with an agent', { host: U.hostname, port: U.port, path: '/text', agent: new http.Agent() });
+  console.log(out.join('\\n'));
+})().catch((e) => { console.error('app failed', e); process.exitCode = 1; });
+`;
+
 describe('interceptors see what they would without Probe', () => {
   let up: Upstreams;
   let closedPort: string;
@@ -108,6 +158,19 @@ describe('interceptors see what they would without Probe', () => {
       }
       const fake = run.rows.find((row) => row.url === 'https://example.test:123/a');
       assert.equal(fake?.fake, true, `${label}: nock's answer to https host+port is a fake row`);
+    }
+  });
+  it("an interceptor patched before Probe gets the caller's own arguments to request and get", async () => {
+    const files = { 'spy.js': SPY, 'app.js': SPY_APP };
+    const baseline = await runLensApp(up, files, 'app.js', { preload: 'none', env: { NODE_OPTIONS: '--require ./spy.js' } });
+    assert.equal(baseline.result.code, 0, baseline.result.stderr);
+    assert.match(baseline.result.stdout, /^https URL and options: https\.request own arguments$/m);
+    assert.match(baseline.result.stdout, /^http\.get text: http\.get own arguments$/m);
+    for (const preload of ['--require probe/register', '--import probe/register']) {
+      const run = await runLensApp(up, files, 'app.js', { preload: 'none', env: { NODE_OPTIONS: `--require ./spy.js ${preload}` } });
+      assert.equal(run.result.code, 0, `${preload}: ${run.result.stderr}`);
+      assert.equal(run.result.stdout, baseline.result.stdout, preload);
+      assert.equal(run.rows.length, 7, `${preload}: every call recorded`);
     }
   });
 });
