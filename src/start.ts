@@ -15,6 +15,7 @@ import { ProbeSpanProcessor } from './runtime/ProbeSpanProcessor';
 import { currentRuntime, setRuntime } from './runtime/state';
 import { undoPatches } from './util/patches';
 import { installExitHooks } from './runtime/exit';
+import { keepRequireCacheSemantics } from './runtime/requireCache';
 import { launcherWatch } from './runtime/launcher';
 import { ThreadFlusher } from './runtime/threads';
 import { threadUnits } from './runtime/threadUnits';
@@ -81,6 +82,8 @@ export function start(overrides: ProbeConfig = {}): ProbeHandle {
       }
     }
   };
+  // Before the first instrumentation installs the require hook: a module deleted from require.cache loads again.
+  keepRequireCacheSemantics(logger);
   const processor = new ProbeSpanProcessor(recorder, logger);
   const provider = new BasicTracerProvider({ sampler: new AlwaysOnSampler(), spanProcessors: [processor] });
   try {

@@ -15,6 +15,7 @@ import type { JoinEntry } from '../runtime/join/Joiner';
 import type { LensFactory } from './Lens';
 import type { IncomingRequests } from './IncomingRequests';
 import { wrapHttpEntries } from './httpEntry';
+import { passCallerArguments } from './callerArguments';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount, decodingClientAgent, decodingClientOnStack } from './decodedSize';
 
@@ -36,13 +37,23 @@ export function httpLens(requests: IncomingRequests): LensFactory {
     // An app setup that ran first has patched node:http when it is loaded: load it now, before deciding.
     for (const name of MODULES) require(name);
     const hooks = { requestHook: joiner.once(lens.requestHook as never) as never, responseHook: requests.responseHook as never };
+    const join: JoinEntry = { channel: 'http.client.request.start', scope: SCOPE, hook: lens.requestHook as JoinEntry['hook'], underActiveClient: true };
     let instrumentation: HttpInstrumentation | undefined;
     if (!appInstrumentsHttp()) {
-      instrumentation = new HttpInstrumentation({ ...hooks, ignoreOutgoingRequestHook: () => joiner.appPresent, enabled: false });
-      neverUnwrapOthers(instrumentation);
+      // Under Probe's own configuration the instance traces no outgoing call (no span, listener or header of its
+      // own): the lens records each request as it is made, under a span that never enters the context. Once it
+      // adopts an app's configuration (see adopt), it makes the app's spans as upstream does.
+      const untraced = () => true;
+      const made = new HttpInstrumentation({ ...hooks, ignoreOutgoingRequestHook: untraced, enabled: false });
+      instrumentation = made;
+      neverUnwrapOthers(made);
+      passCallerArguments(
+        made,
+        () => made.getConfig().ignoreOutgoingRequestHook === untraced,
+        (request) => joiner.missed(join, request as object),
+      );
       joiner.stepAsideForAppServerSpans(instrumentation);
     }
-    const join: JoinEntry = { channel: 'http.client.request.start', scope: SCOPE, hook: lens.requestHook as JoinEntry['hook'], underActiveClient: true };
     return {
       name: 'http',
       scopes: [SCOPE],

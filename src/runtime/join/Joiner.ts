@@ -100,13 +100,12 @@ export class Joiner {
   }
 
   /**
-   * A request no lens hook recorded where the lens saw it start (node:http's `http.request`/`get`, see
-   * wrapHttpEntries): recorded now when the app's instrumentation makes the client spans. Without an app setup
-   * Probe's own instrumentation records every request it traces, and leaves out on purpose the ones made with
-   * tracing suppressed.
+   * A request no lens hook recorded where the lens saw it made (node:http's `http.request`/`get`, see
+   * wrapHttpEntries and passCallerArguments): recorded now, under the app's span context, with a span of Probe's
+   * that never enters the context. Requests made with tracing suppressed (an exporter's own) are left out.
    */
   missed(entry: JoinEntry, request: object): void {
-    if (!this.appPresent || this.handled.has(request)) return;
+    if (this.handled.has(request)) return;
     try {
       this.runUnder(entry, request, false);
     } catch (error) {
