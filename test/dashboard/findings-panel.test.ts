@@ -123,7 +123,23 @@ describe('findings in the dashboard: a folded panel, marks for the opened findin
       await eventually(() => page.url().endsWith(`/http/${row}`));
       await expectMarks(nPlusOne);
 
+      // Compare with a baseline of another unit: said above the diff; with one of the same unit, nothing.
+      assert.equal((await app.cli(['baseline', 'save', ping!.id, 'pinger'])).code, 0);
+      assert.equal((await app.cli(['baseline', 'save', checkout!.id, 'checkout'])).code, 0);
+      await page.goto(`${cli.url}#/captures/${checkout!.id}/compare`);
+      await page.waitForSelector('[data-testid=compare-to] option[value="baseline:pinger"]', { state: 'attached' });
+      await page.selectOption('[data-testid=compare-to]', 'baseline:pinger');
+      await page.waitForSelector('[data-testid=compare-other-name]');
+      assert.match(
+        (await page.textContent('[data-testid=compare-other-name]')) ?? '',
+        /Baseline pinger was saved from GET \/ping, not GET \/checkout: this diff compares two different units\./,
+      );
+      await page.selectOption('[data-testid=compare-to]', 'baseline:checkout');
+      await page.waitForSelector('[data-testid=diff-summary]:has-text("Same")');
+      assert.equal(await page.locator('[data-testid=compare-other-name]').count(), 0);
+
       // The panel stays unfolded across a reload, as it was left.
+      await page.goto(`${cli.url}#/captures/${checkout!.id}/http`);
       await page.reload();
       await page.waitForSelector('[data-testid=findings]');
       assert.equal(await page.locator('[data-testid=findings]').evaluate((node) => node.hasAttribute('open')), true);
