@@ -42,6 +42,7 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--route <template>', 'only captures of this route template, e.g. /api/users/:id'],
       ['--group-by route', 'also count the matching captures per route template'],
       ['--limit <n>', 'captures returned (default 20, max 500)'],
+      ['--baselines', 'also list the saved baselines (the names --compare-to baseline:NAME takes)'],
       JSON_FLAG,
     ],
     examples: ['probe list --errors --since 15m', 'probe list --type job --json'],
@@ -52,10 +53,13 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
     options: [
       ['--id <id>', 'the capture (same as the positional id)'],
       ['--sections <names>', 'sections to include (comma list or repeated); default every section'],
-      ['--limit <n>', 'rows shown per section (default 5, max 100)'],
+      ['--limit <n>', 'rows shown per section (default 5, max 100); a cut section lists its failed rows first'],
       ['--row <n>', 'return row n whole (the ROW number of probe rows and the dashboard; 0 is the first)'],
       ['--section <name>', 'with --row: the section of that row (default http)'],
-      ['--compare-to <what>', 'also the diff from previous (the run of the same name before), baseline:NAME or a capture id'],
+      [
+        '--compare-to <what>',
+        'also the diff from previous (the run of the same name before), baseline:NAME (without an id: the newest capture of the name the baseline was saved from) or a capture id',
+      ],
       ['--all', 'every finding, also those whose cost is under the floor (20 ms and 5 % of the capture)'],
       JSON_FLAG,
     ],
@@ -64,7 +68,7 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
   rows: {
     usage: 'probe rows [id|*] [options]',
     about:
-      'Rows of a section (default http), filtered and sorted (the probe-rows tool). Without an id: the newest capture that has rows in the section. With --since or the id * every capture that matches, newest first; each row then names its capture.',
+      'Rows of a section (default http), filtered and sorted (the probe-rows tool). Without an id: the newest capture that has rows in the section, and the answer counts the captures it left out (and, when no row matched, how many of their rows do). With --since or the id * every capture that matches, newest first; each row then names its capture.',
     options: [
       ['--id <id>', 'the capture (same as the positional id); * for every capture'],
       ['--section <name>', 'section to read (default http); `probe rows http` works too'],

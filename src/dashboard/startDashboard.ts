@@ -17,6 +17,7 @@ import { newAccessToken } from '../util/accessToken';
 import { isLoopbackHost, isWildcardHost, shownHost } from '../util/listenAddress';
 import type { FindingSettings } from '../findings/Finding';
 import { StoreFindings } from '../query/findings';
+import { FindingCounts } from './findingCounts';
 import { BaselineStore } from '../baselines/BaselineStore';
 import { compareTarget } from '../query/diff';
 import { QueryError } from '../query/QueryError';
@@ -72,6 +73,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const watcher = new IndexWatcher(options.store, options.pollMs ?? 1000, options.logger);
   const streams = new Set<ServerResponse>();
   const findings = new StoreFindings(options.store, options.findings);
+  const findingCounts = new FindingCounts(options.store, findings);
   const baselines = options.root !== undefined ? new BaselineStore(options.root) : null;
   let port = 0;
 
@@ -117,6 +119,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       const text = url.searchParams.get('q') ?? '';
       return sendJson(response, 200, await searchCalls(text, await options.store.index(), (id) => options.store.find(id)));
     }
+    if (pathname === '/api/findings') return sendJson(response, 200, await findingCounts.of(await options.store.index()));
     if (pathname === '/api/baselines') return sendJson(response, 200, baselines ? await baselines.list() : []);
     const reading = READING_PATH.exec(pathname);
     if (reading) {

@@ -140,6 +140,11 @@ export const listInput = {
     .optional()
     .describe('true: only captures with findings (N+1, duplicate, sequential, retry, slow calls)'),
   limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
+  baselines: z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .transform((value) => value === true || value === 'true')
+    .optional()
+    .describe('true: also list saved baselines (for compare_to "baseline:<name>")'),
   max_tokens: maxTokens,
 };
 

@@ -12,6 +12,7 @@ import { listInput, rowsInput, showInput, strictInput } from './schemas';
 import { DEFAULT_MAX_TOKENS, fitTokens, type AskFor } from '../query/budget';
 import { StoreFindings } from '../query/findings';
 import { BaselineStore } from '../baselines/BaselineStore';
+import { withBaselines } from '../query/baselineList';
 import type { FindingSettings } from '../findings/Finding';
 
 export interface McpServerOptions {
@@ -41,7 +42,11 @@ export function createMcpServer(store: Store, version: string, options: McpServe
   server.registerTool(
     'probe-list',
     { title: 'Probe: recent captures', description: LIST_DESCRIPTION, inputSchema: strictInput(listInput), annotations: readOnly },
-    ({ max_tokens, ...input }) => answer(max_tokens, listAsk, () => queryList(store, input, undefined, findings, Infinity)),
+    ({ max_tokens, baselines, ...input }) =>
+      answer(max_tokens, listAsk, async () => {
+        const listed = await queryList(store, input, undefined, findings, Infinity);
+        return baselines ? withBaselines(listed, readers.baselines) : listed;
+      }),
   );
   server.registerTool(
     'probe-show',

@@ -1,6 +1,7 @@
 import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../capture/Store';
 import type { BaselineStore } from '../baselines/BaselineStore';
+import type { Baseline } from '../baselines/types';
 import { diffCaptures } from '../diff/diffCaptures';
 import { DEFAULT_THRESHOLD, type DiffResult, type DiffThreshold } from '../diff/Diff';
 import { QueryError } from './QueryError';
@@ -32,12 +33,7 @@ export async function queryDiff(store: Store, baselines: BaselineStore, input: D
   if (input.baseline !== undefined) {
     if (input.name !== undefined || (input.before !== undefined && input.after !== undefined))
       throw new QueryError("with a baseline give at most one capture id (default: the newest capture of the baseline's name)");
-    const baseline = await baselines.find(input.baseline);
-    if (!baseline)
-      throw new QueryError(
-        `no baseline named ${shownInput(input.baseline)}`,
-        (await baselines.list()).map((entry) => entry.name),
-      );
+    const baseline = await findBaseline(baselines, input.baseline);
     const id = input.after ?? input.before;
     const after = id !== undefined ? await findCapture(store, id) : await newestOfName(store, baseline.capture.name, baseline.capture.id);
     return diffCaptures(baseline.capture, after, { threshold, baselines: { before: baseline.name } });
@@ -68,12 +64,7 @@ export async function compareTarget(
 ): Promise<{ capture: Capture; baseline?: string }> {
   if (compareTo.startsWith(BASELINE_PREFIX)) {
     const name = compareTo.slice(BASELINE_PREFIX.length);
-    const baseline = await baselines.find(name);
-    if (!baseline)
-      throw new QueryError(
-        `no baseline named ${shownInput(name)}`,
-        (await baselines.list()).map((entry) => entry.name),
-      );
+    const baseline = await findBaseline(baselines, name);
     return { capture: baseline.capture, baseline: name };
   }
   if (compareTo === PREVIOUS) {
@@ -86,7 +77,16 @@ export async function compareTarget(
   return { capture: await findCapture(store, compareTo) };
 }
 
-async function newestOfName(store: Store, name: string, exceptId: string): Promise<Capture> {
+/** The baseline of that name, or a query error listing the names saved (or saying none is). */
+export async function findBaseline(baselines: BaselineStore, name: string): Promise<Baseline> {
+  const baseline = await baselines.find(name);
+  if (baseline) return baseline;
+  const names = (await baselines.list()).map((entry) => entry.name);
+  throw new QueryError(`no baseline named ${shownInput(name)}${names.length ? '' : ' (none is saved: probe baseline save <id> [name] keeps one)'}`, names);
+}
+
+/** The newest stored capture named `name` (other than the baseline's own), to compare with a baseline. */
+export async function newestOfName(store: Store, name: string, exceptId: string): Promise<Capture> {
   const index = await store.index();
   const [capture] = await readNewest(
     store,

@@ -5,6 +5,7 @@ import { EVERY_CAPTURE, ROWS_MAX_LIMIT, captureRef, readSection, type CaptureRef
 import { rowMatcher } from './rowSelect';
 import { templateEndpoints, type TemplateRow } from '../builder/endpointTemplates';
 import type { RowItem } from './rowSelect';
+import { elsewhere, withUnread, type Unread } from './unread';
 import { CAPTURE_KEYS, GROUP_SORTS, groupKeyOf, groupRows, type GroupSort, type RowGroup } from './groupRows';
 
 /** Few groups by default: an hour of a busy dev server answered in a few hundred tokens. */
@@ -37,6 +38,8 @@ export interface GroupsResult {
   group_count: number;
   returned: number;
   groups: RowGroup[];
+  /** Stored captures with rows in the section that this answer did not read. */
+  not_read?: Unread;
   note?: string;
 }
 
@@ -78,7 +81,7 @@ export async function queryGroups(store: Store, input: GroupsInput, now = Date.n
   );
   const notes: string[] = [];
   if (groups.length > limit) notes.push(`${groups.length - limit} more groups beyond limit ${limit}.`);
-  return {
+  const result: GroupsResult = {
     id: read.capture ? read.capture.id : EVERY_CAPTURE,
     capture: read.capture ? captureRef(read.capture) : null,
     section: read.section,
@@ -91,6 +94,7 @@ export async function queryGroups(store: Store, input: GroupsInput, now = Date.n
     groups: groups.slice(0, limit),
     ...(notes.length ? { note: notes.join(' ') } : {}),
   };
+  return withUnread(result, read.unread, await elsewhere(store, read, input.where, matched.length));
 }
 
 /**

@@ -8,6 +8,7 @@ import { captureFilter, describeFilter } from './captureFilter';
 import { KNOWN_SECTIONS, findCapture, newestCapture, sectionsInIndex, sectionsOf } from './locate';
 import { selectRows, type RowItem } from './rowSelect';
 import type { WhereClause } from './where';
+import { elsewhere, withUnread, type Unread, type UnreadCaptures } from './unread';
 
 export const ROWS_DEFAULT_LIMIT = 50;
 export const ROWS_MAX_LIMIT = 500;
@@ -57,6 +58,8 @@ export interface RowsResult {
   returned: number;
   /** Rows shaped by `fields`; across captures each also carries `capture_id` and `capture_name`. */
   rows: Array<Record<string, unknown>>;
+  /** Stored captures with rows in the section that this answer did not read (see `Unread`). */
+  not_read?: Unread;
   note?: string;
 }
 
@@ -78,11 +81,12 @@ export async function queryRows(store: Store, input: RowsInput = {}, now = Date.
   if (dir !== 'asc' && dir !== 'desc') throw new QueryError(`dir ${shownInput(dir)} is not a direction`, ['asc', 'desc']);
   const read = await readSection(store, input, now);
   if ('empty' in read) return read.empty;
-  return answer(read.section, read.groups, { where: input.where, sort: input.sort, dir, limit, fields: input.fields }, read.capture, budget);
+  const result = answer(read.section, read.groups, { where: input.where, sort: input.sort, dir, limit, fields: input.fields }, read.capture, budget);
+  return withUnread(result, read.unread, await elsewhere(store, read, input.where, result.matched));
 }
 
 /** The rows a query reads: one capture's (`capture` set) or, across captures, each capture's rows newest first. */
-export type SectionRead = { section: string; groups: RowItem[][]; capture: Capture | null } | { empty: RowsResult };
+export type SectionRead = { section: string; groups: RowItem[][]; capture: Capture | null; unread?: UnreadCaptures } | { empty: RowsResult };
 
 /** Which captures `id`, `since`, `type` and `name` choose, read from the store (shared by rows and groups). */
 export async function readSection(store: Store, input: RowsInput, now: number): Promise<SectionRead> {
@@ -123,7 +127,10 @@ export async function readSection(store: Store, input: RowsInput, now: number): 
       unknownSection();
       return { empty: { ...empty(section, `None of the ${index.length} stored captures${chosen} has ${section} rows.`), id: EVERY_CAPTURE, captures: 0 } };
     }
-    return { section, groups, capture: null };
+    // Captures `since` left out (of the type and name asked for): named, so an hour is not mistaken for everything.
+    const chosenBut = captureFilter({ ...input, since: undefined }, now);
+    const earlier = input.since !== undefined ? index.filter((row) => (row.counts?.[section] ?? 0) > 0 && !accept(row) && chosenBut(row)) : [];
+    return { section, groups, capture: null, ...(earlier.length ? { unread: { kind: 'earlier', rows: earlier, filter: input.since! } } : {}) };
   }
 
   const capture = await newestCapture(store, index, hasRows);
@@ -131,7 +138,8 @@ export async function readSection(store: Store, input: RowsInput, now: number): 
     unknownSection();
     return { empty: empty(section, `None of the ${index.length} stored captures${chosen} has ${section} rows.`) };
   }
-  return { section, groups: [itemsOf(capture, section)], capture };
+  const others = index.filter((row) => row.id !== capture.id && hasRows(row));
+  return { section, groups: [itemsOf(capture, section)], capture, unread: { kind: 'older', rows: others, filter: chosen } };
 }
 
 function itemsOf(capture: Capture, section: string): RowItem[] {

@@ -2,7 +2,7 @@ import { emptyStoreNote } from './emptyStore';
 import type { Capture } from '../capture/types';
 import type { Store } from '../capture/Store';
 import { QueryError } from './QueryError';
-import { checkInputSizes } from './inputs';
+import { checkInputSizes, shownInput } from './inputs';
 import { FIELD_LIMITS, SHOW_LIMITS, clip } from './clip';
 import { findCapture, newestCapture, sectionsOf } from './locate';
 import { DEFAULT_SECTION, captureRef, rowsOfSection, type CaptureRef } from './rows';
@@ -11,8 +11,9 @@ import type { DiffResult } from '../diff/Diff';
 import { diffCaptures } from '../diff/diffCaptures';
 import { StoreFindings } from './findings';
 import { shownFindings } from '../findings/floor';
-import { compareTarget } from './diff';
+import { BASELINE_PREFIX, compareTarget, findBaseline, newestOfName } from './diff';
 import type { BaselineStore } from '../baselines/BaselineStore';
+import type { Baseline } from '../baselines/types';
 
 /** What a reader that lives keeps between queries (findings' per-capture durations) and where baselines are. */
 export interface QueryReaders {
@@ -56,6 +57,8 @@ export interface ShownRow {
 export interface ShownRows {
   total: number;
   shown: number;
+  /** When the rows were cut and some failed: how many failed (shown first). */
+  failed?: number;
   rows: Array<Record<string, unknown>>;
 }
 
@@ -100,11 +103,25 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
   const limit = input.limit ?? SHOW_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 0 || limit > SHOW_MAX_LIMIT)
     throw new QueryError(`limit must be a whole number from 0 to ${SHOW_MAX_LIMIT}, got ${limit}`);
+  const baseline = await baselineOf(input.compare_to, readers);
   let capture: Capture | null;
-  if (input.id !== undefined) capture = await findCapture(store, input.id);
-  else {
-    capture = await newestCapture(store, await store.index(), () => true);
+  const notes: string[] = [];
+  if (input.id !== undefined) {
+    capture = await findCapture(store, input.id);
+    if (baseline && capture.name !== baseline.capture.name) {
+      // A diff of two different units is thousands of characters of noise that look like a regression.
+      throw new QueryError(
+        `capture ${capture.id} is ${shownInput(capture.name)} but baseline ${baseline.name} was saved from ${shownInput(baseline.capture.name)}: leave id out to compare the newest ${shownInput(baseline.capture.name)}, or give the id of one`,
+      );
+    }
+  } else if (baseline) {
+    capture = await newestOfName(store, baseline.capture.name, baseline.capture.id);
+    notes.push(`Without id: the newest capture named ${shownInput(baseline.capture.name)}, the name baseline ${baseline.name} was saved from.`);
+  } else {
+    const index = await store.index();
+    capture = await newestCapture(store, index, () => true);
     if (!capture) return { id: null, note: emptyStoreNote(store) };
+    if (index.length > 1) notes.push(`Without id: the newest of ${index.length} stored captures (probe-list lists them).`);
   }
   const present = sectionsOf(capture);
   const wanted = input.sections?.length ? input.sections : present;
@@ -115,27 +132,30 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
   for (const name of present) counts[name] = rowsOfSection(capture.sections[name]).length;
   const sections: Record<string, unknown> = {};
   let more = false;
+  const failedFirst: string[] = [];
   for (const name of wanted) {
     const section = capture.sections[name];
     if (!Array.isArray(section)) {
       sections[name] = clip(section, SHOW_LIMITS);
       continue;
     }
-    const rows = section
-      .slice(0, limit)
-      .map((row, index) =>
-        row !== null && typeof row === 'object' && !Array.isArray(row)
-          ? { row: index, ...(clip(row, SHOW_LIMITS) as Record<string, unknown>) }
-          : { row: index, value: clip(row, SHOW_LIMITS) },
-      );
+    const picked = shownRows(section, limit);
+    const rows = picked.indexes.map((index) => {
+      const row: unknown = section[index];
+      return row !== null && typeof row === 'object' && !Array.isArray(row)
+        ? { row: index, ...(clip(row, SHOW_LIMITS) as Record<string, unknown>) }
+        : { row: index, value: clip(row, SHOW_LIMITS) };
+    });
     if (section.length > rows.length) more = true;
-    sections[name] = { total: section.length, shown: rows.length, rows } satisfies ShownRows;
+    if (picked.failed > 0) failedFirst.push(`${name} (${picked.failed} failed)`);
+    sections[name] = { total: section.length, shown: rows.length, ...(picked.failed > 0 ? { failed: picked.failed } : {}), rows } satisfies ShownRows;
   }
   const every = await (readers.findings ?? new StoreFindings(store)).of(capture);
   const { shown, hidden } = shownFindings(every);
   const findings = input.all ? every : shown;
   let compare: DiffResult | undefined;
-  if (input.compare_to !== undefined) {
+  if (baseline) compare = diffCaptures(baseline.capture, capture, { baselines: { before: baseline.name } });
+  else if (input.compare_to !== undefined) {
     if (!readers.baselines) throw new QueryError('compare_to needs the baselines folder of the app');
     const target = await compareTarget(store, readers.baselines, capture, input.compare_to);
     compare = diffCaptures(target.capture, capture, target.baseline !== undefined ? { baselines: { before: target.baseline } } : {});
@@ -162,8 +182,34 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
     ...(compare ? { compare } : {}),
     counts,
     sections,
-    note: `Long values are clipped.${more ? ` More rows: probe-rows with id ${capture.id} and a section, filtered and sorted.` : ''}`,
+    note: [
+      ...notes,
+      'Long values are clipped.',
+      ...(failedFirst.length ? [`Cut to limit ${limit}, failed rows first: ${failedFirst.join(', ')}.`] : []),
+      ...(more ? [`More rows: probe-rows with id ${capture.id} and a section, filtered and sorted.`] : []),
+    ].join(' '),
   };
+}
+
+/** The baseline a `compare_to: "baseline:<name>"` names (a query error listing the saved names when none is). */
+async function baselineOf(compareTo: string | undefined, readers: QueryReaders): Promise<Baseline | null> {
+  if (compareTo === undefined || !compareTo.startsWith(BASELINE_PREFIX)) return null;
+  if (!readers.baselines) throw new QueryError('compare_to needs the baselines folder of the app');
+  return findBaseline(readers.baselines, compareTo.slice(BASELINE_PREFIX.length));
+}
+
+/**
+ * The rows a section shows under `limit`: the first ones, or when it cuts and some rows failed, the failed
+ * ones first (in row order), then the first of the others: the call that broke is what a reader looks for.
+ */
+export function shownRows(section: readonly unknown[], limit: number): { indexes: number[]; failed: number } {
+  const first = Array.from({ length: Math.min(limit, section.length) }, (_, index) => index);
+  if (section.length <= limit) return { indexes: first, failed: 0 };
+  const failed: number[] = [];
+  const others: number[] = [];
+  section.forEach((row, index) => ((row as { failed?: unknown } | null)?.failed === true ? failed : others).push(index));
+  if (failed.length === 0) return { indexes: first, failed: 0 };
+  return { indexes: [...failed, ...others].slice(0, limit), failed: failed.length };
 }
 
 /** `section` + `row`: that one row of the capture (default: the newest capture that has the section). */

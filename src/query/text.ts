@@ -1,5 +1,6 @@
 import type { IndexRow } from '../capture/types';
 import type { ListResult } from './list';
+import type { BaselineEntry } from '../baselines/types';
 import type { RowsResult } from './rows';
 import type { ShowResult, ShownRow, ShownRows } from './show';
 import { clipString } from './clip';
@@ -8,6 +9,7 @@ import { terminalText } from '../util/terminalText';
 import { exitStatusText } from './exitStatus';
 import { findingLines, renderDiff } from './diffText';
 import { FINDING_FLOOR } from '../findings/floor';
+import { WIDEN_ANY, WIDEN_SINCE } from './unread';
 
 /** Readable renderings of query results for the CLI (the same data as `--json`, for people). */
 
@@ -63,12 +65,15 @@ function fieldCell(field: string, value: unknown): string {
  */
 export function cliNote(note: string): string {
   return note
+    .replace(WIDEN_ANY, "give the id '*' (probe rows '*') to read every stored capture, or --since 1h for the last hour")
+    .replace(WIDEN_SINCE, "give a longer --since, or the id '*' for every stored capture")
+    .replace('add "id": "*" to read them', "give the id '*' to read them")
     .replace('probe-show with section and row for one whole row', 'probe show <id> --section <name> --row <n> for one whole row')
     .replace(/probe-rows with id (\S+) and a section, filtered and sorted/, 'probe rows $1 --section <name> with --where and --sort')
     .replace(/\bprobe-(list|show|rows)\b/g, 'probe $1');
 }
 
-export function renderList(result: ListResult): string {
+export function renderList(result: ListResult & { baselines?: BaselineEntry[] }): string {
   const withFindings = result.captures.some((row) => 'findings' in row);
   const rows = result.captures.map((row: IndexRow & { findings?: number }) => [
     row.id,
@@ -95,6 +100,17 @@ export function renderList(result: ListResult): string {
     out.unshift(renderTable(['route', 'captures', 'errors', 'avg', 'max', 'latest'], groups), '');
   }
   out.push(`${result.returned} of ${result.matched} matching captures (${result.total} stored)`);
+  if (result.baselines?.length) {
+    const baselines = result.baselines.map((entry) => [
+      entry.name,
+      entry.id,
+      entry.type,
+      String(entry.calls),
+      timeText(entry.saved_at),
+      cell(entry.capture_name),
+    ]);
+    out.push('', renderTable(['baseline', 'id', 'type', 'http', 'saved (utc)', 'name'], baselines));
+  }
   if (result.note) out.push(cliNote(result.note));
   return out.join('\n');
 }
@@ -173,7 +189,8 @@ export function renderShow(result: ShowResult | ShownRow): string {
   for (const [name, section] of Object.entries(result.sections ?? {})) {
     out.push('');
     if (isShownRows(section)) {
-      out.push(`${inline(name)}: ${section.total} rows${section.shown < section.total ? `, first ${section.shown}` : ''}`);
+      const cut = section.failed ? `, ${section.shown} shown: the ${section.failed} failed first` : `, first ${section.shown}`;
+      out.push(`${inline(name)}: ${section.total} rows${section.shown < section.total ? cut : ''}`);
       if (section.rows.length) out.push(indent(rowsTable(name, section.rows)));
     } else if (section !== null && typeof section === 'object') {
       out.push(`${inline(name)}:`);

@@ -34,8 +34,8 @@ describe('probe --help and every command --help, as real child processes', () =>
     // Every option of the agent tools has its flag, listed in the command's help.
     const flags: Record<string, string[]> = {
       rows: ['--section', '--where', '--sort', '--dir', '--limit', '--fields', '--id', '--since', '--type', '--name', '--json'],
-      list: ['--has', '--has-errors', '--since', '--type', '--limit', '--json'],
-      show: ['--id', '--sections', '--limit', '--section', '--row', '--json'],
+      list: ['--has', '--has-errors', '--since', '--type', '--limit', '--findings', '--baselines', '--json'],
+      show: ['--id', '--sections', '--limit', '--section', '--row', '--compare-to', '--json'],
     };
     for (const [name, list] of Object.entries(flags)) {
       const help = (await app.cli([name, '--help'])).stdout;

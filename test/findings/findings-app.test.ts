@@ -144,8 +144,11 @@ describe('findings of a real request, everywhere they are read', () => {
       }
       await page.click('[data-testid=tab-http]');
       await page.waitForSelector('[data-testid=http-tab]');
+      // Rows are marked for the finding opened in the (folded) panel only.
+      await page.click('[data-testid=findings-summary]');
       for (const [kind, expected] of Object.entries(EXPECTED)) {
         const found = findings.find((f) => f.kind === kind);
+        await page.click(`[data-testid=finding][data-kind=${kind}] [data-testid=finding-open]`);
         for (const row of found.rows) {
           const marks = await page
             .locator(`[data-testid=http-row][data-row="${row}"] [data-testid=row-finding]`)

@@ -109,10 +109,12 @@ describe('probe mcp over stdio, file store with fixture captures', () => {
     assert.equal(result.json.summary.totals.http_failed, 2);
     assert.deepEqual(result.json.counts, { request: 1, http: 3 });
     assert.equal(result.json.sections.http.total, 3);
+    // Cut to one row, the first failed call comes first (row 0 answered).
     assert.deepEqual(
-      result.json.sections.http.rows.map((row: { row: number }) => row.row),
-      [0],
+      result.json.sections.http.rows.map((row: { row: number; failed: boolean }) => [row.row, row.failed]),
+      [[1, true]],
     );
+    assert.equal(result.json.sections.http.failed, 2);
   });
 
   test('probe-rows: every operator, values coerced, dotted fields, sort and limit', async () => {

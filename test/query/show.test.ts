@@ -25,13 +25,15 @@ test('header, summary and the first rows of the listed sections', async () => {
   const http = result.sections!.http as ShownRows;
   assert.equal(http.total, 3);
   assert.equal(http.shown, 2);
+  // Cut to two rows, the two failed calls come first (row 0 answered 200).
   assert.deepEqual(
     http.rows.map((row) => [row.row, row.status]),
     [
-      [0, 200],
       [1, 502],
+      [2, null],
     ],
   );
+  assert.equal(http.failed, 2);
   assert.match(result.note ?? '', /probe-rows with id fixReq0000000001/);
   const request = await queryShow(store(), { id: IDS.order, sections: ['request'] });
   assert.equal((request.sections!.request as { route: string }).route, '/orders/:id');

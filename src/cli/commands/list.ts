@@ -4,6 +4,8 @@ import { commaList, numberFlag, runQuery } from '../queryCommand';
 import { queryList } from '../../query/list';
 import { renderList } from '../../query/text';
 import { StoreFindings } from '../../query/findings';
+import { withBaselines } from '../../query/baselineList';
+import { BaselineStore } from '../../baselines/BaselineStore';
 import { elsewhereLine, storesBelow } from '../storesElsewhere';
 
 /** `probe list`: recent captures, newest first; the probe-list tool as a shell command. */
@@ -22,6 +24,7 @@ export const list: CliCommand = async (argv, io) => {
       route: { type: 'string' },
       'group-by': { type: 'string' },
       limit: { type: 'string' },
+      baselines: { type: 'boolean' },
       json: { type: 'boolean' },
     },
     strict: true,
@@ -45,6 +48,7 @@ export const list: CliCommand = async (argv, io) => {
         new StoreFindings(store, context.config.findings),
       );
       const config = context.config;
+      if (values.baselines) return withBaselines(result, new BaselineStore(config.root));
       if (result.total > 0 || config.storage.driver !== 'file') return result;
       // An empty store at a root below which a process with a root of its own stored: say where.
       const elsewhere = storesBelow(config.root);

@@ -2,6 +2,7 @@ import type { Capture, IndexRow } from '../../capture/types';
 import type { Finding } from '../../findings/Finding';
 import type { DiffResult } from '../../diff/Diff';
 import type { BaselineEntry } from '../../baselines/types';
+import type { FindingCount } from '../findingCount';
 
 export interface DashboardInfo {
   service: string;
@@ -33,6 +34,8 @@ export const api = {
   capture: (id: string) => getJson<Capture>(`/api/captures/${encodeURIComponent(id)}`),
   /** Captures holding calls whose method, URL, host or status contain the text. */
   calls: (text: string) => getJson<CallSearch>(`/api/calls?q=${encodeURIComponent(text)}`),
+  /** Per listed capture with findings or none: how many and of which kinds. */
+  findingCounts: () => getJson<Record<string, FindingCount>>('/api/findings'),
   findings: (id: string) => getJson<Finding[]>(`/api/captures/${encodeURIComponent(id)}/findings`),
   compare: (id: string, to: string) =>
     getJson<{ diff: DiffResult; before: Capture }>(`/api/captures/${encodeURIComponent(id)}/compare?to=${encodeURIComponent(to)}`),

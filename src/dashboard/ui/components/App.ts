@@ -14,7 +14,7 @@ export function App() {
   const [loaded, setLoaded] = useState(false);
   const [live, setLive] = useState(false);
   const [info, setInfo] = useState<DashboardInfo | null>(null);
-  const [filters, setFilters] = useState<ListFilters>({ type: 'all', errorsOnly: false, text: '', byRoute: false });
+  const [filters, setFilters] = useState<ListFilters>({ type: 'all', errorsOnly: false, text: '', byRoute: false, findingsOnly: false });
   const [, setTick] = useState(0);
 
   useEffect(() => {

@@ -7,6 +7,8 @@ import { captureHref } from '../router';
 import { CaptureStatus, TypeBadge } from './Badges';
 import { samplingNote, samplingOf } from '../../../query/sampling';
 import { groupByRoute } from '../../../query/routeGroups';
+import type { FindingCount } from '../../findingCount';
+import { kindsText } from './Findings';
 
 export interface ListFilters {
   type: 'all' | 'request' | 'job' | 'command' | 'test';
@@ -14,6 +16,8 @@ export interface ListFilters {
   text: string;
   /** Captures under one header per route template (the framework's, as in `probe list --group-by route`). */
   byRoute: boolean;
+  /** Only captures with findings (as `probe list --findings`). */
+  findingsOnly?: boolean;
 }
 
 const TYPES: Array<{ value: ListFilters['type']; label: string }> = [
@@ -28,18 +32,34 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-/** `calls`: captures whose calls match the text (method, URL, host, status), with how many of their calls do. */
-export function filterIndex(rows: IndexRow[], filters: ListFilters, calls?: ReadonlyMap<string, number>): IndexRow[] {
+/**
+ * `calls`: captures whose calls match the text (method, URL, host, status), with how many of their calls do.
+ * `findings`: each counted capture's findings (a capture not counted yet is not shown under `findingsOnly`).
+ */
+export function filterIndex(
+  rows: IndexRow[],
+  filters: ListFilters,
+  calls?: ReadonlyMap<string, number>,
+  findings?: Readonly<Record<string, FindingCount>>,
+): IndexRow[] {
   const needle = filters.text.trim().toLowerCase();
   return rows.filter((row) => {
     if (filters.type !== 'all' && row.type !== filters.type) return false;
     if (filters.errorsOnly && !row.has_errors) return false;
+    if (filters.findingsOnly && !(findings?.[row.id]?.count ?? 0)) return false;
     if (needle) {
       const hay = `${row.name} ${row.route ?? ''} ${row.status} ${row.label ?? ''} ${row.tags.join(' ')} ${row.id}`.toLowerCase();
       if (!hay.includes(needle) && !calls?.has(row.id)) return false;
     }
     return true;
   });
+}
+
+/** A capture's findings in the list: the count as a mark, 0 muted, blank while not counted or without calls. */
+function findingsCell(findings: Readonly<Record<string, FindingCount>> | null, row: IndexRow) {
+  const counted = findings?.[row.id];
+  if (!counted) return findings && (row.counts.http ?? 0) === 0 ? html`<span class="muted">–</span>` : '';
+  return counted.count ? html`<span class="tag tag-warn">${String(counted.count)}</span>` : html`<span class="muted">0</span>`;
 }
 
 /** Captures, newest first, updating live; ids that arrived since the first render flash once. */
@@ -74,7 +94,23 @@ export function CaptureList({
     };
   }, [text, rows]);
   const found = calls && calls.text === text ? calls.found : undefined;
-  const shown = useMemo(() => filterIndex(rows, filters, text ? found : undefined), [rows, filters, found, text]);
+  // Findings are counted on the server as captures arrive; the column fills in after the rows.
+  const [findings, setFindings] = useState<Record<string, FindingCount> | null>(null);
+  useEffect(() => {
+    if (!loaded) return;
+    let stale = false;
+    const timer = setTimeout(() => {
+      api.findingCounts().then(
+        (counts) => !stale && setFindings(counts),
+        () => undefined,
+      );
+    }, 150);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [rows, loaded]);
+  const shown = useMemo(() => filterIndex(rows, filters, text ? found : undefined, findings ?? undefined), [rows, filters, found, text, findings]);
   const sampling = useMemo(() => samplingOf(rows), [rows]);
   const known = useRef<Set<string> | null>(null);
   const fresh = new Set<string>();
@@ -96,6 +132,7 @@ export function CaptureList({
       <td><${CaptureStatus} type=${row.type} status=${row.status} /></td>
       <td class="num">${String(row.counts.http ?? 0)}</td>
       <td class="num">${row.errors ? html`<span class="tone-error-text">${String(row.errors)}</span>` : html`<span class="muted">0</span>`}</td>
+      <td class="num findings-cell" data-testid="capture-findings" data-count=${findings?.[row.id] ? String(findings[row.id]!.count) : ''} title=${findings?.[row.id]?.count ? kindsText(findings[row.id]!.kinds) : ''}>${findingsCell(findings, row)}</td>
       <td class="num">${ms(row.duration)}</td>
       <td class="num muted" title=${fullTime(row.started_at)}>${ago(row.started_at)}</td>
     </tr>`;
@@ -109,6 +146,7 @@ export function CaptureList({
         )}
       </div>
       <label class="check"><input type="checkbox" data-testid="errors-only" checked=${filters.errorsOnly} onChange=${(e: Event) => onFilters({ ...filters, errorsOnly: (e.target as HTMLInputElement).checked })} /> With errors</label>
+      <label class="check"><input type="checkbox" data-testid="findings-only" checked=${filters.findingsOnly ?? false} onChange=${(e: Event) => onFilters({ ...filters, findingsOnly: (e.target as HTMLInputElement).checked })} /> With findings</label>
       <label class="check"><input type="checkbox" data-testid="by-route" checked=${filters.byRoute} onChange=${(e: Event) => onFilters({ ...filters, byRoute: (e.target as HTMLInputElement).checked })} /> By route</label>
       <input class="search" type="search" placeholder="Filter by name, route, status, label, tag, or a call's URL, host…" value=${filters.text} data-testid="list-filter" onInput=${(e: Event) => onFilters({ ...filters, text: (e.target as HTMLInputElement).value })} />
       <span class="muted small" data-testid="list-count">${shown.length === rows.length ? plural(rows.length, 'capture') : `${shown.length} of ${plural(rows.length, 'capture')}`}</span>
@@ -120,14 +158,14 @@ export function CaptureList({
         : rows.length === 0
           ? html`<div class="empty" data-testid="list-empty"><p>No captures yet.</p><p class="muted">Run your app with <code>NODE_OPTIONS="--require probe/register"</code>; captures appear here as they are written.</p></div>`
           : html`<table class="captures" data-testid="captures">
-            <colgroup><col class="c-type" /><col /><col class="c-status" /><col class="c-count" /><col class="c-count" /><col class="c-dur" /><col class="c-when" /></colgroup>
-            <thead><tr><th>Type</th><th>Name</th><th>Status</th><th class="num">HTTP</th><th class="num">Errors</th><th class="num">Duration</th><th class="num">When</th></tr></thead>
+            <colgroup><col class="c-type" /><col /><col class="c-status" /><col class="c-count" /><col class="c-count" /><col class="c-count" /><col class="c-dur" /><col class="c-when" /></colgroup>
+            <thead><tr><th>Type</th><th>Name</th><th>Status</th><th class="num">HTTP</th><th class="num">Errors</th><th class="num" title="Wasteful calls found in the capture: N+1, duplicates, sequential calls, retries, slow calls">Findings</th><th class="num">Duration</th><th class="num">When</th></tr></thead>
             <tbody>
               ${
                 filters.byRoute
                   ? groupByRoute(shown).flatMap((group) => [
                       html`<tr key=${`g:${group.route}`} class="group" data-testid="route-group">
-                      <td colspan="7"><span class="group-key mono" data-testid="route-group-key">${group.route ?? '(no route)'}</span>
+                      <td colspan="8"><span class="group-key mono" data-testid="route-group-key">${group.route ?? '(no route)'}</span>
                         <span class="group-stats"><span><b>${String(group.captures)}</b> ${group.captures === 1 ? 'capture' : 'captures'}</span><span class=${group.with_errors ? 'tone-error-text' : ''}><b>${String(group.with_errors)}</b> with errors</span><span>avg <b>${ms(group.avg_duration)}</b></span><span>max <b>${ms(group.max_duration)}</b></span></span>
                       </td>
                     </tr>`,

@@ -17,10 +17,13 @@ type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 
 export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: number | null }) {
   const [state, setState] = useState<State>({ kind: 'loading' });
   const [findings, setFindings] = useState<Finding[]>([]);
+  /** The finding whose rows are marked on the HTTP tab (index in `findings`), or none. */
+  const [opened, setOpened] = useState<number | null>(null);
   useEffect(() => {
     let live = true;
     setState({ kind: 'loading' });
     setFindings([]);
+    setOpened(null);
     // Findings are read apart: the capture shows at once, the marks follow.
     api.findings(id).then(
       (found) => live && setFindings(found),
@@ -64,7 +67,7 @@ export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: numbe
         ${findings.length ? html`<span class="tag tag-warn" data-testid="findings-badge">${String(findings.length)} finding${findings.length === 1 ? '' : 's'}</span>` : null}
       </div>
     </header>
-    <${FindingsPanel} captureId=${capture.id} findings=${findings} />
+    <${FindingsPanel} captureId=${capture.id} findings=${findings} opened=${opened} onOpen=${setOpened} />
     <nav class="tabs" role="tablist">
       ${tabs.map(
         (
@@ -77,7 +80,7 @@ export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: numbe
     <div class="tab-body">
       ${tab === 'overview' ? html`<${Overview} capture=${capture} />` : null}
       ${tab === 'timeline' ? html`<${Timeline} capture=${capture} onOpenRow=${(index: number) => (location.hash = captureHref(capture.id, 'http', index))} />` : null}
-      ${tab === 'http' ? html`<${HttpTab} key=${`${capture.id}:${row ?? ''}`} captureId=${capture.id} rows=${rows} dropped=${capture.summary.dropped_rows ?? 0} focus=${row} flags=${findingFlags(findings)} />` : null}
+      ${tab === 'http' ? html`<${HttpTab} key=${`${capture.id}:${row ?? ''}`} captureId=${capture.id} rows=${rows} dropped=${capture.summary.dropped_rows ?? 0} focus=${row} flags=${findingFlags(findings, opened)} />` : null}
       ${tab === 'compare' ? html`<${ComparePanel} capture=${capture} />` : null}
     </div>
   </div>`;

@@ -77,7 +77,10 @@ export function ComparePanel({ capture }: { capture: Capture }) {
       ...diff.added.map((call) => [call.row, 'added'] as const),
       ...diff.changed.map((change) => [change.after_row, 'changed'] as const),
     ]);
-    body = html`<${Diff} diff=${diff} />
+    // A baseline of another unit diffs two different things: said above the diff, not left to look like a regression.
+    const otherName = diff.before.baseline !== undefined && before.name !== capture.name;
+    body = html`${otherName ? html`<p class="tone-error-text small" data-testid="compare-other-name">Baseline ${diff.before.baseline} was saved from ${before.name}, not ${capture.name}: this diff compares two different units.</p>` : null}
+      <${Diff} diff=${diff} />
       <div class="compare-columns">
         <div><h3 class="small">Before: ${diff.before.baseline !== undefined ? `baseline ${diff.before.baseline}` : before.id}</h3><${CallWaterfall} rows=${before.sections.http ?? []} duration=${before.duration} marks=${beforeMarks} testid="waterfall-before" /></div>
         <div><h3 class="small">After: ${capture.id}</h3><${CallWaterfall} rows=${capture.sections.http ?? []} duration=${capture.duration} marks=${afterMarks} testid="waterfall-after" /></div>

@@ -30,7 +30,7 @@ interface RowProps {
   onToggle: (index: number) => void;
   /** Scroll to this row when it first appears (opened from the timeline). */
   focused?: boolean;
-  /** Kinds of the findings that name this row. */
+  /** The kind of the finding opened above, when it names this row. */
   flags?: FindingKind[];
 }
 
@@ -56,7 +56,7 @@ class CallRow extends Component<RowProps> {
       <tr class=${`call ${open ? 'open' : ''} ${row.failed ? 'is-failed' : ''}`} data-testid="http-row" data-row=${String(index)} onClick=${() => onToggle(index)}>
         <td class="num muted" data-testid="row-number" title="Row index, as in probe rows and probe-show">${String(index)}</td>
         <td><${MethodBadge} method=${row.method} /></td>
-        <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}${row.cache ? html` <span class="tag tag-fake">cache</span>` : null}${(flags ?? []).map((kind) => html` <span class="tag tag-warn" data-testid="row-finding" data-kind=${kind} title="A finding names this call (see Findings above)">${FINDING_LABELS[kind]}</span>`)}</td>
+        <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}${row.cache ? html` <span class="tag tag-fake">cache</span>` : null}${(flags ?? []).map((kind) => html` <span class="tag tag-warn" data-testid="row-finding" data-kind=${kind} title="The finding opened above names this call">${FINDING_LABELS[kind]}</span>`)}</td>
         <td class="url mono" title=${row.url}><span class="url-origin">${origin}</span><span class="url-path">${rest}</span></td>
         <td class="num">${bytes(row.request_bytes)}</td>
         <td class="num">${bytes(row.response_bytes)}</td>
@@ -93,7 +93,7 @@ export interface HttpTabProps {
   dropped: number;
   /** Row to unfold on arrival (from the timeline). */
   focus: number | null;
-  /** Row → kinds of the findings that name it. */
+  /** Row → the kind of the finding opened above, for the rows it names. */
   flags?: ReadonlyMap<number, FindingKind[]>;
 }
 
