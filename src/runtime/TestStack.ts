@@ -60,6 +60,10 @@ export class TestStack {
     return holds();
   }
 
+  isEmpty(): boolean {
+    return this.running.length === 0;
+  }
+
   push(unit: Unit): void {
     this.running.push(unit);
   }
