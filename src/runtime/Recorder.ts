@@ -169,10 +169,14 @@ export class Recorder {
     return this.ranTests && !this.thread && typeof process.send === 'function' && this.tests.isEmpty();
   }
 
-  /** A test case starts: its own unit of type `test` until endTest. Tests nest (node:test subtests). */
-  beginTest(name: string): Unit {
+  /**
+   * A test case starts: its own unit of type `test` until endTest, named by its path (`suite > case`, kept as
+   * given too: see Unit.testPath). Tests nest (node:test subtests).
+   */
+  beginTest(path: readonly string[]): Unit {
     this.ranTests = true;
-    const unit = new Unit('test', name, now(), randomTraceId(), null, null);
+    const unit = new Unit('test', path.join(' > ') || 'test', now(), randomTraceId(), null, null);
+    unit.testPath = path.length ? path : null;
     unit.sampled = this.sampler.decide(unit.traceId);
     this.tests.push(unit);
     return unit;

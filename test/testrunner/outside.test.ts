@@ -106,6 +106,17 @@ describe('test runners with Probe installed outside the project', () => {
       assert.equal(expected.length, 4, output);
       const captures = readCaptures(folder);
       assert.deepEqual(statuses(captures), expected, `a test capture per test, with Vitest's status\n${output}`);
+      // Each capture's name path is the one Vitest reports (its suites' titles, then its own).
+      assert.deepEqual(
+        captures
+          .filter((capture) => capture.type === 'test')
+          .map((capture) => JSON.stringify(capture.meta.test_path))
+          .sort(),
+        report.testResults
+          .flatMap((file) => file.assertionResults)
+          .map((test) => JSON.stringify([...test.ancestorTitles, test.title]))
+          .sort(),
+      );
       checkTestCaptures(captures, output);
       const commands = captures.filter((capture) => capture.type === 'command');
       assert.deepEqual(
