@@ -86,6 +86,29 @@ describe('node --test under the preload: a capture per test', () => {
     });
   });
 
+  it('one run of a suite past storage.limit is kept whole by default, and `probe list` shows every test', async () => {
+    // 450 tests across suites, each with a call: more than the 200 captures `storage.limit` keeps of other kinds.
+    const suites = Array.from({ length: 9 }, (_, s) => {
+      const tests = Array.from({ length: 50 }, (_, n) => `  it('t${n}', async () => { await fetch(process.env.UPSTREAM + '/ok?s=${s}&t=${n}'); });`);
+      return `describe('s${s}', () => {\n${tests.join('\n')}\n});`;
+    });
+    const file = 'many.test.mjs';
+    const app = new TestApp({ [file]: `import { describe, it } from 'node:test';\n${suites.join('\n')}\n` });
+    const env = app.env({ preload: 'require', env: { UPSTREAM: upstream.url, NODE_TEST_CONTEXT: undefined } });
+    const run = await runChild(process.execPath, ['--test', '--test-reporter=tap', file], { cwd: app.dir, env });
+    const output = `${run.stdout}\n${run.stderr}`.slice(-4000);
+    assert.equal(run.code, 0, output);
+    const reported = tapPaths(run.stdout)
+      .map(([names]) => names.join(' > '))
+      .sort();
+    assert.equal(reported.length, 450, output);
+    const tests = app.captures().filter((capture) => capture.type === 'test');
+    assert.deepEqual(tests.map((capture) => capture.name).sort(), reported, 'a capture per test node:test reported');
+    const listed = await app.cli(['list', '--json', '--type', 'test', '--limit', '500']);
+    // Every test is in the store's index (the answer itself is cut to its size budget).
+    assert.equal((JSON.parse(listed.stdout) as { matched: number }).matched, 450, listed.stderr);
+  });
+
   it('a test that calls t.skip() is skipped, as node:test reports it (TAP), with its calls', async () => {
     const file = 'node-test.skip.test.mjs';
     const app = new TestApp({ [file]: readFileSync(path.join(FIXTURES, file), 'utf8') });
