@@ -7,14 +7,18 @@
 import { recordVitestRunner, recordVitestTests, type VitestHooks } from './testrunner/vitestTests.js';
 
 interface Bridge {
+  vitest: string;
   runners: string;
   record(runners: unknown): boolean;
+  warn(error: unknown): void;
 }
 
 // Probe's hooks as the preload made them in this worker (reachable from a vm context too: it shares `process`).
 const bridge = (process as unknown as Record<symbol, Bridge | undefined>)[Symbol.for('probe.vitest.runner')];
-// Not a dependency of Probe: resolved from the app at run time, so no type comes with it.
-const vitestModule: string = 'vitest';
+// Not a dependency of Probe: the app's, so no type comes with it. Under the preload, the copy running this worker
+// (by URL: a bare name is resolved from this file's folder, which has no Vitest when Probe is installed outside
+// the project); listed by the app itself, the one its project resolves.
+const vitestModule: string = bridge?.vitest ?? 'vitest';
 
 try {
   const vitest = (await import(vitestModule)) as VitestHooks & { TestRunner?: unknown };
@@ -23,6 +27,7 @@ try {
   const runners = vitest.TestRunner ? { VitestTestRunner: vitest.TestRunner } : bridge ? ((await import(bridge.runners)) as unknown) : null;
   const record = bridge?.record ?? recordVitestRunner;
   if (!(runners && record(runners))) recordVitestTests(vitest);
-} catch {
-  // never in the tests' way: no capture per test
+} catch (error) {
+  // never in the tests' way: no capture per test, and a word why
+  bridge?.warn(error);
 }

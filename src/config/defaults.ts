@@ -11,6 +11,8 @@ import type { RegisterApi, ResolvedResponseType } from './types';
 import type { HeaderMasks, InputRules } from './userParts';
 
 export const DEFAULT_LIMIT = 200;
+/** Test captures the file store keeps, counted apart from the others: a run of a suite of a few thousand tests. */
+export const DEFAULT_TEST_LIMIT = 5000;
 export const DEFAULT_FILE_PATH = '.probe/captures';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_REDIS_PREFIX = 'probe:';
@@ -23,7 +25,7 @@ export const DEFAULT_N_PLUS_ONE = 5;
 /** The environment variables that override a setting of the file (REDIS_URL is a default, below). */
 export const ENV_SETTINGS = ['PROBE_ENABLED', 'PROBE_STORAGE', 'PROBE_SAMPLE_RATE'] as const;
 
-const STORAGE_KEY_NAMES = ['driver', 'limit', 'file', 'redis'] as const;
+const STORAGE_KEY_NAMES = ['driver', 'limit', 'test_limit', 'file', 'redis'] as const;
 export type StorageKey = (typeof STORAGE_KEY_NAMES)[number];
 /**
  * Built-in storage keys (the schema's storage shape is checked against this list); any other key is a custom
@@ -161,6 +163,7 @@ export interface Defaults {
   storage: {
     driver: string;
     limit: number;
+    test_limit: number;
     file: { path: string };
     redis: { url: string; prefix: string; ttl: number };
     [driver: string]: unknown;
@@ -184,6 +187,7 @@ export function defaultSettings(root: string, env: NodeJS.ProcessEnv): Defaults 
     storage: {
       driver: 'file',
       limit: DEFAULT_LIMIT,
+      test_limit: DEFAULT_TEST_LIMIT,
       file: { path: path.resolve(root, DEFAULT_FILE_PATH) },
       redis: { url: env.REDIS_URL || DEFAULT_REDIS_URL, prefix: DEFAULT_REDIS_PREFIX, ttl: DEFAULT_REDIS_TTL },
     },

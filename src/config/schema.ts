@@ -65,6 +65,7 @@ function storage(root: string) {
   const known = {
     driver,
     limit: wholeAtLeast(1),
+    test_limit: wholeAtLeast(1),
     file: section(strict({ path: captureFolder(root) }).partial()),
     redis,
     cache: redis,

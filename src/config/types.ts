@@ -91,6 +91,8 @@ export interface ResolvedConfig {
   readonly storage: {
     readonly driver: string;
     readonly limit: number;
+    /** Test captures the file store keeps, apart from `limit` (see FileStore). */
+    readonly test_limit: number;
     readonly file: { readonly path: string };
     readonly redis: { readonly url: string; readonly prefix: string; readonly ttl: number };
     readonly [driver: string]: unknown;

@@ -127,6 +127,7 @@ export class HttpLens {
       push: null,
       responseEmit: null,
       socket: null,
+      interceptor: null,
     };
     Object.defineProperty(request, TAPS, { value: taps, configurable: true, writable: true });
     request.write = tappedWrite as typeof request.write;
@@ -154,6 +155,23 @@ interface Taps {
   responseEmit: Emit | null;
   /** The socket the request was given, until its response says the connection's address and protocol. */
   socket: import('node:net').Socket | null;
+  /** The request was given @mswjs/interceptors' socket (nock, msw): its answer is a fake's or a real server's. */
+  interceptor: InterceptorSocket | null;
+}
+
+/**
+ * @mswjs/interceptors' `MockHttpSocket` (nock 14, msw): `socketState` becomes `mock` when a fake answers and
+ * `passthrough` when the request is let through (nock's `allowUnmocked`, msw's `bypass`), `originalSocket` then
+ * the real connection it pipes (https://github.com/mswjs/interceptors/blob/main/src/interceptors/ClientRequest/MockHttpSocket.ts).
+ */
+interface InterceptorSocket {
+  socketState?: string;
+  originalSocket?: import('node:net').Socket;
+}
+
+/** The real connection behind an interceptor's socket the request was let through on; null when a fake answered. */
+function passedThrough(socket: InterceptorSocket): import('node:net').Socket | null {
+  return socket.socketState === 'passthrough' && socket.originalSocket ? socket.originalSocket : null;
 }
 const TAPS = Symbol('probe.http.taps');
 type Tapped = { [TAPS]: Taps };
@@ -244,7 +262,8 @@ function observeRequest(taps: Taps, event: string | symbol, first: unknown): voi
     case 'socket': {
       const socket = first as import('node:net').Socket;
       if (socket?.constructor?.name === 'MockHttpSocket') {
-        record.markFake(); // nock / msw answer through @mswjs/interceptors' socket
+        // nock / msw answer through @mswjs/interceptors' socket, or let the request through it: told at the answer.
+        taps.interceptor = socket as InterceptorSocket;
         return;
       }
       if (socket.connecting) watchSocket(socket);
@@ -271,6 +290,8 @@ function observeRequest(taps: Taps, event: string | symbol, first: unknown): voi
       break;
     }
     case 'error':
+      // An error the fake answered with (nock's replyWithError), not a real connection's.
+      if (taps.interceptor && !passedThrough(taps.interceptor)) record.markFake();
       if (record.end === null) {
         record.failWithoutResponse(errorInput(first));
       }
@@ -284,6 +305,11 @@ function observeRequest(taps: Taps, event: string | symbol, first: unknown): voi
 /** The response's status and headers, and the connection it came on. */
 function answered(taps: Taps, response: http.IncomingMessage): void {
   const record = taps.record;
+  if (taps.interceptor) {
+    taps.socket = passedThrough(taps.interceptor);
+    if (!taps.socket) record.markFake();
+    taps.interceptor = null;
+  }
   const socket = taps.socket;
   if (socket && !record.fake) {
     taps.socket = null;

@@ -3,11 +3,12 @@ import { wrapFetch } from './fetch';
 import { cacheLayerFetch } from './cacheLayerFetch';
 import { watchNextFetch } from './nextFetch';
 import { UndiciFetchInstrumentation } from './UndiciFetchInstrumentation';
+import { MockAgentInstrumentation } from './mockAgentCalls';
 
 /**
  * One row per app `fetch()` call: global fetch wrapped (and msw/nock's fetch when they install theirs, and
  * Next.js's, whose data cache answers calls without the fetch below), the `undici` package's fetch export through
- * UndiciFetchInstrumentation. Its hops are undici requests: the undici lens folds them into the FetchCall started
+ * UndiciFetchInstrumentation, and the calls undici's MockAgent answers outside a fetch through MockAgentInstrumentation. Its hops are undici requests: the undici lens folds them into the FetchCall started
  * here. Made after any source that lists a module for the ESM loader: UndiciFetchInstrumentation's constructor
  * registers the loader (see esmHook).
  */
@@ -17,7 +18,7 @@ export const fetchLens: LensFactory = ({ config, recorder, logger, subscribe }) 
   return {
     name: 'fetch',
     scopes: [],
-    instrumentations: [new UndiciFetchInstrumentation(recorder, maxBodyBytes, logger)],
+    instrumentations: [new UndiciFetchInstrumentation(recorder, maxBodyBytes, logger), new MockAgentInstrumentation(recorder, logger)],
     joins: [],
     enable: () => {
       const unwrap = wrapFetch(recorder, maxBodyBytes, logger);

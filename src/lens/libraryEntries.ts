@@ -1,5 +1,5 @@
 import type { LensFactory } from './Lens';
-import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
 import { enterLibrary, markEntry, markedEntry, type EntryStack } from '../origin/entry';
 import { patchMethod } from '../util/patches';
@@ -18,10 +18,19 @@ type Exports = Record<string, any>; // eslint-disable-line @typescript-eslint/no
  * frame on the stack: each one's entry points, where the app's call still is. Only the app's origin needs
  * these; recording works without them. Each wrapper is a no-op where a version lacks the method.
  */
-const LIBRARIES: Record<string, { why: string; hook(exports: Exports, hooking: Hooking): void }> = {
+const LIBRARIES: Record<string, { why: string; hook(exports: Exports, hooking: Hooking): void; files?: LibraryFile[] }> = {
   got: {
     why: "got() builds its Options while the app's call is on the stack, then its Request awaits hooks before calling the request function; retries start from a timer (https://github.com/sindresorhus/got/blob/main/source/core/index.ts, _makeRequest)",
     hook: (exports, hooking) => hookGot(exports.Options?.prototype, hooking),
+    files: [
+      {
+        // got 11 (CommonJS, the last before got went ESM-only): no Options class; its client functions take
+        // `normalizeArguments` from the Request class when they load, so the class is hooked where it is defined.
+        path: 'got/dist/source/core/index.js',
+        versions: ['>=11.0.0 <12'],
+        hook: (exports, hooking) => hookGot11(exports.default, hooking),
+      },
+    ],
   },
   ky: {
     why: 'ky retries from `await delay()` inside its own promise chain, which V8 async stack traces do not link to the app (https://github.com/sindresorhus/ky/blob/main/source/core/Ky.ts)',
@@ -44,6 +53,13 @@ const LIBRARIES: Record<string, { why: string; hook(exports: Exports, hooking: H
     hook: (exports, hooking) => scoped(exports.BaseAnthropic?.prototype, 'request', '@anthropic-ai/sdk BaseAnthropic.prototype.request', hooking),
   },
 };
+
+/** A file of a library hooked where it loads: what its main module exports is not enough (got 11). */
+interface LibraryFile {
+  path: string;
+  versions: string[];
+  hook(exports: Exports, hooking: Hooking): void;
+}
 
 /** The modules hooked here: ESM apps need the import loader for them (see esmHook). */
 export const LIBRARY_MODULES = Object.keys(LIBRARIES);
@@ -149,6 +165,34 @@ function hookGot(options: Record<string, Fn> | undefined, { why, undo }: Hooking
   }
 }
 
+/**
+ * got 11: `Request.normalizeArguments`, run inside the app's call (a got.extend() client's too), makes each call's
+ * options object, which keeps the caller's stack; `_makeRequest`, after awaits (the body, hooks), and each retry's
+ * (a new Request on the same options, from a timer) runs under it
+ * (https://github.com/sindresorhus/got/blob/v11.8.6/source/core/index.ts).
+ */
+function hookGot11(Request: unknown, { why, undo }: Hooking): void {
+  if (typeof Request !== 'function' || !Request.prototype) return;
+  const normalize = patchMethod(Request as unknown as Record<string, Fn>, 'normalizeArguments', 'got 11 Request.normalizeArguments', why, (original) => {
+    const entry = function (this: unknown) {
+      const options = original.apply(this, arguments as unknown as unknown[]);
+      markEntry(options, entry);
+      return options;
+    };
+    return entry;
+  });
+  if (normalize) undo.push(normalize);
+  const make = patchMethod(Request.prototype as Record<string, Fn>, '_makeRequest', 'got 11 Request.prototype._makeRequest', why, (original) => {
+    const entry = function (this: { options?: unknown }) {
+      const args = arguments as unknown as unknown[];
+      const marked = markedEntry(this?.options);
+      return marked ? enterLibrary(() => original.apply(this, args), entry, marked) : original.apply(this, args);
+    };
+    return entry;
+  });
+  if (make) undo.push(make);
+}
+
 function underEntry(request: Fn, marked: EntryStack): Fn {
   const entry = function (this: unknown) {
     const args = arguments as unknown as unknown[];
@@ -196,6 +240,22 @@ export class LibraryEntryInstrumentation extends InstrumentationBase {
   protected init() {
     return LIBRARY_MODULES.map((name) => {
       const hooking: Hooking = { why: `the app's line of calls made after an async hop: ${LIBRARIES[name]!.why}`, undo: [] };
+      const files = (LIBRARIES[name]!.files ?? []).map(
+        (file) =>
+          new InstrumentationNodeModuleFile(
+            file.path,
+            file.versions,
+            (exports: Exports) => {
+              try {
+                file.hook(exports, hooking);
+              } catch (error) {
+                this.probeLogger.warnOnce(`entry-${file.path}`, `could not hook ${file.path} for call origins`, error);
+              }
+              return exports;
+            },
+            (exports: Exports) => exports,
+          ),
+      );
       return new InstrumentationNodeModuleDefinition(
         name,
         ['*'],
@@ -210,6 +270,7 @@ export class LibraryEntryInstrumentation extends InstrumentationBase {
         () => {
           while (hooking.undo.length > 0) hooking.undo.pop()!();
         },
+        files,
       );
     });
   }

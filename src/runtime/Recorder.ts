@@ -160,10 +160,23 @@ export class Recorder {
     return this.tests.current() ?? this.processUnit;
   }
 
-  /** A test case starts: its own unit of type `test` until endTest. Tests nest (node:test subtests). */
-  beginTest(name: string): Unit {
+  /**
+   * Whether this process is a test runner's pool worker with no test running: one that ran tests, was forked with
+   * an IPC channel (its runner's), and is on its main thread. A runner stops such a worker with SIGTERM once its
+   * files are done (Vitest's forks pools): the end the runner meant, not a kill.
+   */
+  idleTestWorker(): boolean {
+    return this.ranTests && !this.thread && typeof process.send === 'function' && this.tests.isEmpty();
+  }
+
+  /**
+   * A test case starts: its own unit of type `test` until endTest, named by its path (`suite > case`, kept as
+   * given too: see Unit.testPath). Tests nest (node:test subtests).
+   */
+  beginTest(path: readonly string[]): Unit {
     this.ranTests = true;
-    const unit = new Unit('test', name, now(), randomTraceId(), null, null);
+    const unit = new Unit('test', path.join(' > ') || 'test', now(), randomTraceId(), null, null);
+    unit.testPath = path.length ? path : null;
     unit.sampled = this.sampler.decide(unit.traceId);
     this.tests.push(unit);
     return unit;

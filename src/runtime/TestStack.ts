@@ -60,6 +60,10 @@ export class TestStack {
     return holds();
   }
 
+  isEmpty(): boolean {
+    return this.running.length === 0;
+  }
+
   push(unit: Unit): void {
     this.running.push(unit);
   }
@@ -83,8 +87,19 @@ export class TestStack {
     // Asked on every call outside a test's context: no test running is the common answer (and `running[-1]` a slow read).
     if (this.running.length === 0) return undefined;
     for (let at = 1; at < this.running.length; at++) {
-      if (!this.running[at]!.name.startsWith(`${this.running[at - 1]!.name} > `)) return undefined;
+      if (!extendsPath(this.running[at]!, this.running[at - 1]!)) return undefined;
     }
     return this.running[this.running.length - 1];
   }
+}
+
+/**
+ * Whether `inner`'s name path extends `outer`'s by names (`['a', 'b']` extends `['a']`; `['a > b']` does not,
+ * though its name reads the same).
+ */
+function extendsPath(inner: Unit, outer: Unit): boolean {
+  const a = inner.testPath;
+  const b = outer.testPath;
+  if (!a || !b) return inner.name.startsWith(`${outer.name} > `);
+  return a.length > b.length && b.every((name, at) => a[at] === name);
 }

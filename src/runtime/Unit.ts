@@ -14,6 +14,11 @@ export class Unit {
   request: IncomingRequestInput | null = null;
   /** The framework's route template, or a reader of it called when the request ends (see Recorder.noteRoute). */
   routeFrom: string | (() => unknown) | null = null;
+  /**
+   * A test's name path as its runner gives it (suites, then its own name): its `name` joins them with ` > `, which
+   * a name may hold itself; the capture keeps the path as `meta.test_path`.
+   */
+  testPath: readonly string[] | null = null;
   /** The operation a request names (GraphQL's), read when the unit closes and added to its name. */
   operationFrom: (() => string | null) | null = null;
   readonly spans: SpanInput[] = [];
@@ -93,7 +98,7 @@ export class Unit {
       label: this.label,
       tags: this.tags,
       jobId: this.jobId,
-      meta,
+      meta: this.testPath ? { ...meta, test_path: [...this.testPath] } : meta,
       request: this.request,
       spans: this.spans,
       // An agent's own calls (told once their stacks were read: Recorder.close settles every pending one first).

@@ -70,7 +70,8 @@ export function installExitHooks(recorder: Recorder, writer: CaptureWriter, thre
   const onSignal = (signal: ExitSignal) => {
     // Only when Probe's is the sole listener: then the app relies on the default (die), which we redo.
     if (process.listenerCount(signal) > 1) return;
-    finalSync(128 + SIGNALS[signal]);
+    // A test runner stopping its idle pool worker ends it as it meant to: exit 0, not a kill (see idleTestWorker).
+    finalSync(signal === 'SIGTERM' && recorder.idleTestWorker() ? 0 : 128 + SIGNALS[signal]);
     process.removeListener(signal, handlers[signal]);
     process.kill(process.pid, signal);
   };

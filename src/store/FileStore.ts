@@ -22,8 +22,14 @@ import { threadWork } from '../util/threadWork';
 export interface FileStoreOptions {
   /** Folder of the capture files (absolute, or relative to the working directory). */
   path: string;
-  /** Most recent captures kept. */
+  /** Most recent captures kept (of every type but `test` when `testLimit` is given). */
   limit: number;
+  /**
+   * Most recent test captures kept, counted apart from the others (absent: tests count with them). A test run
+   * writes a capture per test, a few thousand for a large suite: kept whole, while `limit` still bounds a
+   * long-lived server's requests and jobs.
+   */
+  testLimit?: number;
   logger?: Logger;
   /**
    * The folder the captures must really lie in (`<root>/.probe`): a folder that leads outside it through a
@@ -112,6 +118,9 @@ let tempCount = 0;
 export class FileStore implements Store {
   readonly path: string;
   readonly limit: number;
+  readonly testLimit: number | undefined;
+  /** Whether each capture file seen is a test's, by file name (a file is never rewritten: a re-put is a new name). */
+  private readonly testFiles = new Map<string, boolean>();
   /** See FileStoreOptions.within. */
   readonly within: string | undefined;
   private readonly trimEveryMs: number;
@@ -132,6 +141,7 @@ export class FileStore implements Store {
   constructor(options: FileStoreOptions) {
     this.path = path.resolve(options.path);
     this.limit = Math.max(1, Math.floor(options.limit));
+    this.testLimit = options.testLimit === undefined ? undefined : Math.max(1, Math.floor(options.testLimit));
     this.trimEveryMs = options.trimEveryMs ?? TRIM_EVERY_MS;
     this.logger = options.logger;
     this.within = options.within === undefined ? undefined : path.resolve(options.within);
@@ -238,7 +248,8 @@ export class FileStore implements Store {
     const out: IndexRow[] = [];
     const seen = new Set<string>();
     const files = this.captureFiles();
-    for (let i = 0; i < files.length && out.length < this.limit; i++) {
+    const keeps = this.keeper();
+    for (let i = 0; i < files.length && !keeps.full(); i++) {
       // Short synchronous slices: see readRow. Yielding between them keeps a dashboard's event loop responsive.
       if (i > 0 && i % ROWS_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const { name, id } = files[i]!;
@@ -250,7 +261,8 @@ export class FileStore implements Store {
         continue;
       }
       seen.add(id);
-      out.push(row);
+      this.testFiles.set(name, row.type === 'test');
+      if (keeps.keep(row.type === 'test')) out.push(row);
     }
     // Captures over the limit wait for the next trim (at most trimEveryMs): they are never shown.
     return out;
@@ -290,10 +302,13 @@ export class FileStore implements Store {
     const names = this.list();
     const kept = new Set<string>();
     const dropped: string[] = [];
-    for (const file of captureFilesOf(names)) {
+    const keeps = this.keeper();
+    const files = captureFilesOf(names);
+    if (this.testLimit !== undefined) this.forgetGone(files);
+    for (const file of files) {
       // A second file of one id (re-put with another start time): the newest stands.
       if (kept.has(file.id)) dropped.push(file.name);
-      else if (kept.size < this.limit) kept.add(file.id);
+      else if (keeps.keep(this.isTestFile(file))) kept.add(file.id);
       else dropped.push(file.name);
     }
     // Unlinked, never kept for reuse: a removed capture leaves no copy of its text behind.
@@ -301,6 +316,41 @@ export class FileStore implements Store {
     // Every trim, not only one that drops: a crashed writer's temp file is shed below the limit too.
     // Cheap: names are tested in memory, and only a leftover's name leads to a stat.
     this.removeLeftovers((name) => isLegacySpare(name) || this.isStale(name), names);
+  }
+
+  /**
+   * Counts the captures kept, newest first: `limit` of them, or with `testLimit`, `limit` of every type but
+   * `test` and `testLimit` tests.
+   */
+  private keeper(): { keep(isTest: boolean): boolean; full(): boolean } {
+    const { limit, testLimit } = this;
+    let others = 0;
+    let tests = 0;
+    if (testLimit === undefined) return { keep: () => others++ < limit, full: () => others >= limit };
+    return {
+      keep: (isTest) => (isTest ? tests++ < testLimit : others++ < limit),
+      full: () => others >= limit && tests >= testLimit,
+    };
+  }
+
+  /** Whether a capture file is a test's (its head read once, then known by name); false when it cannot be read. */
+  private isTestFile(file: CaptureName): boolean {
+    if (this.testLimit === undefined) return false;
+    let known = this.testFiles.get(file.name);
+    if (known === undefined) {
+      const row = this.readRow(file.name, file.id);
+      known = row?.type === 'test';
+      // A file being written or half there is asked again at the next trim.
+      if (row) this.testFiles.set(file.name, known);
+    }
+    return known;
+  }
+
+  /** Forgets the files no longer in the folder (removed here or by another process). */
+  private forgetGone(files: CaptureName[]): void {
+    if (this.testFiles.size <= files.length) return;
+    const present = new Set(files.map((file) => file.name));
+    for (const name of this.testFiles.keys()) if (!present.has(name)) this.testFiles.delete(name);
   }
 
   /** Removes the temp and spare files (regular files only) that `drop` selects. Never throws. */

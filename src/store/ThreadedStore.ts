@@ -79,7 +79,7 @@ interface Pending {
 
 /** How the store's thread opens the same built-in driver: plain data, as workerData carries it. */
 export type ThreadDriver =
-  | { driver: 'file'; path: string; limit: number; within: string | undefined; pin: FolderPin | null }
+  | { driver: 'file'; path: string; limit: number; testLimit: number | undefined; within: string | undefined; pin: FolderPin | null }
   | { driver: 'redis'; url: string; prefix: string; ttl: number; limit: number };
 
 /** What the store's thread posts: a batch's outcome, or whether it could load the config to build units. */
@@ -459,7 +459,8 @@ export class ThreadedStore implements Store {
 
   private driver(): ThreadDriver {
     const store = this.store;
-    if (store instanceof FileStore) return { driver: 'file', path: store.path, limit: store.limit, within: store.within, pin: store.folderPin };
+    if (store instanceof FileStore)
+      return { driver: 'file', path: store.path, limit: store.limit, testLimit: store.testLimit, within: store.within, pin: store.folderPin };
     return { driver: 'redis', url: store.url, prefix: store.prefix, ttl: store.ttl, limit: store.limit };
   }
 

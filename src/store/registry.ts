@@ -16,7 +16,13 @@ import type { RedisStore } from './RedisStore';
  */
 const BUILTIN_DRIVERS: Record<string, (app: StoreApp) => FileStore | RedisStore> = {
   file: (app) =>
-    new FileStore({ path: app.config.storage.file.path, limit: app.config.storage.limit, logger: app.logger, within: path.join(app.root, '.probe') }),
+    new FileStore({
+      path: app.config.storage.file.path,
+      limit: app.config.storage.limit,
+      testLimit: app.config.storage.test_limit,
+      logger: app.logger,
+      within: path.join(app.root, '.probe'),
+    }),
   redis: (app) => {
     // Loaded lazily so apps on the file store never load the Redis client.
     const { RedisStore } = require('./RedisStore') as typeof import('./RedisStore');

@@ -78,7 +78,14 @@ const rowsOf = (posted: PostedUnit): RowCache | undefined => (posted.parts ? row
 
 function open(): Writer {
   if (driver.driver === 'file') {
-    const store = new FileStore({ path: driver.path, limit: driver.limit, within: driver.within, pin: driver.pin, trimEveryMs: TRIM_EVERY_MS });
+    const store = new FileStore({
+      path: driver.path,
+      limit: driver.limit,
+      testLimit: driver.testLimit,
+      within: driver.within,
+      pin: driver.pin,
+      trimEveryMs: TRIM_EVERY_MS,
+    });
     return {
       putPrepared: (prepared) => store.putPrepared(prepared),
       putBuilt: (capture, cached) => store.putPrepared(preparePut(capture, cached)),

@@ -4,9 +4,6 @@ import type { Recorder } from '../runtime/Recorder';
 import type { Unit } from '../runtime/Unit';
 import { currentRuntime } from '../runtime/state';
 
-/** Between the names of a test's path: `suite > inner > case`. */
-const SEPARATOR = ' > ';
-
 /** One test case being recorded: its unit, opened by `begin`, ended once by `end`. */
 export class TestCase {
   #ended = false;
@@ -16,12 +13,14 @@ export class TestCase {
     readonly unit: Unit,
   ) {}
 
-  /** A test starts: `names` is its path (suites, then its own name). Null when Probe is not running. */
+  /**
+   * A test starts: `names` is its path (suites, then its own name), each name as the runner gives it (the capture's
+   * name joins them with ` > `). Null when Probe is not running.
+   */
   static begin(names: readonly string[]): TestCase | null {
     const recorder = currentRuntime()?.recorder;
     if (!recorder) return null;
-    const name = names.filter(Boolean).join(SEPARATOR) || 'test';
-    return new TestCase(recorder, recorder.beginTest(name));
+    return new TestCase(recorder, recorder.beginTest(names.filter(Boolean).map(String)));
   }
 
   get ended(): boolean {

@@ -1,3 +1,4 @@
+import { executionAsyncResource } from 'node:async_hooks';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
 import { patchMethod } from '../util/patches';
@@ -119,7 +120,7 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
         if (!bindNodeTestContexts(caseOf))
           logger.debug("node:test's tests run in no context of their own: calls of tests running at once go to the process's capture");
       }
-      const test = TestCase.begin([String(t.fullName ?? t.name ?? 'test')]);
+      const test = TestCase.begin(namePath(t));
       if (!test) return;
       if (t.signal && typeof t.signal === 'object') cases.set(t.signal, test);
       hookSkip(t);
@@ -134,4 +135,48 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
       logger.warnOnce('node-test-start', 'could not start a test capture', error);
     }
   });
+}
+
+/** What Probe reads of node:test's Test (the running hook's `parentTest`, subtests, parents up to the root). */
+interface NodeTestNode {
+  name?: unknown;
+  parent?: NodeTestNode | null;
+  signal?: unknown;
+  finished?: boolean;
+  subtests?: NodeTestNode[];
+}
+
+/**
+ * The test's name path, its suites' names first, as node:test gives them: the running test is found by its signal
+ * among the unfinished tests under the hook's own (Probe's `beforeEach` is the root's), and its parents read up to
+ * the root (left out), when they make the `fullName` node:test reports (joined with ` > `); else that full name as
+ * one name.
+ */
+function namePath(t: { name?: unknown; fullName?: unknown; signal?: unknown }): string[] {
+  const fullName = String(t.fullName ?? t.name ?? 'test');
+  try {
+    const hook = executionAsyncResource() as { parentTest?: NodeTestNode | null };
+    const names: string[] = [];
+    const found = runningTest(hook?.parentTest, t.signal);
+    for (let test = found; test && test.parent && names.length < 1000; test = test.parent) names.unshift(String(test.name));
+    // node:test before `fullName` (Node 20.15): the test's own name ends the path.
+    const agrees = t.fullName === undefined ? names[names.length - 1] === fullName : names.join(' > ') === fullName;
+    if (names.length && agrees) return names;
+  } catch {
+    // node:test's internals as they are: the full name
+  }
+  return [fullName];
+}
+
+/** The test with this signal among the unfinished tests under `from` (a running test's suites are unfinished too). */
+function runningTest(from: NodeTestNode | null | undefined, signal: unknown): NodeTestNode | null {
+  if (!from || !signal) return null;
+  const pending: NodeTestNode[] = [from];
+  for (let seen = 0; pending.length > 0 && seen < 100_000; seen++) {
+    const test = pending.pop()!;
+    if (test.signal === signal && test !== from) return test;
+    if (!Array.isArray(test.subtests)) continue;
+    for (const sub of test.subtests) if (sub && !sub.finished) pending.push(sub);
+  }
+  return null;
 }

@@ -29,9 +29,17 @@ const WHY_WORKER = `Vitest evaluates test files through its own module runner (i
 const BRIDGE = Symbol.for('probe.vitest.runner');
 
 export interface VitestBridge {
+  /**
+   * The file URL of the app's `vitest` (the package's import entry), the one running this worker: the setup file
+   * imports it by URL, since a bare `vitest` is resolved from the setup file's folder, and Probe installed outside
+   * the project (its own folder, global, linked) finds none there.
+   */
+  vitest: string;
   /** The file URL of `vitest/runners` (`dist/runners.js`, beside the worker entry). */
   runners: string;
   record: typeof recordVitestRunner;
+  /** Says once (and under PROBE_DEBUG each time) why the setup file records no test. */
+  warn(error: unknown): void;
 }
 /** Probe's setup file (`probe/vitest`), beside this file's folder in the package. */
 const SETUP_FILE = path.join(__dirname, '..', 'vitest.mjs');
@@ -59,7 +67,12 @@ export const vitestRunner: TestRunnerSource = {
     if (!entry || !existsSync(SETUP_FILE)) return null;
     alsoHookEsm(entry.url, { imported: true, inThreads: true });
     hookedEntry = entry;
-    const bridge: VitestBridge = { runners: new URL('runners.js', entry.worker).href, record: recordVitestRunner };
+    const bridge: VitestBridge = {
+      vitest: entry.index,
+      runners: new URL('runners.js', entry.worker).href,
+      record: recordVitestRunner,
+      warn: (error) => logger.warnOnce('vitest-setup', 'could not record Vitest tests: the setup file could not load vitest', error),
+    };
     return { name: 'vitest', instrumentations: [new VitestWorkerInstrumentation(bridge, logger)], enable: () => () => {} };
   },
 };
@@ -74,6 +87,8 @@ export const vitestRunner: TestRunnerSource = {
 interface WorkerEntry {
   /** dist/worker.js's file URL (the real path, as the ESM loader names it). */
   worker: string;
+  /** The file URL of the package's import entry (`vitest`: dist/index.js). */
+  index: string;
   /** The file URL of the module that defines the function, and its path in the package. */
   url: string;
   file: string;
@@ -89,17 +104,30 @@ function workerEntry(): WorkerEntry | null {
     const root = path.dirname(realpathSync(require.resolve('vitest/package.json', { paths: from })));
     const workerFile = path.join(root, 'dist', 'worker.js');
     const worker = pathToFileURL(workerFile).href;
+    const index = new URL(importEntry(root), pathToFileURL(path.join(root, 'package.json'))).href;
     const source = readFileSync(workerFile, 'utf8');
     const init = reExport(source, 'init');
     if (init) {
       const file = path.posix.join('dist', init.from);
-      return { worker, url: new URL(init.from, worker).href, file, exports: [init.local], kind: 'init' };
+      return { worker, index, url: new URL(init.from, worker).href, file, exports: [init.local], kind: 'init' };
     }
-    if (/\bexport\s*\{[^}]*\brun\b[^}]*\}\s*;/.test(source)) return { worker, url: worker, file: 'dist/worker.js', exports: ['run', 'collect'], kind: 'run' };
+    if (/\bexport\s*\{[^}]*\brun\b[^}]*\}\s*;/.test(source))
+      return { worker, index, url: worker, file: 'dist/worker.js', exports: ['run', 'collect'], kind: 'run' };
     return null;
   } catch {
     return null;
   }
+}
+
+/** The package's `import` entry for `.` as its manifest declares it (`./dist/index.js` in Vitest 3 to 5). */
+function importEntry(root: string): string {
+  let target: unknown = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> }).exports?.['.'];
+  // Conditions nest (`import: { types, default }`): the ESM loader's choice, `import` then `default`.
+  while (target && typeof target === 'object') {
+    const conditions = target as Record<string, unknown>;
+    target = conditions.import ?? conditions.node ?? conditions.default;
+  }
+  return typeof target === 'string' && target.startsWith('./') ? target : './dist/index.js';
 }
 
 /** The local name and relative module of `export { x as name } from './chunk.js'` in a bundled module, or null. */

@@ -52,7 +52,7 @@ test('an unknown key with no close match lists the valid keys of its level', () 
   rejects(
     { storage: { driver: 'file', colour: 'blue' } },
     'storage.colour',
-    /valid here: driver, limit, file, redis, or the settings object of a driver registered with extendStore/,
+    /valid here: driver, limit, test_limit, file, redis, or the settings object of a driver registered with extendStore/,
   );
 });
 

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HttpRow } from '../../src/capture/types';
-import { ROW_KEYS, runLensApp, startUpstreams, type Upstreams } from './lens-app';
+import { ROW_KEYS, rowsFor, runLensApp, startUpstreams, type Upstreams } from './lens-app';
 
 const APP = `
 const http = require('node:http');
@@ -118,4 +118,112 @@ describe('calls answered by fakes', () => {
       }
     });
   }
+});
+
+const MOCK_AGENT_REQUEST = `
+const { MockAgent, setGlobalDispatcher, request, fetch } = require('undici');
+const U = process.env.UPSTREAM;
+(async () => {
+  const agent = new MockAgent();
+  agent.enableNetConnect(new URL(U).host);
+  const pool = agent.get('http://mock.test');
+  const reply = (path) => pool.intercept({ path, method: 'POST' }).reply(201, { via: 'mock', token: 't' }, { headers: { 'content-type': 'application/json' } });
+  reply('/by-fetch'); reply('/by-request'); reply('/by-agent');
+  setGlobalDispatcher(agent);
+  const body = JSON.stringify({ password: 'p', q: 1 });
+  const headers = { 'content-type': 'application/json' };
+  const f = await fetch('http://mock.test/by-fetch', { method: 'POST', headers, body });
+  console.log('fetch', f.status, await f.text());
+  const r = await request('http://mock.test/by-request', { method: 'POST', headers, body });
+  console.log('request', r.statusCode, await r.body.text());
+  const a = await agent.request({ origin: 'http://mock.test', path: '/by-agent', method: 'POST', headers, body });
+  console.log('agent', a.statusCode, await a.body.text());
+  // Let through to the network by the same agent: a real call.
+  const real = await request(U + '/json?c=through');
+  console.log('through', real.statusCode, (await real.body.json()).ok);
+})().catch((e) => { console.error('app failed', e); process.exitCode = 1; });
+`;
+
+describe('undici request() answered by MockAgent', () => {
+  let up: Upstreams;
+  before(async () => (up = await startUpstreams()));
+  after(() => up.close());
+
+  it("is a fake row like the same agent's answer to fetch(); a call it lets through is real", async () => {
+    const run = await runLensApp(up, { 'app.js': MOCK_AGENT_REQUEST }, 'app.js');
+    assert.equal(run.result.code, 0, run.result.stderr);
+    for (const name of ['fetch', 'request', 'agent']) assert.match(run.result.stdout, new RegExp(`${name} 201 \\{"via":"mock","token":"t"\\}`));
+    assert.match(run.result.stdout, /through 200 true/);
+    const rows = run.rows;
+    assert.equal(rows.length, 4, rows.map((r) => r.url).join('\n'));
+    // The oracle: what Probe records of the agent's answer to fetch(), the row its docs promise.
+    const shape = (row: HttpRow) => ({
+      method: row.method,
+      status: row.status,
+      fake: row.fake,
+      timing: row.timing,
+      failed: row.failed,
+      request_payload: row.request_payload,
+      request_headers: row.request_headers?.['content-type'],
+      response_headers: row.response_headers?.['content-type'],
+      response_capture: row.response_capture,
+      response_bytes: row.response_bytes,
+    });
+    const byFetch = fakeRow(
+      rows.find((r) => r.url === 'http://mock.test/by-fetch'),
+      'fetch',
+    );
+    for (const path of ['/by-request', '/by-agent']) {
+      const row = fakeRow(
+        rows.find((r) => r.url === `http://mock.test${path}`),
+        path,
+      );
+      assert.deepEqual(shape(row), shape(byFetch), path);
+      assert.ok(row.origin, `${path}: the app's code line`);
+    }
+    const through = rows.filter((r) => r.url.endsWith('c=through'));
+    assert.equal(through.length, 1, 'one row for the call let through');
+    assert.equal(through[0]!.fake, false);
+    assert.equal(through[0]!.timing!.remote, `127.0.0.1:${up.plain.port}`);
+  });
+});
+
+const NOCK_ALLOW_UNMOCKED = `
+const http = require('node:http');
+const nock = require('nock');
+const U = process.env.UPSTREAM;
+const get = (url) => new Promise((resolve, reject) => http.get(url, (res) => { let t = ''; res.on('data', (c) => (t += c)); res.on('end', () => resolve(res.statusCode + ' ' + t)); }).on('error', reject));
+(async () => {
+  nock(U, { allowUnmocked: true }).get('/mocked').reply(200, 'from nock').get('/mocked-fetch').reply(200, 'from nock');
+  console.log('mocked', await get(U + '/mocked'));
+  console.log('unmocked', await get(U + '/json?c=unmocked-http'));
+  let r = await fetch(U + '/mocked-fetch'); console.log('mocked-fetch', await r.text());
+  r = await fetch(U + '/json?c=unmocked-fetch'); console.log('unmocked-fetch', r.status, (await r.json()).ok);
+  nock.restore();
+})().catch((e) => { console.error('app failed', e); process.exitCode = 1; });
+`;
+
+describe('a call nock lets through (allowUnmocked)', () => {
+  let up: Upstreams;
+  before(async () => (up = await startUpstreams()));
+  after(() => up.close());
+
+  it("is the real server's row, not a fake; the calls nock answers stay fake", async () => {
+    const run = await runLensApp(up, { 'app.js': NOCK_ALLOW_UNMOCKED }, 'app.js');
+    assert.equal(run.result.code, 0, run.result.stderr);
+    // The oracle: what the app got is the real server's answer, or nock's.
+    assert.match(run.result.stdout, /mocked 200 from nock/);
+    assert.match(run.result.stdout, /unmocked 200 \{"ok":true/);
+    assert.match(run.result.stdout, /unmocked-fetch 200 true/);
+    const rows = run.rows;
+    assert.equal(rows.length, 4, rows.map((r) => r.url).join('\n'));
+    for (const path of ['/mocked', '/mocked-fetch']) fakeRow(rowsFor(rows, path)[0], path);
+    for (const path of ['/json?c=unmocked-http', '/json?c=unmocked-fetch']) {
+      const row = rowsFor(rows, path)[0];
+      assert.ok(row, path);
+      assert.equal(row.fake, false, `${path}: the real server answered`);
+      assert.equal(row.timing?.remote, `127.0.0.1:${up.plain.port}`, path);
+      assert.equal(row.status, 200);
+    }
+  });
 });

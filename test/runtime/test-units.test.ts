@@ -36,7 +36,7 @@ function call(url: string, status: number | null): CallRecord {
 test("while a test runs, what no request or job claims is the test's; tests nest; the process keeps no empty capture", async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const { recorder, tracer, store, writer } = setup();
-  const outer = recorder.beginTest('suite > outer');
+  const outer = recorder.beginTest(['suite', 'outer']);
   const client = tracer.startSpan('GET', { kind: SpanKind.CLIENT });
   assert.equal(recorder.unitOfSpan(client.spanContext().spanId), outer, 'a root client span belongs to the running test');
   client.end();
@@ -48,12 +48,12 @@ test("while a test runs, what no request or job claims is the test's; tests nest
   const job = tracer.startSpan('work', { attributes: { [ATTR_UNIT]: 'job' } });
   context.with(trace.setSpan(context.active(), job), () => recorder.addCall(recorder.activeUnit(), call('http://a.test/job', 200)));
   job.end();
-  const inner = recorder.beginTest('suite > outer > inner');
+  const inner = recorder.beginTest(['suite', 'outer', 'inner']);
   recorder.addCall(recorder.activeUnit(), call('http://a.test/inner', 200));
   recorder.endTest(inner, true);
   recorder.addCall(recorder.activeUnit(), call('http://a.test/outer-again', 200));
   recorder.endTest(outer, false);
-  const open = recorder.beginTest('exits inside');
+  const open = recorder.beginTest(['exits inside']);
   recorder.closeAll(1, 'exit');
   await writer.flush();
   const rows = await store.index();
@@ -80,7 +80,7 @@ test("while a test runs, what no request or job claims is the test's; tests nest
 
 test('a passed test with a failed call has errors; calls after the last test go to the process capture again', async () => {
   const { recorder, store, writer } = setup();
-  const unit = recorder.beginTest('calls a dead host');
+  const unit = recorder.beginTest(['calls a dead host']);
   recorder.addCall(recorder.activeUnit(), call('http://dead.test/', null));
   recorder.endTest(unit, true);
   recorder.addCall(recorder.activeUnit(), call('http://a.test/teardown', 200));

@@ -6,7 +6,7 @@ import { TestApp } from '../helpers/app';
 import { runChild } from '../helpers/child';
 import { connectMcp } from '../helpers/mcp';
 import { checkFailedList, checkTestCaptures, startUpstream } from './suite';
-import { tapReport } from './tap';
+import { tapPaths, tapReport } from './tap';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 
@@ -56,6 +56,58 @@ describe('node --test under the preload: a capture per test', () => {
       }
     });
   }
+
+  it('a name holding " > " is told from nesting: each capture keeps its name path as node:test gives it (TAP)', async () => {
+    const file = 'node-test.names.test.mjs';
+    const app = new TestApp({ [file]: readFileSync(path.join(FIXTURES, file), 'utf8') });
+    const env = app.env({ preload: 'import', env: { UPSTREAM: upstream.url, NODE_TEST_CONTEXT: undefined } });
+    const run = await runChild(process.execPath, ['--test', '--test-reporter=tap', file], { cwd: app.dir, env });
+    const output = `${run.stdout}\n${run.stderr}`;
+    assert.equal(run.code, 0, output);
+    // node:test's own nesting, from its TAP report: the oracle of each path.
+    const expected = tapPaths(run.stdout)
+      .map(([names]) => JSON.stringify(names))
+      .sort();
+    assert.equal(expected.length, 4, output);
+    const tests = app.captures().filter((capture) => capture.type === 'test');
+    assert.deepEqual(tests.map((capture) => JSON.stringify(capture.meta.test_path)).sort(), expected, output);
+    for (const capture of tests) {
+      assert.equal(capture.name, (capture.meta.test_path as string[]).join(' > '), 'the name joins the path');
+    }
+    // Each test's own call: the one its path names.
+    const calls = Object.fromEntries(
+      tests.map((capture) => [JSON.stringify(capture.meta.test_path), (capture.sections.http ?? []).map((row) => new URL(row.url).search)]),
+    );
+    assert.deepEqual(calls, {
+      '["a > b"]': ['?test=flat'],
+      '["a","b"]': ['?test=nested'],
+      '["x > y","z"]': ['?test=suite-flat'],
+      '["x","y","z"]': ['?test=suite-nested'],
+    });
+  });
+
+  it('one run of a suite past storage.limit is kept whole by default, and `probe list` shows every test', async () => {
+    // 450 tests across suites, each with a call: more than the 200 captures `storage.limit` keeps of other kinds.
+    const suites = Array.from({ length: 9 }, (_, s) => {
+      const tests = Array.from({ length: 50 }, (_, n) => `  it('t${n}', async () => { await fetch(process.env.UPSTREAM + '/ok?s=${s}&t=${n}'); });`);
+      return `describe('s${s}', () => {\n${tests.join('\n')}\n});`;
+    });
+    const file = 'many.test.mjs';
+    const app = new TestApp({ [file]: `import { describe, it } from 'node:test';\n${suites.join('\n')}\n` });
+    const env = app.env({ preload: 'require', env: { UPSTREAM: upstream.url, NODE_TEST_CONTEXT: undefined } });
+    const run = await runChild(process.execPath, ['--test', '--test-reporter=tap', file], { cwd: app.dir, env });
+    const output = `${run.stdout}\n${run.stderr}`.slice(-4000);
+    assert.equal(run.code, 0, output);
+    const reported = tapPaths(run.stdout)
+      .map(([names]) => names.join(' > '))
+      .sort();
+    assert.equal(reported.length, 450, output);
+    const tests = app.captures().filter((capture) => capture.type === 'test');
+    assert.deepEqual(tests.map((capture) => capture.name).sort(), reported, 'a capture per test node:test reported');
+    const listed = await app.cli(['list', '--json', '--type', 'test', '--limit', '500']);
+    // Every test is in the store's index (the answer itself is cut to its size budget).
+    assert.equal((JSON.parse(listed.stdout) as { matched: number }).matched, 450, listed.stderr);
+  });
 
   it('a test that calls t.skip() is skipped, as node:test reports it (TAP), with its calls', async () => {
     const file = 'node-test.skip.test.mjs';

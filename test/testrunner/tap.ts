@@ -3,7 +3,12 @@
  * whether each passed: node:test's own verdicts. Suites (`type: 'suite'` in their report) are left out.
  */
 export function tapResults(tap: string): Map<string, boolean> {
-  const results = new Map<string, boolean>();
+  return new Map([...tapPaths(tap)].map(([path, passed]) => [path.join(' > '), passed]));
+}
+
+/** The tests of a TAP report as tapResults reads them, each by its name path as an array (names kept whole). */
+export function tapPaths(tap: string): Array<[string[], boolean]> {
+  const results: Array<[string[], boolean]> = [];
   const names: string[] = [];
   const lines = tap.split('\n');
   for (let at = 0; at < lines.length; at++) {
@@ -23,7 +28,7 @@ export function tapResults(tap: string): Map<string, boolean> {
       if (lines[next]!.trim() === "type: 'suite'") suite = true;
       if (/^ *(not )?ok \d+ /.test(lines[next]!)) break;
     }
-    if (!suite) results.set(path.join(' > '), !result[2]);
+    if (!suite) results.push([path, !result[2]]);
   }
   return results;
 }
