@@ -1,5 +1,4 @@
 import { closeSync, constants, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Capture } from '../capture/types';
@@ -7,6 +6,7 @@ import { isValidCaptureId } from '../capture/indexRow';
 import { folderOutside } from '../store/folderGuard';
 import { StoreError } from '../store/StoreError';
 import type { Baseline, BaselineEntry } from './types';
+import { MAX_TEXT_BYTES, readSafeTextAsync } from '../util/safeRead';
 
 /**
  * Captures kept by name to compare later runs with (`probe baseline save`), in `<root>/.probe/baselines`, one
@@ -20,7 +20,6 @@ export const BASELINE_NAME_RULE = '1-64 characters of A-Z a-z 0-9 . _ -, startin
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
-const READ_FLAGS = constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0);
 const SUFFIX = '.json';
 
 export class BaselineStore {
@@ -68,21 +67,12 @@ export class BaselineStore {
 
   async find(name: string): Promise<Baseline | null> {
     if (!BASELINE_NAME.test(name)) return null;
-    let handle;
     try {
-      handle = await open(path.join(this.folder, name + SUFFIX), READ_FLAGS);
-    } catch {
-      return null;
-    }
-    try {
-      if (!(await handle.stat()).isFile()) return null;
-      const parsed = JSON.parse(await handle.readFile('utf8')) as Partial<Baseline>;
+      const parsed = JSON.parse(await readSafeTextAsync(path.join(this.folder, name + SUFFIX), { maxBytes: MAX_TEXT_BYTES })) as Partial<Baseline>;
       if (parsed?.name !== name || !parsed.capture || !isValidCaptureId(parsed.capture.id)) return null;
       return { name, saved_at: Number(parsed.saved_at) || 0, capture: parsed.capture };
     } catch {
       return null;
-    } finally {
-      await handle.close();
     }
   }
 

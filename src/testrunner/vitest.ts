@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
@@ -8,6 +8,7 @@ import type { Logger } from '../util/logger';
 import { patchMethod, recordPatch } from '../util/patches';
 import type { TestRunnerSource } from './TestRunnerSource';
 import { recordVitestRunner } from './vitestTests';
+import { MAX_CODE_BYTES, readSafeText } from '../util/safeRead';
 
 /** The entry scripts of Vitest's own processes: the runner itself and its pools' workers before a file runs. */
 const RUNNER_ENTRIES = [
@@ -89,7 +90,7 @@ function workerEntry(): WorkerEntry | null {
     const root = path.dirname(realpathSync(require.resolve('vitest/package.json', { paths: from })));
     const workerFile = path.join(root, 'dist', 'worker.js');
     const worker = pathToFileURL(workerFile).href;
-    const source = readFileSync(workerFile, 'utf8');
+    const source = readSafeText(workerFile, { maxBytes: MAX_CODE_BYTES, follow: true });
     const init = reExport(source, 'init');
     if (init) {
       const file = path.posix.join('dist', init.from);

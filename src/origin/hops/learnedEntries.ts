@@ -7,6 +7,7 @@ import { captureStack, capturingOrigins } from '../origin';
 import { patchMethod } from '../../util/patches';
 import { isProbeCode } from '../../util/ownCode';
 import { rememberLearned } from './learnedFile';
+import { MAX_MANIFEST_BYTES, readSafeText } from '../../util/safeRead';
 
 /**
  * Client libraries that hop, learned rather than listed. V8's async stack traces follow `await` chains, but they
@@ -117,7 +118,10 @@ function receiverOf(site: NodeJS.CallSite): string | null {
 /** Keeps the package by the name and version its manifest gives. */
 function remember(root: string, pkg: string, esm: boolean): void {
   try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+    const manifest = JSON.parse(readSafeText(path.join(pkg, 'package.json'), { maxBytes: MAX_MANIFEST_BYTES, follow: true })) as {
+      name?: unknown;
+      version?: unknown;
+    };
     if (typeof manifest.name === 'string' && typeof manifest.version === 'string')
       rememberLearned(root, { name: manifest.name, version: manifest.version, esm });
   } catch {
