@@ -1,4 +1,4 @@
-import { closeSync, constants, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Capture } from '../capture/types';
@@ -13,7 +13,8 @@ import { MAX_TEXT_BYTES, readSafeTextAsync } from '../util/safeRead';
  * file per baseline, outside the store and so outside `storage.limit` and any driver's expiry. Written as
  * the file store writes captures: the folder checked to lie inside `<root>/.probe` (no link leading out),
  * a new temp file (O_EXCL, O_NOFOLLOW) renamed into place, and, being kept on purpose, private to the user
- * (folder 0700, files 0600). Reads never follow a link nor open anything but a regular file.
+ * (folder 0700, files 0600). Reads and removals never go through a link (see unsafe()) nor open anything but a
+ * regular file.
  */
 export const BASELINE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const BASELINE_NAME_RULE = '1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit';
@@ -65,8 +66,20 @@ export class BaselineStore {
     return baseline;
   }
 
+  /**
+   * Why the folder is neither read nor changed, or null: it must be a real folder (not a link) whose real path lies
+   * inside `<root>/.probe`. A repository can commit `.probe/baselines` as a link to any folder; removing or listing
+   * through it would delete or show that folder's `.json` files.
+   */
+  unsafe(): string | null {
+    const info = lstatSync(this.folder, { throwIfNoEntry: false });
+    if (!info) return null;
+    if (!info.isDirectory()) return `${this.folder} is ${info.isSymbolicLink() ? 'a link' : 'not a folder'}: baselines are not read or removed through it`;
+    return folderOutside(this.folder, this.probeDir);
+  }
+
   async find(name: string): Promise<Baseline | null> {
-    if (!BASELINE_NAME.test(name)) return null;
+    if (!BASELINE_NAME.test(name) || this.unsafe()) return null;
     try {
       const parsed = JSON.parse(await readSafeTextAsync(path.join(this.folder, name + SUFFIX), { maxBytes: MAX_TEXT_BYTES })) as Partial<Baseline>;
       if (parsed?.name !== name || !parsed.capture || !isValidCaptureId(parsed.capture.id)) return null;
@@ -109,6 +122,7 @@ export class BaselineStore {
 
   private names(): string[] {
     try {
+      if (this.unsafe()) return [];
       return readdirSync(this.folder, { withFileTypes: true })
         .filter((entry) => entry.isFile() && entry.name.endsWith(SUFFIX))
         .map((entry) => entry.name.slice(0, -SUFFIX.length))

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Capture } from '../../src/capture/types';
 import { BaselineStore } from '../../src/baselines/BaselineStore';
+import { TestApp } from '../helpers/app';
 
 const capture = (id = 'cap_0000000001', name = 'GET /checkout') => ({ id, name, type: 'request', status: '200', sections: { http: [] } }) as unknown as Capture;
 
@@ -48,4 +49,26 @@ test('no link is followed: a baselines folder leading outside .probe is refused,
   );
   assert.equal(store.remove('planted'), false);
   assert.ok(readFileSync(secret, 'utf8').includes('planted'), 'the link target is untouched');
+});
+
+test('probe baseline rm and list never go through a .probe/baselines that is a link: the folder it leads to keeps its files', async () => {
+  const app = new TestApp();
+  const outside = mkdtempSync(path.join(os.tmpdir(), 'probe-outside-'));
+  writeFileSync(path.join(outside, 'settings.json'), '{"editor":"kept"}');
+  writeFileSync(path.join(outside, 'package.json'), '{"name":"kept"}');
+  writeFileSync(path.join(outside, 'planted.json'), JSON.stringify({ name: 'planted', saved_at: 1, capture: capture('cap_0000000002') }));
+  mkdirSync(path.join(app.dir, '.probe'), { mode: 0o700 });
+  symlinkSync(outside, path.join(app.dir, '.probe', 'baselines'));
+  for (const name of ['settings', 'package', 'planted']) {
+    const removed = await app.cli(['baseline', 'rm', name]);
+    assert.equal(removed.code, 2, removed.stdout);
+    assert.match(removed.stderr, /baselines is a link/);
+  }
+  assert.deepEqual(readdirSync(outside).sort(), ['package.json', 'planted.json', 'settings.json']);
+  const listed = await app.cli(['baseline', 'list', '--json']);
+  assert.equal(listed.code, 2);
+  assert.doesNotMatch(listed.stdout, /planted/);
+  const diffed = await app.cli(['diff', '--baseline', 'planted']);
+  assert.notEqual(diffed.code, 0);
+  assert.doesNotMatch(diffed.stdout, /cap_0000000002/);
 });

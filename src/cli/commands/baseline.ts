@@ -29,6 +29,11 @@ export const baseline: CliCommand = async (argv, io) => {
   if (!context) return 2;
   const baselines = new BaselineStore(context.config.root);
   try {
+    const unsafe = action === 'save' ? null : baselines.unsafe();
+    if (unsafe) {
+      io.err(`probe baseline: ${terminalText(unsafe)}`);
+      return 2;
+    }
     if (action === 'list') {
       const entries = await baselines.list();
       if (values.json) io.out(JSON.stringify({ baselines: entries }, null, 2));
