@@ -79,14 +79,36 @@ export class BaselineStore {
   }
 
   async find(name: string): Promise<Baseline | null> {
+    const read = await this.read(name);
+    return read && 'baseline' in read ? read.baseline : null;
+  }
+
+  /**
+   * Why the file kept under `name` is not a baseline (not JSON, another name inside, no capture shape: a hand
+   * edit, a truncated copy), or null when it is one or there is none. A diff against it is then a bad input.
+   */
+  async problem(name: string): Promise<string | null> {
+    const read = await this.read(name);
+    return read && 'problem' in read ? read.problem : null;
+  }
+
+  private async read(name: string): Promise<{ baseline: Baseline } | { problem: string } | null> {
     if (!BASELINE_NAME.test(name) || this.unsafe()) return null;
+    let text: string;
     try {
-      const parsed = JSON.parse(await readSafeTextAsync(path.join(this.folder, name + SUFFIX), { maxBytes: MAX_TEXT_BYTES })) as Partial<Baseline>;
-      if (parsed?.name !== name || !parsed.capture || !isValidCaptureId(parsed.capture.id)) return null;
-      return { name, saved_at: Number(parsed.saved_at) || 0, capture: parsed.capture };
-    } catch {
-      return null;
+      text = await readSafeTextAsync(path.join(this.folder, name + SUFFIX), { maxBytes: MAX_TEXT_BYTES });
+    } catch (error) {
+      return (error as NodeJS.ErrnoException)?.code === 'ENOENT' ? null : { problem: `cannot be read (${(error as Error).message})` };
     }
+    let parsed: Partial<Baseline>;
+    try {
+      parsed = JSON.parse(text) as Partial<Baseline>;
+    } catch {
+      return { problem: 'is not JSON' };
+    }
+    const why = parsed?.name !== name ? `names ${JSON.stringify(String(parsed?.name)).slice(0, 80)} inside` : captureProblem(parsed.capture);
+    if (why) return { problem: why };
+    return { baseline: { name, saved_at: Number(parsed.saved_at) || 0, capture: parsed.capture! } };
   }
 
   /** Every baseline, newest saved first; unreadable files are skipped. */
@@ -137,4 +159,20 @@ export class BaselineStore {
     if (outside) throw new StoreError('PROBE_STORE_UNSAFE_PATH', `refusing to write baselines: ${outside}`);
     mkdirSync(this.folder, { recursive: true, mode: 0o700 });
   }
+}
+
+/** What keeps a baseline's capture from being compared (the fields a diff reads), or null. */
+function captureProblem(capture: unknown): string | null {
+  const value = capture as Partial<Capture> | null | undefined;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return 'holds no capture';
+  if (!isValidCaptureId(value.id)) return 'holds a capture without a valid id';
+  for (const key of ['name', 'type', 'status'] as const) if (typeof value[key] !== 'string') return `holds a capture whose ${key} is not text`;
+  const rows = value.sections?.http;
+  if (!value.sections || typeof value.sections !== 'object') return 'holds a capture without sections';
+  if (
+    rows !== undefined &&
+    (!Array.isArray(rows) || !rows.every((row) => row && typeof row === 'object' && typeof row.method === 'string' && typeof row.url === 'string'))
+  )
+    return 'holds http rows that are not calls';
+  return null;
 }

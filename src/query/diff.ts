@@ -33,6 +33,8 @@ export async function queryDiff(store: Store, baselines: BaselineStore, input: D
     if (input.name !== undefined || (input.before !== undefined && input.after !== undefined))
       throw new QueryError("with a baseline give at most one capture id (default: the newest capture of the baseline's name)");
     const baseline = await baselines.find(input.baseline);
+    const garbled = baseline ? null : await baselines.problem(input.baseline);
+    if (garbled) throw new QueryError(`baseline ${shownInput(input.baseline)} ${garbled}: save it again (probe baseline save <id> ${input.baseline})`);
     if (!baseline)
       throw new QueryError(
         `no baseline named ${shownInput(input.baseline)}`,
@@ -69,6 +71,8 @@ export async function compareTarget(
   if (compareTo.startsWith(BASELINE_PREFIX)) {
     const name = compareTo.slice(BASELINE_PREFIX.length);
     const baseline = await baselines.find(name);
+    const garbled = baseline ? null : await baselines.problem(name);
+    if (garbled) throw new QueryError(`baseline ${shownInput(name)} ${garbled}: save it again (probe baseline save <id> ${name})`);
     if (!baseline)
       throw new QueryError(
         `no baseline named ${shownInput(name)}`,

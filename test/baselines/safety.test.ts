@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { Capture } from '../../src/capture/types';
 import { BaselineStore } from '../../src/baselines/BaselineStore';
 import { TestApp } from '../helpers/app';
+import { fixtureCaptures } from '../fixtures/captures/fixtures';
+import { seedFileStore } from '../mcp/seed';
 
 const capture = (id = 'cap_0000000001', name = 'GET /checkout') => ({ id, name, type: 'request', status: '200', sections: { http: [] } }) as unknown as Capture;
 
@@ -71,4 +73,31 @@ test('probe baseline rm and list never go through a .probe/baselines that is a l
   const diffed = await app.cli(['diff', '--baseline', 'planted']);
   assert.notEqual(diffed.code, 0);
   assert.doesNotMatch(diffed.stdout, /cap_0000000002/);
+});
+
+test('a garbled baseline is a bad input: probe diff exits 2 in one line, never 1 ("different")', async () => {
+  const app = new TestApp();
+  const [order] = fixtureCaptures();
+  await seedFileStore(app, [order!]);
+  const saved = await app.cli(['baseline', 'save', order!.id, 'good']);
+  assert.equal(saved.code, 0, saved.stderr);
+  const same = await app.cli(['diff', '--baseline', 'good', order!.id]);
+  assert.equal(same.code, 0, same.stderr);
+  const folder = path.join(app.dir, '.probe', 'baselines');
+  const whole = JSON.parse(readFileSync(path.join(folder, 'good.json'), 'utf8'));
+  const garbled: Record<string, string> = {
+    text: '{not json',
+    cut: JSON.stringify({ ...whole, name: 'cut' }).slice(0, 200),
+    nocapture: JSON.stringify({ name: 'nocapture', saved_at: 1 }),
+    rows: JSON.stringify({ ...whole, name: 'rows', capture: { ...whole.capture, sections: { http: [null, 5] } } }),
+    notrows: JSON.stringify({ ...whole, name: 'notrows', capture: { ...whole.capture, sections: { http: 'nope' } } }),
+    notype: JSON.stringify({ ...whole, name: 'notype', capture: { ...whole.capture, type: undefined, status: undefined } }),
+  };
+  for (const [name, text] of Object.entries(garbled)) {
+    writeFileSync(path.join(folder, `${name}.json`), text, { mode: 0o600 });
+    const result = await app.cli(['diff', '--baseline', name, order!.id]);
+    assert.equal(result.code, 2, `${name}: ${result.stdout}${result.stderr}`);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, new RegExp(`baseline "${name}"`));
+  }
 });
