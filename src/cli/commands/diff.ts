@@ -35,9 +35,10 @@ export const diff: CliCommand = async (argv, io) => {
   try {
     return await compare(io, values, positionals);
   } catch (error) {
-    // Exit 1 says "different": a diff that could not be made (a capture a reader cannot compare, a store that
-    // fails) is 2, in one line.
-    io.err(`probe diff: ${terminalText(storeFailure(error) ?? messageOf(error))}`);
+    // A store that cannot be read is said as every command says it (exit 1). Otherwise exit 1 says "different":
+    // a diff that could not be made (a capture a reader cannot compare) is 2, in one line.
+    if (storeFailure(error)) throw error;
+    io.err(`probe diff: ${terminalText(messageOf(error))}`);
     return 2;
   }
 };
