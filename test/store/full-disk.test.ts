@@ -4,7 +4,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { TestApp, collect, waitForLine } from '../helpers/app';
 
@@ -21,13 +22,18 @@ server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port)
 /** Runs the app's requests for a minute, from this process (the app's own command capture stays small). */
 const RUN_MS = 60_000;
 
+/** Whether this process may mount a tmpfs (root, with the capability): tried once on a folder of its own. */
 function canMount(): boolean {
   if (process.getuid?.() !== 0) return false;
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'probe-mount-'));
   try {
-    execFileSync('mount', ['--version'], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', folder], { stdio: 'ignore' });
+    execFileSync('umount', [folder], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
 }
 
