@@ -1,5 +1,4 @@
-import { closeSync, constants, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Capture } from '../capture/types';
@@ -7,20 +6,21 @@ import { isValidCaptureId } from '../capture/indexRow';
 import { folderOutside } from '../store/folderGuard';
 import { StoreError } from '../store/StoreError';
 import type { Baseline, BaselineEntry } from './types';
+import { MAX_TEXT_BYTES, readSafeTextAsync } from '../util/safeRead';
 
 /**
  * Captures kept by name to compare later runs with (`probe baseline save`), in `<root>/.probe/baselines`, one
  * file per baseline, outside the store and so outside `storage.limit` and any driver's expiry. Written as
  * the file store writes captures: the folder checked to lie inside `<root>/.probe` (no link leading out),
  * a new temp file (O_EXCL, O_NOFOLLOW) renamed into place, and, being kept on purpose, private to the user
- * (folder 0700, files 0600). Reads never follow a link nor open anything but a regular file.
+ * (folder 0700, files 0600). Reads and removals never go through a link (see unsafe()) nor open anything but a
+ * regular file.
  */
 export const BASELINE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const BASELINE_NAME_RULE = '1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
-const READ_FLAGS = constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0);
 const SUFFIX = '.json';
 
 export class BaselineStore {
@@ -66,24 +66,49 @@ export class BaselineStore {
     return baseline;
   }
 
+  /**
+   * Why the folder is neither read nor changed, or null: it must be a real folder (not a link) whose real path lies
+   * inside `<root>/.probe`. A repository can commit `.probe/baselines` as a link to any folder; removing or listing
+   * through it would delete or show that folder's `.json` files.
+   */
+  unsafe(): string | null {
+    const info = lstatSync(this.folder, { throwIfNoEntry: false });
+    if (!info) return null;
+    if (!info.isDirectory()) return `${this.folder} is ${info.isSymbolicLink() ? 'a link' : 'not a folder'}: baselines are not read or removed through it`;
+    return folderOutside(this.folder, this.probeDir);
+  }
+
   async find(name: string): Promise<Baseline | null> {
-    if (!BASELINE_NAME.test(name)) return null;
-    let handle;
+    const read = await this.read(name);
+    return read && 'baseline' in read ? read.baseline : null;
+  }
+
+  /**
+   * Why the file kept under `name` is not a baseline (not JSON, another name inside, no capture shape: a hand
+   * edit, a truncated copy), or null when it is one or there is none. A diff against it is then a bad input.
+   */
+  async problem(name: string): Promise<string | null> {
+    const read = await this.read(name);
+    return read && 'problem' in read ? read.problem : null;
+  }
+
+  private async read(name: string): Promise<{ baseline: Baseline } | { problem: string } | null> {
+    if (!BASELINE_NAME.test(name) || this.unsafe()) return null;
+    let text: string;
     try {
-      handle = await open(path.join(this.folder, name + SUFFIX), READ_FLAGS);
-    } catch {
-      return null;
+      text = await readSafeTextAsync(path.join(this.folder, name + SUFFIX), { maxBytes: MAX_TEXT_BYTES });
+    } catch (error) {
+      return (error as NodeJS.ErrnoException)?.code === 'ENOENT' ? null : { problem: `cannot be read (${(error as Error).message})` };
     }
+    let parsed: Partial<Baseline>;
     try {
-      if (!(await handle.stat()).isFile()) return null;
-      const parsed = JSON.parse(await handle.readFile('utf8')) as Partial<Baseline>;
-      if (parsed?.name !== name || !parsed.capture || !isValidCaptureId(parsed.capture.id)) return null;
-      return { name, saved_at: Number(parsed.saved_at) || 0, capture: parsed.capture };
+      parsed = JSON.parse(text) as Partial<Baseline>;
     } catch {
-      return null;
-    } finally {
-      await handle.close();
+      return { problem: 'is not JSON' };
     }
+    const why = parsed?.name !== name ? `names ${JSON.stringify(String(parsed?.name)).slice(0, 80)} inside` : captureProblem(parsed.capture);
+    if (why) return { problem: why };
+    return { baseline: { name, saved_at: Number(parsed.saved_at) || 0, capture: parsed.capture! } };
   }
 
   /** Every baseline, newest saved first; unreadable files are skipped. */
@@ -119,6 +144,7 @@ export class BaselineStore {
 
   private names(): string[] {
     try {
+      if (this.unsafe()) return [];
       return readdirSync(this.folder, { withFileTypes: true })
         .filter((entry) => entry.isFile() && entry.name.endsWith(SUFFIX))
         .map((entry) => entry.name.slice(0, -SUFFIX.length))
@@ -133,4 +159,20 @@ export class BaselineStore {
     if (outside) throw new StoreError('PROBE_STORE_UNSAFE_PATH', `refusing to write baselines: ${outside}`);
     mkdirSync(this.folder, { recursive: true, mode: 0o700 });
   }
+}
+
+/** What keeps a baseline's capture from being compared (the fields a diff reads), or null. */
+function captureProblem(capture: unknown): string | null {
+  const value = capture as Partial<Capture> | null | undefined;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return 'holds no capture';
+  if (!isValidCaptureId(value.id)) return 'holds a capture without a valid id';
+  for (const key of ['name', 'type', 'status'] as const) if (typeof value[key] !== 'string') return `holds a capture whose ${key} is not text`;
+  const rows = value.sections?.http;
+  if (!value.sections || typeof value.sections !== 'object') return 'holds a capture without sections';
+  if (
+    rows !== undefined &&
+    (!Array.isArray(rows) || !rows.every((row) => row && typeof row === 'object' && typeof row.method === 'string' && typeof row.url === 'string'))
+  )
+    return 'holds http rows that are not calls';
+  return null;
 }

@@ -4,6 +4,7 @@ import type { Store } from '../capture/Store';
 import { ProbeConfigError } from '../config/ProbeConfigError';
 import { openStore } from '../store/openStore';
 import { createLogger } from '../util/logger';
+import { terminalText } from '../util/terminalText';
 
 export interface CliContext {
   config: ResolvedConfig;
@@ -19,7 +20,7 @@ export function openContext(io: CliIo): CliContext | null {
     return openStore({ cwd: io.cwd, env: io.env, logger: createLogger((line) => io.err(line)) });
   } catch (error) {
     if (error instanceof ProbeConfigError) {
-      io.err(`probe: bad configuration: ${error.message}`);
+      io.err(`probe: bad configuration: ${terminalText(error.message)}`);
       return null;
     }
     throw error;

@@ -6,6 +6,7 @@ import { storeFailure } from './storeFailure';
 import { closestKey } from '../config/suggest';
 import { packageVersion } from '../util/packageVersion';
 import { messageOf } from '../config/loadFailure';
+import { terminalText } from '../util/terminalText';
 
 const debugOn = () => Boolean(process.env.PROBE_DEBUG) && process.env.PROBE_DEBUG !== '0';
 
@@ -96,11 +97,11 @@ export async function main(argv: string[]): Promise<number> {
     // A store that cannot be reached is the user's setup, not a bug: one line naming it, no stack.
     const failure = storeFailure(error);
     if (failure) {
-      processIo.err(`probe ${name}: ${failure}`);
+      processIo.err(`probe ${name}: ${terminalText(failure)}`);
       return 1;
     }
     // Any other failure too (a file that cannot be written, a bug): one line; its stack under PROBE_DEBUG=1.
-    processIo.err(`probe ${name}: ${debugOn() ? ((error as Error)?.stack ?? messageOf(error)) : messageOf(error)}`);
+    processIo.err(`probe ${name}: ${debugOn() ? ((error as Error)?.stack ?? messageOf(error)) : terminalText(messageOf(error))}`);
     return 1;
   }
 }
@@ -111,7 +112,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error) => {
-      processIo.err(`probe: ${messageOf(error)}`);
+      processIo.err(`probe: ${terminalText(messageOf(error))}`);
       process.exitCode = 1;
     },
   );

@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { MAX_MANIFEST_BYTES, readSafeText, SafeReadError } from '../util/safeRead';
 
 /**
  * The files `probe install` reads and writes in a project, never through a link: a repository can commit
@@ -34,19 +35,14 @@ function refusal(root: string, file: string): string | null {
 export function readProjectFile(root: string, file: string): ProjectFile {
   const why = refusal(root, file);
   if (why) return { refused: why };
-  let fd: number;
   try {
-    fd = openSync(path.join(root, file), constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    return { text: readSafeText(path.join(root, file), { maxBytes: MAX_MANIFEST_BYTES }) };
   } catch (error) {
+    if (error instanceof SafeReadError)
+      return { refused: error.code === 'PROBE_FILE_TOO_LARGE' ? `larger than ${MAX_MANIFEST_BYTES} bytes` : 'not a regular file' };
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: null };
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { refused: 'a link' };
     throw error;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return { refused: 'not a regular file' };
-    return { text: readFileSync(fd, 'utf8') };
-  } finally {
-    closeSync(fd);
   }
 }
 

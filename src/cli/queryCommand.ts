@@ -2,6 +2,7 @@ import type { CliIo } from './io';
 import type { Store } from '../capture/Store';
 import { closeContext, openContext, type CliContext } from './context';
 import { QueryError } from '../query/QueryError';
+import { terminalText } from '../util/terminalText';
 
 /**
  * The steps `probe list`, `show` and `rows` share: open the app's store, run the query, print the result as
@@ -30,7 +31,7 @@ export async function runQuery<R>(
     return code;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    io.err(`probe ${command}: ${error.message}`);
+    io.err(`probe ${command}: ${terminalText(error.message)}`);
     return 2;
   } finally {
     await closeContext(context);

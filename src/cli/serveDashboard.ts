@@ -4,6 +4,7 @@ import type { CliContext } from './context';
 import { createLogger } from '../util/logger';
 import { startDashboard, type RunningDashboard } from '../dashboard/startDashboard';
 import { AccessTokenError, resolveAccessToken } from '../util/accessToken';
+import { terminalText } from '../util/terminalText';
 
 /** Tried first so the address stays the same between runs; a free port is used when it is taken. */
 export const DEFAULT_DASHBOARD_PORT = 4400;
@@ -27,7 +28,7 @@ export async function serveDashboard(context: CliContext, io: CliIo, command: st
     token = resolveAccessToken(options.host, options.token ?? undefined, process.env);
   } catch (error) {
     if (!(error instanceof AccessTokenError)) throw error;
-    io.err(`probe ${command}: ${error.message}`);
+    io.err(`probe ${command}: ${terminalText(error.message)}`);
     return null;
   }
   const common = {

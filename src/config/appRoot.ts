@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { compileGlob } from '../util/glob';
+import { MAX_MANIFEST_BYTES, readSafeText } from '../util/safeRead';
 
 /** Where a process's captures and config live, as every process of the app and the CLI find it. */
 export interface AppRoot {
@@ -141,7 +142,7 @@ function isInside(dir: string, root: string): boolean {
 
 function readText(file: string): string | null {
   try {
-    return readFileSync(file, 'utf8');
+    return readSafeText(file, { maxBytes: MAX_MANIFEST_BYTES, follow: true });
   } catch {
     return null;
   }

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
 import { FullMask } from '../mask/FullMask';
 import { JsonCapture } from '../response/JsonCapture';
 import { EventStreamCapture } from '../response/EventStreamCapture';
@@ -9,6 +8,7 @@ import type { ResponseCaptureClass } from '../response/ResponseCapture';
 import { compileGlob, type Glob } from '../util/glob';
 import type { RegisterApi, ResolvedResponseType } from './types';
 import type { HeaderMasks, InputRules } from './userParts';
+import { MAX_MANIFEST_BYTES, readSafeText } from '../util/safeRead';
 
 export const DEFAULT_LIMIT = 200;
 /** Test captures the file store keeps, counted apart from the others: a run of a suite of a few thousand tests. */
@@ -216,7 +216,7 @@ export function defaultSettings(root: string, env: NodeJS.ProcessEnv): Defaults 
 
 function packageName(root: string): string {
   try {
-    const name = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).name;
+    const name = JSON.parse(readSafeText(path.join(root, 'package.json'), { maxBytes: MAX_MANIFEST_BYTES, follow: true })).name;
     if (typeof name === 'string' && name) return name;
   } catch {
     // No readable package.json: fall back to the folder's name.

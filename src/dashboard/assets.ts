@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readSafeAsync } from '../util/safeRead';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -8,6 +8,9 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.map': 'application/json; charset=utf-8',
 };
+
+/** The largest built asset served (the page's script and its map are a few MiB). */
+const MAX_ASSET_BYTES = 64 * 1024 * 1024;
 
 /** Built browser assets (esbuild output of src/dashboard/ui), shipped in the package next to this file. */
 export const ASSETS_DIR = path.join(__dirname, 'assets');
@@ -23,7 +26,7 @@ export async function readAsset(name: string, dir = ASSETS_DIR): Promise<Asset |
   const type = TYPES[path.extname(name)];
   if (!type) return null;
   try {
-    return { body: await readFile(path.join(dir, name)), type };
+    return { body: await readSafeAsync(path.join(dir, name), { maxBytes: MAX_ASSET_BYTES, follow: true }), type };
   } catch {
     return null;
   }

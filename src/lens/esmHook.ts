@@ -1,9 +1,10 @@
 import nodeModule from 'node:module';
 import path from 'node:path';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import type { Logger } from '../util/logger';
+import { MAX_CODE_BYTES, MAX_MANIFEST_BYTES, readSafeText } from '../util/safeRead';
 
 let registered = false;
 const alsoHooked: string[] = [];
@@ -179,7 +180,9 @@ function exportedFile(specifier: string): string | null {
     const folder = packageFolder(dir, specifier);
     if (!folder) continue;
     try {
-      const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+      const manifest = JSON.parse(readSafeText(path.join(folder, 'package.json'), { maxBytes: MAX_MANIFEST_BYTES, follow: true })) as {
+        exports?: Record<string, unknown>;
+      };
       const entry = manifest.exports?.[subpath] as string | { import?: unknown; default?: unknown } | undefined;
       const file = typeof entry === 'string' ? entry : typeof entry?.import === 'string' ? entry.import : entry?.default;
       // As the loader sees it: a file URL of the real path (Node resolves links before it loads).
@@ -205,7 +208,7 @@ function entryMayBeEsm(): boolean {
   const type = packageType(path.dirname(file));
   if (type) return type === 'module';
   try {
-    return /^\s*(?:import\s*[\w{*'"]|export\s)/m.test(readFileSync(file, 'utf8'));
+    return /^\s*(?:import\s*[\w{*'"]|export\s)/m.test(readSafeText(file, { maxBytes: MAX_CODE_BYTES, follow: true }));
   } catch {
     return false;
   }
@@ -215,7 +218,7 @@ function entryMayBeEsm(): boolean {
 function packageType(dir: string): string | null {
   for (let current = dir; ; current = path.dirname(current)) {
     try {
-      const type = (JSON.parse(readFileSync(path.join(current, 'package.json'), 'utf8')) as { type?: unknown }).type;
+      const type = (JSON.parse(readSafeText(path.join(current, 'package.json'), { maxBytes: MAX_MANIFEST_BYTES, follow: true })) as { type?: unknown }).type;
       return typeof type === 'string' ? type : null;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return null;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { MAX_MANIFEST_BYTES, readSafeText } from '../util/safeRead';
 
 /** Next.js's server module, as require's cache names it (the same file nextRoutes patches). */
 const BASE_SERVER = ['', 'node_modules', 'next', 'dist', 'server', 'base-server.js'].join(path.sep);
@@ -15,7 +16,7 @@ export function loadedNextMajor(): number | null {
     if (!file.endsWith(BASE_SERVER) || !module) continue;
     try {
       const manifest = path.join(path.dirname(file), '..', '..', 'package.json');
-      const version = (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version?: unknown }).version;
+      const version = (JSON.parse(readSafeText(manifest, { maxBytes: MAX_MANIFEST_BYTES, follow: true })) as { version?: unknown }).version;
       const major = typeof version === 'string' ? Number(version.split('.')[0]) : NaN;
       if (Number.isInteger(major)) return major;
     } catch {

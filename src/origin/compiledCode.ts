@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { noteCompiledWithoutMap, noteEvaluatedScript, noteEvaluatedWithoutMap } from './mapChain';
 import { mappingUrl } from './maps/readMap';
 import { noteCompiledBundle } from './maps/webpackEval';
+import { MAX_CODE_BYTES, readSafeText } from '../util/safeRead';
 
 /**
  * The places where code that is not a file's text on disk gets compiled under that file's name, watched for the
@@ -84,7 +85,7 @@ export function watchCompiledCode(): void {
   watchSourceTextModules();
 }
 
-const readText = (file: string): string => fs.readFileSync(file, 'utf8');
+const readText = (file: string): string => readSafeText(file, { maxBytes: MAX_CODE_BYTES, follow: true });
 
 /** Notes the code's map comment, for an app script: whether it had one (undefined: not an app script). Never throws. */
 function note(filename: unknown, code: unknown): boolean | undefined {

@@ -1,4 +1,5 @@
 import { clip, type ClipLimits } from './clip';
+import { setOwn } from '../util/setOwn';
 
 /**
  * Keeps an agent tool's answer within `max_tokens` (estimated at 4 characters of JSON a token). What comes
@@ -23,8 +24,15 @@ export interface Omission {
 /** Says how to ask for the items left out of the list at `path`; `next` is the first one left out. */
 export type AskFor = (path: string, next: unknown) => string;
 
-/** Limits for the last resort, when cutting lists was not enough (one huge row). */
-const TIGHT: ClipLimits = { string: 120, body: 300, base64: 0, items: 5, keys: 20, depth: 4 };
+/**
+ * Limits for the last resort, when cutting lists was not enough (one huge row), tried in turn until the answer
+ * fits: the last holds a few short values of a few keys, which fits the smallest budget (MIN_MAX_TOKENS).
+ */
+const TIGHT: readonly ClipLimits[] = [
+  { string: 120, body: 300, base64: 0, items: 5, keys: 20, depth: 4 },
+  { string: 60, body: 120, base64: 0, items: 3, keys: 8, depth: 3 },
+  { string: 24, body: 24, base64: 0, items: 1, keys: 3, depth: 2 },
+];
 /** Lists named here are cut last: what a reader needs first. */
 const KEPT_LONGEST = /^(summary|findings|compare\.(status|before|after))/;
 const ROUNDS = 40;
@@ -68,8 +76,10 @@ export function fitTokens<T extends object>(result: T, maxTokens: number, askFor
     });
   }
   let clipped = false;
-  if (sizeNow() > budget) {
-    Object.assign(answer, clip(answer, TIGHT));
+  for (const limits of TIGHT) {
+    if (sizeNow() <= budget) break;
+    // Every top-level field stays (the header an agent reads first), each clipped within.
+    for (const [key, value] of Object.entries(answer)) if (key !== 'omitted') setOwn(answer, key, clip(value, limits, key, 1));
     clipped = true;
   }
   const cuts = [...omitted.values()];

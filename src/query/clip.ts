@@ -42,6 +42,15 @@ export function clipString(text: string, max: number): string {
   return `${text.slice(0, max)}… [clipped: ${text.length - max} more chars]`;
 }
 
+/** An object's key, clipped as a string is (a number added when another clipped key reads the same). */
+function keyOf(name: string, max: number, taken: Record<string, unknown>): string {
+  if (name.length <= max) return name;
+  const clipped = clipString(name, max);
+  let key = clipped;
+  for (let n = 2; Object.hasOwn(taken, key); n++) key = `${clipped} (${n})`;
+  return key;
+}
+
 export function clip(value: unknown, limits: ClipLimits, key = '', depth = 0): unknown {
   if (typeof value === 'string' && key === BASE64_KEY) return limits.base64 > 0 ? clipString(value, limits.base64) : base64Marker(value);
   if (typeof value === 'string') return clipString(value, BODY_KEYS.has(key) ? limits.body : limits.string);
@@ -54,7 +63,8 @@ export function clip(value: unknown, limits: ClipLimits, key = '', depth = 0): u
   }
   const entries = Object.entries(value);
   const out: Record<string, unknown> = {};
-  for (const [name, item] of entries.slice(0, limits.keys)) setOwn(out, name, clip(item, limits, name, depth + 1));
+  // Keys are recorded text too (a JSON body's, a header's name): clipped like strings, kept apart when two clip alike.
+  for (const [name, item] of entries.slice(0, limits.keys)) setOwn(out, keyOf(name, limits.string, out), clip(item, limits, name, depth + 1));
   if (entries.length > limits.keys) out['…'] = `[clipped: ${entries.length - limits.keys} more keys]`;
   return out;
 }

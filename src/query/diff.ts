@@ -81,6 +81,8 @@ export async function compareTarget(
 export async function findBaseline(baselines: BaselineStore, name: string): Promise<Baseline> {
   const baseline = await baselines.find(name);
   if (baseline) return baseline;
+  const garbled = await baselines.problem(name);
+  if (garbled) throw new QueryError(`baseline ${shownInput(name)} ${garbled}: save it again (probe baseline save <id> ${name})`);
   const names = (await baselines.list()).map((entry) => entry.name);
   throw new QueryError(`no baseline named ${shownInput(name)}${names.length ? '' : ' (none is saved: probe baseline save <id> [name] keeps one)'}`, names);
 }

@@ -1,7 +1,7 @@
 import type { CallChange, CallRef, DiffResult, DiffSide } from '../diff/Diff';
 import type { FieldChange } from '../diff/jsonChanges';
 import type { Finding } from '../findings/Finding';
-import { terminalText } from '../util/terminalText';
+import { terminalLines, terminalText } from '../util/terminalText';
 
 /** `probe diff`'s text and the findings' lines, for people (the same data as `--json`). */
 
@@ -40,8 +40,9 @@ function changeLines(change: CallChange): string[] {
   return out;
 }
 
-export function renderDiff(result: DiffResult): string {
-  const out = [`${sideText(result.before)}\n  → ${sideText(result.after)}`];
+/** `probe diff`'s lines (each escaped whole when printed: see terminalLines). */
+export function diffLines(result: DiffResult): string[] {
+  const out = [sideText(result.before), `  → ${sideText(result.after)}`];
   out.push(`durations compared with a threshold of ${result.threshold.ms} ms and ${result.threshold.percent} %`);
   out.push('');
   if (result.status) out.push(`status: ${inline(result.status.before)} → ${inline(result.status.after)}`);
@@ -53,7 +54,11 @@ export function renderDiff(result: DiffResult): string {
   out.push(
     `${result.matched} calls aligned, ${result.added.length} added, ${result.removed.length} removed, ${result.changed.length} changed: ${result.same ? 'same' : 'different'}`,
   );
-  return out.join('\n');
+  return out;
+}
+
+export function renderDiff(result: DiffResult): string {
+  return terminalLines(diffLines(result));
 }
 
 /** One finding as lines: what, then its rows and code lines. */

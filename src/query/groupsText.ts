@@ -1,5 +1,6 @@
 import type { GroupsResult } from './groups';
 import { clipString } from './clip';
+import { terminalLines } from '../util/terminalText';
 
 /** `probe rows --group-by`: one table line per group, for people (the same data as `--json`). */
 
@@ -57,5 +58,5 @@ export function renderGroups(result: GroupsResult): string {
     `${result.returned} of ${result.group_count} groups by ${result.group_by} over ${result.matched} matching ${result.section} rows (${result.total} ${where})`,
   );
   if (result.note) out.push(result.note);
-  return out.join('\n');
+  return terminalLines(out);
 }

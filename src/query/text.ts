@@ -5,9 +5,9 @@ import type { RowsResult } from './rows';
 import type { ShowResult, ShownRow, ShownRows } from './show';
 import { clipString } from './clip';
 import { getPath } from './paths';
-import { terminalText } from '../util/terminalText';
+import { terminalLines, terminalText } from '../util/terminalText';
 import { exitStatusText } from './exitStatus';
-import { findingLines, renderDiff } from './diffText';
+import { diffLines, findingLines } from './diffText';
 import { FINDING_FLOOR } from '../findings/floor';
 import { WIDEN_ANY, WIDEN_SINCE } from './unread';
 
@@ -27,14 +27,14 @@ function cell(value: unknown): string {
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
-function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]?.length ?? 0)));
   const line = (cells: readonly string[]) =>
     cells
       .map((text, i) => (i === cells.length - 1 ? text : text.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return [line(headers.map((header) => inline(header.toUpperCase()))), ...rows.map(line)].join('\n');
+  return [line(headers.map((header) => inline(header.toUpperCase()))), ...rows.map(line)];
 }
 
 function timeText(epochSeconds: number | undefined): string {
@@ -87,7 +87,7 @@ export function renderList(result: ListResult & { baselines?: BaselineEntry[] })
     cell(row.name),
   ]);
   const headers = ['id', 'type', 'status', 'duration', 'http', 'errors', ...(withFindings ? ['findings'] : []), 'started (utc)', 'name'];
-  const out = rows.length ? [renderTable(headers, rows)] : [];
+  const out: string[] = rows.length ? renderTable(headers, rows) : [];
   if (result.groups?.length) {
     const groups = result.groups.map((group) => [
       cell(group.route ?? '(no route)'),
@@ -97,7 +97,7 @@ export function renderList(result: ListResult & { baselines?: BaselineEntry[] })
       ms(group.max_duration),
       group.latest_id,
     ]);
-    out.unshift(renderTable(['route', 'captures', 'errors', 'avg', 'max', 'latest'], groups), '');
+    out.unshift(...renderTable(['route', 'captures', 'errors', 'avg', 'max', 'latest'], groups), '');
   }
   out.push(`${result.returned} of ${result.matched} matching captures (${result.total} stored)`);
   if (result.baselines?.length) {
@@ -109,10 +109,10 @@ export function renderList(result: ListResult & { baselines?: BaselineEntry[] })
       timeText(entry.saved_at),
       cell(entry.capture_name),
     ]);
-    out.push('', renderTable(['baseline', 'id', 'type', 'http', 'saved (utc)', 'name'], baselines));
+    out.push('', ...renderTable(['baseline', 'id', 'type', 'http', 'saved (utc)', 'name'], baselines));
   }
   if (result.note) out.push(cliNote(result.note));
-  return out.join('\n');
+  return terminalLines(out);
 }
 
 /** Columns shown when no fields are listed: the ones a person scans first. */
@@ -135,7 +135,7 @@ function valueOf(row: Record<string, unknown>, field: string): unknown {
 /** Where a row is: shown first, whatever the fields (across captures, which capture it belongs to). */
 const LEADING = ['capture_id', 'capture_name', 'row'];
 
-function rowsTable(section: string, rows: ReadonlyArray<Record<string, unknown>>, fields?: readonly string[]): string {
+function rowsTable(section: string, rows: ReadonlyArray<Record<string, unknown>>, fields?: readonly string[]): string[] {
   const columns = columnsOf(section, rows, fields);
   const across = rows.some((row) => 'capture_id' in row);
   const leading = across ? ['capture_id', 'capture_name', 'row'] : ['row'];
@@ -148,11 +148,11 @@ function rowsTable(section: string, rows: ReadonlyArray<Record<string, unknown>>
 export function renderRows(result: RowsResult, fields?: readonly string[]): string {
   const out: string[] = [];
   if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${inline(result.capture.name)}  (${inline(result.capture.status)})`);
-  if (result.rows.length) out.push(rowsTable(result.section, result.rows, fields));
+  if (result.rows.length) out.push(...rowsTable(result.section, result.rows, fields));
   const where = result.captures !== undefined ? `in ${result.captures} captures, newest first` : 'in the section';
   out.push(`${result.returned} of ${result.matched} matching ${result.section} rows (${result.total} ${where})`);
   if (result.note) out.push(cliNote(result.note));
-  return out.join('\n');
+  return terminalLines(out);
 }
 
 export function renderShow(result: ShowResult | ShownRow): string {
@@ -184,31 +184,28 @@ export function renderShow(result: ShowResult | ShownRow): string {
     out.push(
       '',
       `compared with ${result.compare.before.baseline !== undefined ? 'baseline ' : ''}${inline(result.compare.before.baseline ?? result.compare.before.id)}:`,
-      indent(renderDiff(result.compare)),
+      ...indent(diffLines(result.compare)),
     );
   for (const [name, section] of Object.entries(result.sections ?? {})) {
     out.push('');
     if (isShownRows(section)) {
       const cut = section.failed ? `, ${section.shown} shown: the ${section.failed} failed first` : `, first ${section.shown}`;
       out.push(`${inline(name)}: ${section.total} rows${section.shown < section.total ? cut : ''}`);
-      if (section.rows.length) out.push(indent(rowsTable(name, section.rows)));
+      if (section.rows.length) out.push(...indent(rowsTable(name, section.rows)));
     } else if (section !== null && typeof section === 'object') {
       out.push(`${inline(name)}:`);
       for (const [key, value] of Object.entries(section)) out.push(`  ${inline(key)}: ${cell(value)}`);
     } else out.push(`${inline(name)}: ${cell(section)}`);
   }
-  return out.join('\n');
+  return terminalLines(out);
 }
 
 function isShownRows(value: unknown): value is ShownRows {
   return value !== null && typeof value === 'object' && Array.isArray((value as ShownRows).rows) && typeof (value as ShownRows).total === 'number';
 }
 
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `  ${line}`)
-    .join('\n');
+function indent(lines: string[]): string[] {
+  return lines.map((line) => `  ${line}`);
 }
 
 /** One row whole: where it is, then the row as indented JSON (bodies clipped with their marker). */
@@ -216,6 +213,7 @@ function renderRow(result: ShownRow): string {
   const out: string[] = [];
   if (result.capture) out.push(`capture ${result.capture.id}  ${result.capture.type}  ${inline(result.capture.name)}  (${inline(result.capture.status)})`);
   out.push(`${result.section} row ${result.row} of ${result.total} (numbered from 0)`);
-  out.push(JSON.stringify(result.data, null, 2));
-  return out.join('\n');
+  // Indented JSON breaks lines only between tokens: a line break inside a string is written `\n`.
+  out.push(...JSON.stringify(result.data, null, 2).split('\n'));
+  return terminalLines(out);
 }

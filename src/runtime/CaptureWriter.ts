@@ -39,6 +39,12 @@ const DRAIN_BATCH = 20;
 const MAX_IN_FLIGHT = 64;
 /** A put that has not settled by then counts as failed (a custom store may never answer). */
 export const PUT_TIMEOUT_MS = 10_000;
+/**
+ * A store that fails again this soon after it was said to be back (a nearly full disk: a small capture fits, the
+ * next does not) is one outage that goes on: counted, not said again, until it has written without a failure this
+ * long, or the app exits.
+ */
+const STEADY_MS = 30_000;
 
 /**
  * Builds and stores captures after their unit of work has ended, off the response path: units queue up and
@@ -80,6 +86,11 @@ export class CaptureWriter {
   private readonly lostRunning = new Set<string>();
   /** Why the store fails now, when the store said it (the capture folder): repeated with the count at exit. */
   private outage: string | null = null;
+  /** When the store was last said to be back, and when a put last failed (see STEADY_MS). */
+  private backAt = -Infinity;
+  private failedAt = -Infinity;
+  /** The outage said goes on after a short recovery: its losses wait for a steady store, or the exit. */
+  private flapping = false;
   private stopping: Promise<void> | null = null;
 
   constructor(
@@ -221,14 +232,21 @@ export class CaptureWriter {
       this.dropped--;
       this.unreported = Math.max(0, this.unreported - 1);
     }
-    if (this.failing) {
+    const steady = performance.now() - this.failedAt >= STEADY_MS;
+    if (this.flapping && !steady) {
+      this.failing = false; // back for now: the count waits until it stays back (or the exit says it)
+      return;
+    }
+    if (this.failing || this.flapping) {
       this.logger.warn(
         `the ${this.config.storage.driver} store is back; ${this.unreported} capture(s) were lost while it failed (${this.dropped} since start)`,
       );
+      this.backAt = performance.now();
     } else if (this.unreported) {
       this.logger.warn(`the store caught up; ${this.unreported} capture(s) were lost before (${this.dropped} since start)`);
     }
     this.failing = false;
+    this.flapping = false;
     this.outage = null;
     this.unreported = 0;
   }
@@ -238,8 +256,12 @@ export class CaptureWriter {
     const code = (error as { code?: unknown })?.code;
     // The file store's own message names the folder, why and what to do: said as it is.
     const told = code === 'PROBE_STORE_UNWRITABLE' || code === 'PROBE_STORE_WRITE';
+    const now = performance.now();
+    // Failing again soon after it came back: the same outage (see STEADY_MS).
+    if (!this.failing && (this.flapping || now - this.backAt < STEADY_MS)) this.flapping = true;
+    this.failedAt = now;
     // Once per outage: every later failure until a put succeeds is only counted (PROBE_DEBUG shows each).
-    if (this.failing) this.logger.debug('could not store a capture', error);
+    if (this.failing || this.flapping) this.logger.debug('could not store a capture', error);
     else if (told) this.logger.warn(String((error as Error).message));
     else this.logger.warn('could not store a capture', error);
     this.failing = true;

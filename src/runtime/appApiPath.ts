@@ -1,7 +1,8 @@
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { recordPatch } from '../util/patches';
+import { MAX_MANIFEST_BYTES, readSafeText } from '../util/safeRead';
 
 const API = '@opentelemetry/api';
 /** The package root of this Probe (dist/runtime/ is two levels below it). */
@@ -40,7 +41,7 @@ function lookupPoints(root: string): string[] {
 /** Whether the copy at `file` is within Probe's peer range (`>=1.7.0 <1.10.0`): the versions Probe is built for. */
 function inPeerRange(file: string): boolean {
   const dir = file.slice(0, file.lastIndexOf(API) + API.length);
-  const { version } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string };
+  const { version } = JSON.parse(readSafeText(path.join(dir, 'package.json'), { maxBytes: MAX_MANIFEST_BYTES, follow: true })) as { version?: string };
   const [major, minor] = String(version).split('.').map(Number);
   return major === 1 && minor! >= 7 && minor! < 10;
 }

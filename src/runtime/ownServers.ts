@@ -3,6 +3,7 @@ import type net from 'node:net';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { FILE_MODE, makePrivateFolder } from '../store/privateFolder';
+import { readSafeText } from '../util/safeRead';
 
 /**
  * The servers the processes and threads of one app listen on, as each one's Probe saw them answer a request:
@@ -25,6 +26,9 @@ interface Listed {
   pid: number;
   servers: Endpoint[];
 }
+
+/** A thread's list is a few addresses; a larger file is not one Probe wrote. */
+const MAX_LIST_BYTES = 64 * 1024;
 
 const announced = new WeakSet<object>();
 const mine: Endpoint[] = [];
@@ -99,15 +103,19 @@ function alive(pid: number): boolean {
 export function ownServers(root: string): Endpoint[] {
   const found: Endpoint[] = [...mine];
   let names: string[] = [];
+  const folder = folderOf(root);
   try {
-    names = fs.readdirSync(folderOf(root));
+    // A folder a link put in its place leads elsewhere: not read.
+    if (!fs.lstatSync(folder).isDirectory() || fs.lstatSync(path.dirname(folder)).isSymbolicLink()) return found;
+    names = fs.readdirSync(folder);
   } catch {
     return found;
   }
   for (const name of names) {
     if (!name.endsWith('.json')) continue;
     try {
-      const listed = JSON.parse(fs.readFileSync(path.join(folderOf(root), name), 'utf8')) as Listed;
+      // A FIFO, a device or a link (a repository can commit one to /dev/zero) under a list's name is never opened.
+      const listed = JSON.parse(readSafeText(path.join(folder, name), { maxBytes: MAX_LIST_BYTES, ownOnly: true })) as Listed;
       if (typeof listed?.pid === 'number' && Array.isArray(listed.servers) && alive(listed.pid)) found.push(...listed.servers);
     } catch {
       // being replaced, or not ours: skipped

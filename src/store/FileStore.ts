@@ -1,5 +1,4 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, watch, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Store } from '../capture/Store';
@@ -18,6 +17,7 @@ import { captureText } from './captureText';
 import type { RowCache } from '../builder/RowCache';
 import { isDenied, readFailure, writeFailure } from './folderFailure';
 import { threadWork } from '../util/threadWork';
+import { MAX_TEXT_BYTES, openSafe, readSafeTextAsync, SafeReadError } from '../util/safeRead';
 
 export interface FileStoreOptions {
   /** Folder of the capture files (absolute, or relative to the working directory). */
@@ -89,11 +89,12 @@ const TRIM_EVERY_MS = 0;
 /**
  * Opening flags. O_NOFOLLOW: a symbolic link planted in the folder under a capture's name is never opened
  * (a repository can commit one pointing at any file). O_EXCL on the temp file: it is new, never a file
- * or a link already there. O_NONBLOCK on reads: a FIFO planted under a capture's name cannot hold a reader.
+ * or a link already there. Reads go through safeRead.
  */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
-const READ_FLAGS = constants.O_RDONLY | NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+/** Reads: never through a link, never a FIFO or a device, never more than a string can hold (safeRead). */
+const READ_LIMITS = { maxBytes: MAX_TEXT_BYTES };
 /** Names of the files a write leaves behind when it dies between create and rename, and of the spare files older versions kept. */
 const isTempName = (name: string) => name.startsWith('.') && name.endsWith('.tmp');
 const isLegacySpare = (name: string) => name.startsWith('.spare.');
@@ -378,16 +379,17 @@ export class FileStore implements Store {
    */
   private readRow(name: string, id: string): IndexRow | null | undefined {
     let fd: number;
+    let size: number;
     try {
-      fd = openSync(path.join(this.path, name), READ_FLAGS);
-    } catch {
-      return undefined;
+      ({ fd, size } = openSafe(path.join(this.path, name), READ_LIMITS));
+    } catch (error) {
+      return isMissing(error) ? undefined : null;
     }
     try {
       const head = Buffer.allocUnsafe(HEAD_BYTES);
       const length = readSync(fd, head, 0, HEAD_BYTES, 0);
       let row = rowOfHead(head.subarray(0, length), length < HEAD_BYTES);
-      const size = length < HEAD_BYTES ? length : fstatSync(fd).size;
+      if (length < HEAD_BYTES) size = length;
       if (row === undefined) {
         const whole = Buffer.allocUnsafe(size);
         const total = readSync(fd, whole, 0, whole.length, 0);
@@ -549,14 +551,13 @@ function writeNew(file: string, text: string): void {
   closeSync(fd);
 }
 
-/** A capture file's text, or null when the name holds no regular file (a FIFO or a device planted there). */
+/** A capture file's text, or null when the name holds no regular file (a FIFO or a device planted there) or one too large. */
 async function readRegular(file: string): Promise<string | null> {
-  const handle = await open(file, READ_FLAGS);
   try {
-    if (!(await handle.stat()).isFile()) return null;
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
+    return await readSafeTextAsync(file, READ_LIMITS);
+  } catch (error) {
+    if (error instanceof SafeReadError || (error as NodeJS.ErrnoException)?.code === 'ELOOP') return null;
+    throw error;
   }
 }
 

@@ -62,6 +62,18 @@ const UNIT_BATCH_MS = 100;
  */
 const BATCH_MAX_BYTES = 2 * 1024 * 1024;
 const THREAD_SCRIPT = path.join(__dirname, 'storeThread.js');
+/**
+ * A thread that could not start, or stopped, for want of a resource that comes back (descriptors, processes: EMFILE
+ * under a burst of sockets) is started again this long after; meanwhile captures are written on the app thread.
+ */
+const RETRY_THREAD_MS = 5_000;
+const TRANSIENT = /\b(EMFILE|ENFILE|EAGAIN)\b/;
+
+/** Whether a thread's fault is a resource that comes back (its code, or its message from inside the thread). */
+function transient(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return (typeof code === 'string' && TRANSIENT.test(code)) || TRANSIENT.test(String((error as Error)?.message ?? ''));
+}
 
 interface Pending {
   /** A capture serialized here, or a unit to build there (its bodies are gone from here once posted). */
@@ -124,6 +136,8 @@ calls not handed before (unitParts.ts). Captures built here (put: a config whose
 export class ThreadedStore implements Store {
   private worker: Worker | null = null;
   private available = true;
+  /** Not before this (performance.now()): the last thread stopped for a transient fault (RETRY_THREAD_MS). */
+  private retryAt = 0;
   private puts = 0;
   private seq = 0;
   private readonly pending = new Map<number, Pending>();
@@ -423,7 +437,7 @@ export class ThreadedStore implements Store {
   }
 
   private thread(): Worker | null {
-    if (this.worker || !this.available) return this.worker;
+    if (this.worker || !this.available || performance.now() < this.retryAt) return this.worker;
     try {
       // Not there when running from TypeScript sources (tests load dist/ for the runtime).
       if (!existsSync(this.script)) throw new Error(`no ${this.script}`);
@@ -451,7 +465,8 @@ export class ThreadedStore implements Store {
       worker.on('exit', (code) => this.died(worker, new Error(`the write thread exited (${code})`)));
       this.worker = worker;
     } catch (error) {
-      this.available = false;
+      if (transient(error)) this.retryAt = performance.now() + RETRY_THREAD_MS;
+      else this.available = false;
       this.logger?.debug('file store: writing on the app thread', error);
     }
     return this.worker;
@@ -566,8 +581,23 @@ export class ThreadedStore implements Store {
   private lose(error: unknown): void {
     if (!this.worker) return;
     this.worker = null;
-    if (this.available) this.logger?.warnOnce('file-store-thread', 'the file store write thread stopped; writing on the app thread', error);
-    this.available = false;
+    const again = this.available && transient(error);
+    if (this.available)
+      this.logger?.warnOnce(
+        'file-store-thread',
+        `the file store write thread stopped; writing on the app thread${again ? ' until a new one can start' : ''}`,
+        error,
+      );
+    this.available = again;
+    if (again) {
+      // A new thread counts from zero what the exit path waits for (as after a restart).
+      this.retryAt = performance.now() + RETRY_THREAD_MS;
+      this.posted = 0;
+      this.failedSeen = 0;
+      Atomics.store(this.finished, 0, 0);
+      Atomics.store(this.finished, 1, 0);
+      if (this.build) this.buildsThere = null;
+    }
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
     this.batch = [];

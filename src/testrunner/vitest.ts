@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
@@ -8,6 +8,8 @@ import type { Logger } from '../util/logger';
 import { patchMethod, recordPatch } from '../util/patches';
 import type { TestRunnerSource } from './TestRunnerSource';
 import { recordVitestRunner } from './vitestTests';
+import { MAX_CODE_BYTES, readSafeText } from '../util/safeRead';
+import { readManifest } from '../util/manifest';
 
 /** The entry scripts of Vitest's own processes: the runner itself and its pools' workers before a file runs. */
 const RUNNER_ENTRIES = [
@@ -105,7 +107,7 @@ function workerEntry(): WorkerEntry | null {
     const workerFile = path.join(root, 'dist', 'worker.js');
     const worker = pathToFileURL(workerFile).href;
     const index = new URL(importEntry(root), pathToFileURL(path.join(root, 'package.json'))).href;
-    const source = readFileSync(workerFile, 'utf8');
+    const source = readSafeText(workerFile, { maxBytes: MAX_CODE_BYTES, follow: true });
     const init = reExport(source, 'init');
     if (init) {
       const file = path.posix.join('dist', init.from);
@@ -121,7 +123,7 @@ function workerEntry(): WorkerEntry | null {
 
 /** The package's `import` entry for `.` as its manifest declares it (`./dist/index.js` in Vitest 3 to 5). */
 function importEntry(root: string): string {
-  let target: unknown = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> }).exports?.['.'];
+  let target: unknown = (readManifest(root) as { exports?: Record<string, unknown> } | null)?.exports?.['.'];
   // Conditions nest (`import: { types, default }`): the ESM loader's choice, `import` then `default`.
   while (target && typeof target === 'object') {
     const conditions = target as Record<string, unknown>;

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
+import { readSafeText } from './safeRead';
 import path from 'node:path';
 
 /**
- * A package's `package.json`, read as data about a folder Probe did not make: a regular file (opened without
- * following a link in its place, never blocking on a FIFO) of at most MAX_BYTES, parsed as JSON. Anything else is
- * null, never thrown.
+ * A package's `package.json`, read as data about a folder Probe did not make: a regular file (util/safeRead: never
+ * blocking on a FIFO; reached through a link, as pnpm's packages are) of at most MAX_BYTES, parsed as JSON. Anything
+ * else is null, never thrown.
  */
 export interface Manifest {
   name?: unknown;
@@ -18,22 +19,11 @@ export interface Manifest {
 const MAX_BYTES = 512 * 1024;
 
 export function readManifest(folder: string): Manifest | null {
-  let fd: number | undefined;
   try {
-    fd = fs.openSync(path.join(folder, 'package.json'), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
-    const info = fs.fstatSync(fd);
-    if (!info.isFile() || info.size > MAX_BYTES) return null;
-    // Its size as read, plus one byte: a file that grew since is not taken whole.
-    const buffer = Buffer.alloc(info.size + 1);
-    let length = 0;
-    for (let read = 1; read > 0 && length < buffer.length; length += read) read = fs.readSync(fd, buffer, length, buffer.length - length, length);
-    if (length > info.size) return null;
-    const parsed = JSON.parse(buffer.toString('utf8', 0, length)) as unknown;
+    const parsed = JSON.parse(readSafeText(path.join(folder, 'package.json'), { maxBytes: MAX_BYTES, follow: true })) as unknown;
     return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Manifest) : null;
   } catch {
     return null;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

@@ -19,6 +19,15 @@ export function terminalText(text: string, keep = ''): string {
   });
 }
 
+/**
+ * Lines Probe made, as one text: each line escaped whole (its CR, LF, U+0085, U+2028 and U+2029 included), then
+ * joined with `\n`. A line break inside a recorded or read value (a name sent to the collector, a hand-edited
+ * baseline) then cannot start a line of its own, whichever value a renderer forgot to escape.
+ */
+export function terminalLines(lines: readonly string[]): string {
+  return lines.map((line) => terminalText(line)).join('\n');
+}
+
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
 

@@ -4,7 +4,7 @@ import { closeContext, openContext } from '../context';
 import { BASELINE_NAME, BASELINE_NAME_RULE, BaselineStore } from '../../baselines/BaselineStore';
 import { findCapture } from '../../query/locate';
 import { QueryError } from '../../query/QueryError';
-import { terminalText } from '../../util/terminalText';
+import { terminalLines, terminalText } from '../../util/terminalText';
 
 const USAGE = 'usage: probe baseline save <id> [name] | list | rm <name>';
 
@@ -29,18 +29,23 @@ export const baseline: CliCommand = async (argv, io) => {
   if (!context) return 2;
   const baselines = new BaselineStore(context.config.root);
   try {
+    const unsafe = action === 'save' ? null : baselines.unsafe();
+    if (unsafe) {
+      io.err(`probe baseline: ${terminalText(unsafe)}`);
+      return 2;
+    }
     if (action === 'list') {
       const entries = await baselines.list();
       if (values.json) io.out(JSON.stringify({ baselines: entries }, null, 2));
       else if (entries.length === 0) io.out('no baselines (probe baseline save <id> [name] keeps one)');
       else
         io.out(
-          entries
-            .map(
+          terminalLines(
+            entries.map(
               (entry) =>
-                `${entry.name}  ${entry.id}  ${entry.type}  ${terminalText(entry.capture_name)}  ${terminalText(entry.status)}  ${entry.calls} calls  saved ${new Date(entry.saved_at * 1000).toISOString().slice(0, 19).replace('T', ' ')} utc`,
-            )
-            .join('\n'),
+                `${entry.name}  ${entry.id}  ${entry.type}  ${entry.capture_name}  ${entry.status}  ${entry.calls} calls  saved ${savedText(entry.saved_at)} utc`,
+            ),
+          ),
         );
       return 0;
     }
@@ -59,9 +64,15 @@ export const baseline: CliCommand = async (argv, io) => {
     return 0;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    io.err(`probe baseline: ${error.message}`);
+    io.err(`probe baseline: ${terminalText(error.message)}`);
     return 2;
   } finally {
     await closeContext(context);
   }
 };
+
+/** A baseline's save time (a hand-edited file may hold any number there). */
+function savedText(savedAt: number): string {
+  const time = new Date(savedAt * 1000);
+  return Number.isNaN(time.getTime()) ? '-' : time.toISOString().slice(0, 19).replace('T', ' ');
+}

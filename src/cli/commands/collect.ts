@@ -5,6 +5,7 @@ import { CollectorServer, TRACES_PATH } from '../../collector/CollectorServer';
 import { createLogger } from '../../util/logger';
 import { AccessTokenError, resolveAccessToken } from '../../util/accessToken';
 import { isWildcardHost } from '../../util/listenAddress';
+import { terminalText } from '../../util/terminalText';
 
 /**
  * `probe collect [--port 4318] [--host 127.0.0.1] [--token T]`: receives OTLP/HTTP traces from any OTel SDK
@@ -34,7 +35,7 @@ export const collect: CliCommand = async (argv, io) => {
     token = resolveAccessToken(host, values.token, process.env);
   } catch (error) {
     if (!(error instanceof AccessTokenError)) throw error;
-    io.err(`probe collect: ${error.message}`);
+    io.err(`probe collect: ${terminalText(error.message)}`);
     return 2;
   }
   const context = openContext(io);

@@ -4,6 +4,7 @@ import { closeContext, openContext } from '../context';
 import { openBrowser } from '../openBrowser';
 import { portOption, serveDashboard } from '../serveDashboard';
 import { AccessTokenError, resolveAccessToken } from '../../util/accessToken';
+import { terminalText } from '../../util/terminalText';
 
 export const dashboard: CliCommand = async (argv, io) => {
   const { values } = parseArgs({
@@ -26,7 +27,7 @@ export const dashboard: CliCommand = async (argv, io) => {
     token = resolveAccessToken(values.host, values.token, process.env);
   } catch (error) {
     if (!(error instanceof AccessTokenError)) throw error;
-    io.err(`probe dashboard: ${error.message}`);
+    io.err(`probe dashboard: ${terminalText(error.message)}`);
     return 2;
   }
   const context = openContext(io);

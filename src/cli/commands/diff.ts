@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { CliCommand } from '../io';
+import type { CliCommand, CliIo } from '../io';
+import { storeFailure } from '../storeFailure';
+import { messageOf } from '../../config/loadFailure';
+import { terminalText } from '../../util/terminalText';
 import { numberFlag, runQuery } from '../queryCommand';
 import { queryDiff } from '../../query/diff';
 import { renderDiff } from '../../query/diffText';
@@ -9,7 +12,7 @@ const USAGE = 'usage: probe diff <before-id> <after-id> | --name NAME | --baseli
 
 /**
  * `probe diff`: what changed between two captures. Exit code 0 when they are the same, 1 when they differ,
- * 2 for a bad input (one line), so a test or CI step can use it.
+ * 2 for a bad input or a diff that could not be made (one line), so a test or CI step can use it.
  */
 export const diff: CliCommand = async (argv, io) => {
   const { values, positionals } = parseArgs({
@@ -29,6 +32,18 @@ export const diff: CliCommand = async (argv, io) => {
     io.err(`probe diff: ${positionals.length > most ? 'too many capture ids' : 'two capture ids needed'} (${USAGE})`);
     return 2;
   }
+  try {
+    return await compare(io, values, positionals);
+  } catch (error) {
+    // A store that cannot be read is said as every command says it (exit 1). Otherwise exit 1 says "different":
+    // a diff that could not be made (a capture a reader cannot compare) is 2, in one line.
+    if (storeFailure(error)) throw error;
+    io.err(`probe diff: ${terminalText(messageOf(error))}`);
+    return 2;
+  }
+};
+
+function compare(io: CliIo, values: DiffFlags, positionals: string[]): Promise<number> {
   const ms = numberFlag(values['threshold-ms']);
   const percent = numberFlag(values['threshold-percent']);
   return runQuery(io, 'diff', {
@@ -44,4 +59,12 @@ export const diff: CliCommand = async (argv, io) => {
     render: renderDiff,
     exitCode: (result) => (result.same ? 0 : 1),
   });
-};
+}
+
+interface DiffFlags {
+  name?: string;
+  baseline?: string;
+  'threshold-ms'?: string;
+  'threshold-percent'?: string;
+  json?: boolean;
+}

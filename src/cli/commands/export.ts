@@ -8,6 +8,7 @@ import { packageVersion } from '../../util/packageVersion';
 import { MOCK_OPTIONS, exportMocks } from './exportMocks';
 import { writeExport } from '../writeExport';
 import { jsonText } from '../../util/jsLiteral';
+import { terminalText } from '../../util/terminalText';
 
 const USAGE = 'usage: probe export [id] [--har | --msw | --nock | --undici-snapshot] [--out FILE] (probe export --help)';
 
@@ -44,7 +45,7 @@ export const exportCapture: CliCommand = async (argv, io) => {
     return 0;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    io.err(`probe export: ${error.message}`);
+    io.err(`probe export: ${terminalText(error.message)}`);
     return 2;
   } finally {
     await closeContext(context);

@@ -74,7 +74,7 @@ export async function exportMocks(values: MockFlags, positionals: string[], io: 
     return 0;
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    io.err(`probe export: ${error.message}`);
+    io.err(`probe export: ${terminalText(error.message)}`);
     return 2;
   } finally {
     await closeContext(context);

@@ -9,6 +9,7 @@ import { rowMatcher, type RowItem } from '../../query/rowSelect';
 import { parseWhere } from '../../query/whereText';
 import { tailJson, tailText } from '../../query/tailLine';
 import { NewCaptures } from '../../store/NewCaptures';
+import { terminalText } from '../../util/terminalText';
 
 /** Often enough to feel live; a check lists ids only (see NewCaptures), and files are also watched. */
 const POLL_MS = 500;
@@ -37,7 +38,7 @@ export const tail: CliCommand = async (argv, io) => {
     rowMatcher([], SECTION, where, true); // a bad field, operator or value fails now, not at the first row
   } catch (error) {
     if (!(error instanceof QueryError)) throw error;
-    io.err(`probe tail: ${error.message}`);
+    io.err(`probe tail: ${terminalText(error.message)}`);
     return 2;
   }
   const context = openContext(io);
@@ -58,7 +59,7 @@ export const tail: CliCommand = async (argv, io) => {
         if (matcher.matches(item)) io.out(values.json ? tailJson(capture, item.row as HttpRow, item.index) : tailText(capture, item.row as HttpRow));
       }
     },
-    onError: (error) => io.err(`probe tail: ${(error as Error)?.message ?? error}`),
+    onError: (error) => io.err(`probe tail: ${terminalText(String((error as Error)?.message ?? error))}`),
   });
   try {
     await feed.start();

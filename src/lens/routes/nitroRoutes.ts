@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { MAX_CODE_BYTES, readSafeText } from '../../util/safeRead';
 
 /** A route of Nitro's handler table, as its build writes it: `{ route: '/api/items/:id', …, middleware: false, method: "get" }`. */
 interface TableRoute {
@@ -51,7 +52,7 @@ function tableFile(): string | null {
   candidates.push(path.join(process.cwd(), '.nuxt', 'dev', 'index.mjs'), path.join(process.cwd(), '.nitro', 'dev', 'index.mjs'));
   for (const file of candidates) {
     try {
-      if (/\.m?js$/.test(file) && fs.statSync(file).isFile() && readHandlers(fs.readFileSync(file, 'utf8'))) return file;
+      if (/\.m?js$/.test(file) && readHandlers(readSafeText(file, { maxBytes: MAX_CODE_BYTES, follow: true }))) return file;
     } catch {
       // not there
     }
@@ -73,7 +74,7 @@ function routerOf(file: string): Radix | null {
   if (known && known.mtimeMs === mtimeMs) return known.router;
   let router: Radix | null = null;
   try {
-    const routes = readHandlers(fs.readFileSync(file, 'utf8'));
+    const routes = readHandlers(readSafeText(file, { maxBytes: MAX_CODE_BYTES, follow: true }));
     const createRouter = radix3(file);
     if (routes && createRouter) {
       const byRoute: Record<string, { route: string; methods: Set<string> }> = {};

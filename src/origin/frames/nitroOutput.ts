@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FrameRule } from './FrameRule';
 import { notKept } from '../keptVerdicts';
+import { MAX_CODE_BYTES, readSafeText } from '../../util/safeRead';
 
 /**
  * Nitro's own runtime (h3, ofetch, the `$fetch` it hands to app code) as Nitro bundles it without maps (with
@@ -47,7 +48,7 @@ function devBuild(file: string): boolean {
   let nitro = known.get(file);
   if (nitro === undefined) {
     try {
-      nitro = fs.readFileSync(file, 'utf8').includes('\nconst handlers = [');
+      nitro = readSafeText(file, { maxBytes: MAX_CODE_BYTES, follow: true }).includes('\nconst handlers = [');
     } catch {
       nitro = false;
     }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FILE_MODE, makePrivateFolder } from '../../store/privateFolder';
+import { readSafeText } from '../../util/safeRead';
 
 /**
  * The packages learned to hop, kept for the next runs of the app: `<root>/.probe/learned-hops.json`. Each one is
@@ -55,25 +56,15 @@ function probeFolder(root: string): string | null {
  * most 8 KiB holding a list of well-formed entries). Opened without following a link, never blocking on a FIFO.
  */
 export function readLearned(root: string): LearnedPackage[] {
-  let fd: number | undefined;
   try {
     const folder = probeFolder(root);
     if (!folder) return [];
-    fd = fs.openSync(path.join(folder, LEARNED_FILE), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-    const info = fs.fstatSync(fd);
-    if (!info.isFile() || info.size > MAX_BYTES) return [];
-    if (typeof process.getuid === 'function' && info.uid !== process.getuid()) return [];
-    const buffer = Buffer.alloc(MAX_BYTES + 1);
-    const length = fs.readSync(fd, buffer, 0, buffer.length, 0);
-    if (length > MAX_BYTES) return [];
-    const parsed = JSON.parse(buffer.toString('utf8', 0, length)) as { packages?: unknown };
+    const parsed = JSON.parse(readSafeText(path.join(folder, LEARNED_FILE), { maxBytes: MAX_BYTES, ownOnly: true })) as { packages?: unknown };
     const packages = parsed && typeof parsed === 'object' ? parsed.packages : null;
     if (!Array.isArray(packages) || packages.length > MAX_LEARNED || !packages.every(isEntry)) return [];
     return packages.map(({ name, version, esm }) => ({ name, version, esm }));
   } catch {
     return []; // none, being replaced, or not Probe's
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

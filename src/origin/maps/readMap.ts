@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SourceMap } from 'node:module';
 import type { SourceMapLike } from './MapSource';
+import { readSafeText } from '../../util/safeRead';
 
 /** Files (scripts, maps) larger than this are not read: a map comment sits at a script's end, maps past it are rare. */
 export const MAX_MAP_BYTES = 64 * 1024 * 1024;
@@ -48,9 +49,7 @@ export function mapFromUrl(url: string, script: string): SourceMapLike | null {
  */
 export function mapFromFile(file: string, folder?: string): SourceMapLike | null {
   try {
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stat?.isFile() || stat.size > MAX_MAP_BYTES) return null;
-    return parseMap(fs.readFileSync(file, 'utf8'), folder);
+    return parseMap(readSafeText(file, { maxBytes: MAX_MAP_BYTES, follow: true }), folder);
   } catch {
     return null;
   }
@@ -91,9 +90,7 @@ function dataUrlText(url: string): string | null {
 export function scriptText(file: string): string | null {
   try {
     if (!path.isAbsolute(file)) return null;
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stat?.isFile() || stat.size > MAX_MAP_BYTES) return null;
-    return fs.readFileSync(file, 'utf8');
+    return readSafeText(file, { maxBytes: MAX_MAP_BYTES, follow: true });
   } catch {
     return null;
   }

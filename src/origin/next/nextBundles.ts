@@ -3,6 +3,7 @@ import path from 'node:path';
 import { bundleCallAt, calleeOf, matchCall, sourceShapes, type SourceShapes } from './callShapes';
 import { chunkRouteSources, isTurbopackBuild, projectPaths } from './turbopackChunks';
 import { notKept } from '../keptVerdicts';
+import { MAX_MANIFEST_BYTES, readSafeText } from '../../util/safeRead';
 
 /**
  * The app's own line for a frame in a Next.js server bundle that has no source map (`next build` without
@@ -77,7 +78,7 @@ export function nextBundleCall(file: string, line: number, column: number): { fi
     const offset = bundle.lines[line - 1]! + column - 1;
     let found = bundle.found.get(offset);
     if (found !== undefined) return found;
-    const text = bundle.text ?? fs.readFileSync(file, 'utf8');
+    const text = bundle.text ?? readSafeText(file, { maxBytes: MAX_BYTES, follow: true });
     const call = bundle.chunk ? bundleCallAt(text, offset) : null;
     if (bundle.chunk && (!call || calleeOf(call.key).length < 3)) found = null;
     else {
@@ -109,9 +110,8 @@ function bundleOf(file: string): Bundle | null {
     let build = buildOf(parts.slice(0, server).join(path.sep));
     // Webpack's shared chunks stay Next's runtime (its route bundles hold the app's modules).
     if (kind === 'chunks' && !build?.turbopack) build = null;
-    const stat = build && fs.statSync(file, { throwIfNoEntry: false });
-    if (build && stat?.isFile() && stat.size <= MAX_BYTES) {
-      const text = fs.readFileSync(file, 'utf8');
+    const text = build && readOrNull(file);
+    if (build && text !== null) {
       const lines = [0];
       for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines.push(at + 1);
       const keep = keptBytes + text.length <= MAX_KEPT_BYTES;
@@ -129,7 +129,7 @@ function buildOf(dist: string): Build | null {
   if (build !== undefined) return build;
   build = null;
   try {
-    const described = JSON.parse(fs.readFileSync(path.join(dist, 'required-server-files.json'), 'utf8')) as {
+    const described = JSON.parse(readSafeText(path.join(dist, 'required-server-files.json'), { maxBytes: MAX_MANIFEST_BYTES, follow: true })) as {
       appDir?: unknown;
       config?: { distDir?: unknown; pageExtensions?: unknown };
     };
@@ -214,8 +214,8 @@ function shapesOf(file: string): SourceShapes | null {
   let read = shapes.get(file);
   if (read !== undefined) return read;
   read = null;
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
-  if (stat?.isFile() && stat.size <= MAX_BYTES) read = sourceShapes(fs.readFileSync(file, 'utf8'));
+  const text = readOrNull(file);
+  if (text !== null) read = sourceShapes(text);
   shapes.set(file, read);
   return read;
 }
@@ -256,8 +256,11 @@ function aliasesOf(project: string): Aliases {
     const file = path.join(project, name);
     if (!fs.existsSync(file)) continue;
     try {
-      const options = (JSON.parse(withoutComments(fs.readFileSync(file, 'utf8'))) as { compilerOptions?: { baseUrl?: unknown; paths?: unknown } })
-        .compilerOptions;
+      const options = (
+        JSON.parse(withoutComments(readSafeText(file, { maxBytes: MAX_MANIFEST_BYTES, follow: true }))) as {
+          compilerOptions?: { baseUrl?: unknown; paths?: unknown };
+        }
+      ).compilerOptions;
       const baseUrl = typeof options?.baseUrl === 'string' ? path.resolve(project, options.baseUrl) : null;
       const paths: Aliases['paths'] = [];
       if (options?.paths && typeof options.paths === 'object') {
@@ -301,4 +304,13 @@ export function withoutComments(text: string): string {
     } else out += c;
   }
   return out;
+}
+
+/** A bundle's or source file's text, or null (not a regular file, larger than MAX_BYTES, unreadable). */
+function readOrNull(file: string): string | null {
+  try {
+    return readSafeText(file, { maxBytes: MAX_BYTES, follow: true });
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { MAX_MANIFEST_BYTES, readSafeText } from '../../util/safeRead';
 
 /**
  * Which app routes load a server chunk of a Turbopack production build (`next build` by default from Next 16),
@@ -101,8 +102,13 @@ function loadersOf(dist: string): Loaders | null {
       for (const [page, entry] of Object.entries(manifest ?? {})) {
         if (typeof entry !== 'string' || !entry.endsWith('.js') || count++ >= MAX_ROUTES) continue;
         const file = path.join(server, entry);
-        if ((fs.statSync(file, { throwIfNoEntry: false })?.size ?? Infinity) > MAX_ENTRY_BYTES) continue;
-        for (const chunk of loadedChunks(fs.readFileSync(file, 'utf8'))) {
+        let text: string;
+        try {
+          text = readSafeText(file, { maxBytes: MAX_ENTRY_BYTES, follow: true });
+        } catch {
+          continue;
+        }
+        for (const chunk of loadedChunks(text)) {
           const list = routes.get(chunk) ?? [];
           list.push({ router, page });
           routes.set(chunk, list);
@@ -147,8 +153,12 @@ function actionsOf(server: string): Map<string, string[]> {
 }
 
 function readJson(file: string): Record<string, unknown> | null {
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
-  if (!stat?.isFile() || stat.size > 16 * 1024 * 1024) return null;
-  const value = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+  let text: string;
+  try {
+    text = readSafeText(file, { maxBytes: MAX_MANIFEST_BYTES, follow: true });
+  } catch {
+    return null;
+  }
+  const value = JSON.parse(text) as unknown;
   return value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
 }
