@@ -5,6 +5,7 @@ import { GraphqlCapture } from '../response/GraphqlCapture';
 import { JsonCapture } from '../response/JsonCapture';
 import { createLogger, type Logger } from '../util/logger';
 import { userPartsRunner as userRunner } from './UserPartsRunner';
+import type { Glob } from '../util/glob';
 
 // The masker and the builder already catch a user's mask or capture class that throws (the value is stored
 // masked, the row keeps no cards), silently: they are pure and hold no logger. These wrappers say it once
@@ -88,6 +89,47 @@ export function guardPattern(setting: string, pattern: RegExp): { test(name: str
         `${String(pattern)} ${'ok' in answer ? answer.reason : answer.message} on a name of ${name.length} characters; values under such names are stored as ********`,
       );
       return true;
+    },
+  };
+}
+
+/** Names whose `except` answer is kept (a route's requests share a name): past it the answers start over. */
+const EXCEPT_ANSWERS = 1024;
+
+/**
+ * A user's `except` RegExp, tested like a name pattern on the user parts' thread under a deadline: it runs over the
+ * name of every request the app answers, on the app's thread, where a RegExp that backtracks without end on an
+ * unlucky name would hold the app for good. Answers are kept per name (bounded), so a route's requests cost one
+ * exchange. One that runs past the deadline is said once and keeps nothing out from then on (the capture is stored).
+ */
+export function guardExcept(pattern: RegExp): Glob {
+  const flags = pattern.flags.replace(/[gy]/g, '');
+  const setting = `except ${String(pattern)}`;
+  const answers = new Map<string, boolean>();
+  patternsSeen = true;
+  return {
+    source: String(pattern),
+    test(name) {
+      const runner = userRunner('test');
+      if (!runner) {
+        pattern.lastIndex = 0;
+        return pattern.test(name);
+      }
+      if (hung.has(setting)) return false;
+      const kept = answers.get(name);
+      if (kept !== undefined) return kept;
+      const answer = runner.call({ kind: 'test', source: pattern.source, flags, name });
+      if ('ok' in answer && answer.ok) {
+        if (answers.size >= EXCEPT_ANSWERS) answers.clear();
+        answers.set(name, answer.value === true);
+        return answer.value === true;
+      }
+      if ('failed' in answer && answer.failed === 'timeout') hung.add(setting);
+      said(
+        setting,
+        `${'ok' in answer ? answer.reason : answer.message} on a name of ${name.length} characters; ${hung.has(setting) ? 'it keeps nothing out from now on' : 'that capture is kept'}`,
+      );
+      return false;
     },
   };
 }

@@ -2,6 +2,7 @@ import type { ProbeConfig, ResolvedConfig } from './types';
 import { Masker } from '../mask/Masker';
 import { defaultSettings, ENV_SETTINGS, type Defaults } from './defaults';
 import { buildMaskers } from './maskers';
+import { guardExcept } from './guardUserParts';
 import { isPlainObject } from './describe';
 import { mergeSettings } from './merge';
 import type * as Schema from './schema';
@@ -46,7 +47,8 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
     sampling: { rate: settings.sampling.rate, maxPerSecond: settings.sampling.max_per_second },
     background: { windowMs: settings.background.window_seconds * 1000 },
     findings: { nPlusOne: settings.findings.n_plus_one },
-    except: settings.except,
+    // A RegExp of the user's runs over every request's name on the app's thread: under a deadline, off it.
+    except: settings.except.map((pattern) => (pattern instanceof RegExp ? guardExcept(pattern) : pattern)),
     register: settings.register,
   });
 }

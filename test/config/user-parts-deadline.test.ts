@@ -95,3 +95,25 @@ test('a script whose capture calls a never-returning mask still ends, its output
   assert.equal(rows[0]!.request_headers['x-plain'], 'len:5');
   assert.doesNotMatch(storedText(app), /acme-secret|tenant-secret/);
 });
+
+test('an except RegExp that backtracks without end: the server keeps answering, the capture is kept; a name it matches is kept out', async () => {
+  const app = new TestApp({ 'server.js': SERVER, 'probe.config.js': `module.exports = { except: [/^GET \\/(a+)+$/] };` });
+  const child = app.spawn('server.js');
+  const [, port] = await waitForLine(child, /listening (\d+)/);
+  const base = `http://127.0.0.1:${port}`;
+  // Matched at once: kept out. Then the unlucky name, then a request after it: all answered.
+  for (const path of ['/aaaa', `/${UNLUCKY}`, '/after']) {
+    const res = await fetch(base + path, { signal: AbortSignal.timeout(HANG) });
+    assert.equal(res.status, 200, path);
+  }
+  const names = await eventually(() => {
+    const found = app.captures().filter((c) => c.type === 'request');
+    return found.some((c) => c.name === 'GET /after') && found.map((c) => c.name);
+  });
+  assert.ok(!names.includes('GET /aaaa'), `kept out: ${names.join(', ')}`);
+  assert.ok(
+    names.some((name) => name.startsWith('GET /aaaa') && name.length > 40),
+    `the unlucky name is recorded: ${names.join(', ')}`,
+  );
+  child.kill();
+});
