@@ -9,7 +9,7 @@ import { StoreFindings } from './findings';
 /** One capture's findings asked of the thread (query/findingsThread.ts). */
 export interface FindingJob {
   job: number;
-  capture: Capture;
+  capture: Pick<Capture, 'duration'> & { sections: Pick<Capture['sections'], 'http'> };
   settings: FindingSettings;
   stats: Map<string, EndpointStat>;
   statsInclude: boolean;
@@ -60,7 +60,9 @@ export class ThreadedFindings extends StoreFindings {
     const answer = new Promise<Finding[]>((resolve, reject) => {
       this.waiting.set(job, { resolve, reject });
       if (this.waiting.size === 1) worker.ref();
-      worker.postMessage({ job, capture, settings: this.settings, stats, statsInclude } satisfies FindingJob);
+      // Only what the rules read is copied to the thread: the copy is made on this event loop.
+      const read = { duration: capture.duration, sections: { http: capture.sections.http } };
+      worker.postMessage({ job, capture: read, settings: this.settings, stats, statsInclude } satisfies FindingJob);
     });
     this.kept.set(key, answer);
     // A failed answer is not kept: the next request asks again.
