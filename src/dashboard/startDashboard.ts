@@ -16,7 +16,7 @@ import { packageVersion } from '../util/packageVersion';
 import { newAccessToken } from '../util/accessToken';
 import { isLoopbackHost, isWildcardHost, shownHost } from '../util/listenAddress';
 import type { FindingSettings } from '../findings/Finding';
-import { StoreFindings } from '../query/findings';
+import { ThreadedFindings } from '../query/ThreadedFindings';
 import { FindingCounts } from './findingCounts';
 import { BaselineStore } from '../baselines/BaselineStore';
 import { compareTarget } from '../query/diff';
@@ -72,7 +72,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const assetsDir = options.assetsDir ?? ASSETS_DIR;
   const watcher = new IndexWatcher(options.store, options.pollMs ?? 1000, options.logger);
   const streams = new Set<ServerResponse>();
-  const findings = new StoreFindings(options.store, options.findings);
+  // Off this event loop: a long capture's findings take seconds, and every other request would wait for them.
+  const findings = new ThreadedFindings(options.store, options.findings);
   const findingCounts = new FindingCounts(options.store, findings);
   const baselines = options.root !== undefined ? new BaselineStore(options.root) : null;
   let port = 0;
@@ -209,6 +210,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     close: () =>
       new Promise<void>((resolve) => {
         watcher.stop();
+        void findings.close();
         for (const stream of streams) stream.destroy();
         server.close(() => resolve());
         server.closeAllConnections();

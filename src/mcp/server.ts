@@ -10,7 +10,7 @@ import { queryShow } from '../query/show';
 import { LIST_DESCRIPTION, ROWS_DESCRIPTION, SHOW_DESCRIPTION } from './descriptions';
 import { listInput, rowsInput, showInput, strictInput } from './schemas';
 import { DEFAULT_MAX_TOKENS, fitTokens, type AskFor } from '../query/budget';
-import { StoreFindings } from '../query/findings';
+import { ThreadedFindings } from '../query/ThreadedFindings';
 import { BaselineStore } from '../baselines/BaselineStore';
 import { withBaselines } from '../query/baselineList';
 import type { FindingSettings } from '../findings/Finding';
@@ -28,7 +28,8 @@ export interface McpServerOptions {
 export function createMcpServer(store: Store, version: string, options: McpServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'probe', version });
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
-  const findings = new StoreFindings(store, options.findings);
+  // Off the server's event loop, as the dashboard's: other tool calls are answered while a long capture's are made.
+  const findings = new ThreadedFindings(store, options.findings);
   const readers = { findings, ...(options.root !== undefined ? { baselines: new BaselineStore(options.root) } : {}) };
 
   server.registerTool(

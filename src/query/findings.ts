@@ -17,7 +17,7 @@ export const STATS_CAPTURES = 100;
 export class StoreFindings {
   private readonly durations = new Map<string, Map<string, number[]>>();
   /** The last stats made and the captures they were made of: a listing asks once per capture. */
-  private last: { keys: string; stats: Map<string, EndpointStat>; ids: Set<string> } | null = null;
+  protected last: { keys: string; stats: Map<string, EndpointStat>; ids: Set<string> } | null = null;
 
   constructor(
     private readonly store: Store,
@@ -27,7 +27,12 @@ export class StoreFindings {
   /** The findings of one capture, every one (those under the floor marked: findings/floor.ts). */
   async of(capture: Capture, index?: readonly IndexRow[]): Promise<Finding[]> {
     const stats = await this.stats(index);
-    return findingsOf(capture, this.settings, stats, this.last?.ids.has(capture.id) ?? false);
+    return this.compute(capture, stats, this.last?.ids.has(capture.id) ?? false, this.last?.keys ?? '');
+  }
+
+  /** The rules run over one capture, here on the caller's thread; `statsKey` names the stats (what they were made of). */
+  protected compute(capture: Capture, stats: Map<string, EndpointStat>, statsInclude: boolean, _statsKey: string): Promise<Finding[]> {
+    return Promise.resolve(findingsOf(capture, this.settings, stats, statsInclude));
   }
 
   /** Each endpoint's count and p95 across the newest STATS_CAPTURES stored captures with calls. */
