@@ -138,7 +138,7 @@ export const listInput = {
     .union([z.boolean(), z.enum(['true', 'false'])])
     .transform((value) => value === true || value === 'true')
     .optional()
-    .describe('true: only captures with findings (N+1, duplicate, sequential, retry, slow calls)'),
+    .describe('true: only captures with findings'),
   limit: count(1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT, 'Captures returned'),
   baselines: z
     .union([z.boolean(), z.enum(['true', 'false'])])
@@ -160,5 +160,10 @@ export const showInput = {
     .optional()
     .describe('Index of one row to return whole (as "row" in probe-rows and the dashboard; 0 is the first)'),
   compare_to: text('compare_to', 200).min(1).optional().describe('Also diff from "previous" (same name, run before), "baseline:<name>" or a capture id'),
+  all: z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .transform((value) => value === true || value === 'true')
+    .optional()
+    .describe('true: also findings below the cost floor'),
   max_tokens: maxTokens,
 };

@@ -8,6 +8,7 @@ import { findingsOf } from '../../src/findings/findingsOf';
 import { durationsByEndpoint, endpointStats } from '../../src/findings/endpointStats';
 import { FINDING_FLOOR } from '../../src/findings/floor';
 import { TestApp, eventually, waitForLine } from '../helpers/app';
+import { connectMcp } from '../helpers/mcp';
 
 // A corpus of everyday call patterns, each written as real code: one route of one server run under the preload,
 // calling a loopback upstream. Each pattern states the findings it must get AND every other kind is forbidden; the
@@ -321,6 +322,19 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
       const all = await app.cli(['show', negligibleCapture.id, '--all', '--json']);
       const hidden = JSON.parse(all.stdout).findings.filter((f: Finding) => f.below_floor);
       if (hidden.length) assert.match(text.stdout, /more findings? under the floor \(20 ms and 5 % of the capture\): probe show --all/);
+
+      // The agents' probe-show gives the same findings as the CLI, with and without `all`.
+      const mcp = await connectMcp(app);
+      const cut = await app.cli(['show', negligibleCapture.id, '--json']);
+      for (const [args, cli] of [
+        [{ id: negligibleCapture.id }, cut],
+        [{ id: negligibleCapture.id, all: true }, all],
+      ] as const) {
+        const tool = await mcp.call('probe-show', { ...args, max_tokens: 100_000 });
+        const expected = JSON.parse(cli.stdout) as { findings: Finding[]; findings_below_floor?: number };
+        assert.deepEqual(tool.json.findings, expected.findings, JSON.stringify(args));
+        assert.equal(tool.json.findings_below_floor, expected.findings_below_floor, JSON.stringify(args));
+      }
     } finally {
       child.kill();
     }
