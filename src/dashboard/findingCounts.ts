@@ -1,3 +1,4 @@
+import { shownFindings } from '../findings/floor';
 import type { IndexRow } from '../capture/types';
 import type { Store } from '../capture/Store';
 import type { StoreFindings } from '../query/findings';
@@ -28,7 +29,8 @@ export class FindingCounts {
       if (!count) {
         const capture = await this.store.find(row.id);
         if (!capture) continue;
-        const found = await this.findings.of(capture, index);
+        // As `probe list --findings` counts them: those under the cost floor are not shown by default.
+        const found = shownFindings(await this.findings.of(capture, index)).shown;
         count = { count: found.length, kinds: found.map((finding) => finding.kind) };
         this.counted.set(key, count);
         await new Promise<void>((resolve) => setImmediate(resolve));

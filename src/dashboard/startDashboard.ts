@@ -18,6 +18,7 @@ import { isLoopbackHost, isWildcardHost, shownHost } from '../util/listenAddress
 import type { FindingSettings } from '../findings/Finding';
 import { ThreadedFindings } from '../query/ThreadedFindings';
 import { FindingCounts } from './findingCounts';
+import { shownFindings } from '../findings/floor';
 import { BaselineStore } from '../baselines/BaselineStore';
 import { compareTarget } from '../query/diff';
 import { QueryError } from '../query/QueryError';
@@ -128,7 +129,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       if (!isValidCaptureId(id)) return sendJson(response, 400, { error: 'invalid capture id' });
       const capture = await options.store.find(id);
       if (!capture) return sendJson(response, 404, { error: 'capture not found' });
-      if (reading[2] === 'findings') return sendJson(response, 200, await findings.of(capture));
+      // As `probe show` gives them: those under the cost floor are left out (`probe show --all` lists them).
+      if (reading[2] === 'findings') return sendJson(response, 200, shownFindings(await findings.of(capture)).shown);
       if (!baselines) return sendJson(response, 404, { error: 'no app root to read baselines from' });
       try {
         const target = await compareTarget(options.store, baselines, capture, url.searchParams.get('to') ?? 'previous');

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import type { Capture } from '../../src/capture/types';
 import { TestApp, eventually, waitForLine } from '../helpers/app';
-import { startUpstream, type Upstream } from '../helpers/upstream';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { launchBrowser, openPage, startDashboardCli } from './harness';
 
 // A real server under the preload: /checkout makes an N+1 loop, a duplicate and two calls one after the other;
@@ -31,10 +32,19 @@ interface Found {
 }
 
 describe('findings in the dashboard: a folded panel, marks for the opened finding only, a list column and filter (real Chromium)', () => {
-  let upstream: Upstream;
+  let upstream: { url: string; close(): Promise<void> };
   let browser: Browser;
   before(async () => {
-    upstream = await startUpstream();
+    // Real latency (40 ms an answer): each finding's cost clears the floor under which the dashboard, as probe show,
+    // leaves a finding out.
+    const server = http.createServer((req, res) =>
+      setTimeout(() => res.setHeader('content-type', 'application/json').end(JSON.stringify({ url: req.url })), 40),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    upstream = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
     browser = await launchBrowser();
   });
   after(async () => {
