@@ -83,7 +83,7 @@ export const rowsInput = {
     .max(200, { error: 'section must be at most 200 characters' })
     .min(1, { error: 'section must not be empty: "http" (outgoing HTTP calls) or "request" (the incoming request)' })
     .optional()
-    .describe('Section to read (default "http"): "http" for outgoing HTTP calls, "request" for the incoming request, or any section probe-show lists'),
+    .describe('Section to read (default "http": outgoing calls; "request": the incoming request; or any section probe-show lists)'),
   where: z
     .array(
       strictInput({
@@ -128,7 +128,7 @@ export const listInput = {
     .optional()
     .describe('true: only captures with a failed call or an error, and failed tests; false: only those without'),
   since,
-  type: captureType.describe('request (incoming HTTP request), job, command (a script run), or test (one test case: status passed or failed)'),
+  type: captureType.describe('request (incoming HTTP request), job, command (a script run) or test (one test case)'),
   route: text('route').optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
   group_by: z
     .enum(['route'], { error: 'group_by must be "route"' })
