@@ -61,6 +61,7 @@ export class RouteInstrumentation extends InstrumentationBase {
       new InstrumentationNodeModuleDefinition('@google-cloud/functions-framework', ['>=3.0.0 <6'], undefined, undefined, [
         this.file('@google-cloud/functions-framework/build/src/server.js', ['>=3.0.0 <6'], (exports) => functions.patchServer(exports)),
         this.file('@google-cloud/functions-framework/build/src/function_wrappers.js', ['>=3.0.0 <6'], (exports) => functions.patchWrappers(exports)),
+        this.file('@google-cloud/functions-framework/build/src/testing.js', ['>=3.0.0 <6'], (exports) => functions.patchTesting(exports)),
       ]),
       // React Router in framework mode: the route its own matcher finds in the build (see reactRouterRoutes).
       this.module('react-router', ['>=7.0.0 <8'], (exports) => patchReactRouter(exports, this.noteRoute)),

@@ -12,8 +12,9 @@ type Handler = (this: unknown, req: object, res: object) => unknown;
  * (https://github.com/GoogleCloudPlatform/functions-framework-nodejs/blob/main/src/server.ts), and makes the
  * handler that calls the function there (`wrapUserFunction`, src/function_wrappers.ts): `getServer` is wrapped to
  * know the target while it builds the app, `wrapUserFunction` to name each request that reaches the function by
- * it. A request the framework answers itself (`/favicon.ico`, its ignored routes) has no route. Both modules are
- * CommonJS and read each other's exports at call time. Returns the undo.
+ * it; its test server (`getTestServer(name)` of the `testing` export) serves the function of that name. A request
+ * the framework answers itself (`/favicon.ico`, its ignored routes) has no route. The modules are CommonJS and read
+ * each other's exports at call time.
  */
 export class FunctionsFramework {
   /** The target of the `getServer` call running now (it makes the function's handler synchronously). */
@@ -38,9 +39,32 @@ export class FunctionsFramework {
           } catch {
             // built unnamed
           }
-          self.building = typeof target === 'string' && target ? target : null;
+          // getTestServer(name) builds with an empty target: the name it was given stays (see patchTesting).
+          self.building = typeof target === 'string' && target ? target : before;
           try {
             return original.apply(this, arguments as unknown as Parameters<GetServer>);
+          } finally {
+            self.building = before;
+          }
+        },
+    );
+  }
+
+  /** The framework's test server (`getTestServer(name)` of its `testing` export) serves the function of that name. */
+  patchTesting(exports: { getTestServer?: unknown }): (() => void) | null {
+    if (typeof exports?.getTestServer !== 'function') return null;
+    const self = this;
+    return patchMethod(
+      exports as { getTestServer: (this: unknown, name: unknown) => unknown },
+      'getTestServer',
+      '@google-cloud/functions-framework build/src/testing.js getTestServer',
+      'knows the function a test server serves: getTestServer hands getServer an empty target (https://github.com/GoogleCloudPlatform/functions-framework-nodejs/blob/main/src/testing.ts)',
+      (original) =>
+        function getTestServer(this: unknown, name: unknown) {
+          const before = self.building;
+          self.building = typeof name === 'string' && name ? name : before;
+          try {
+            return original.apply(this, arguments as unknown as [unknown]);
           } finally {
             self.building = before;
           }
