@@ -16,10 +16,12 @@ export interface ThreadOrigin {
 }
 
 /**
- * Main side: a `Worker` made by the app carries, in its copy of `process.env`, which capture was open when it was
- * made and the process's command name. Node copies the environment at construction (`env` defaults to
- * `process.env`), so passing the same copy plus two entries changes nothing else the thread sees; an app that
- * passes its own `env` object or `SHARE_ENV` is left alone (its threads are not linked).
+ * Main side: a `Worker` made by the app carries, in its copy of the environment, which capture was open when it
+ * was made and the process's command name. Node copies the environment at construction (`env` defaults to
+ * `process.env`; an app's own object, often `{ ...process.env, KEY }`, is copied the same way), so passing that
+ * same copy plus two entries, which the thread's Probe takes out as it starts, changes nothing else the thread
+ * sees. A thread given `SHARE_ENV` shares the process's own environment, which Probe does not write: it is not
+ * linked, and named by its script alone.
  * https://nodejs.org/api/worker_threads.html#new-workerfilename-options (`env`)
  */
 export function linkNewThreads(openCapture: () => { id: string; name: string }, flusher: ThreadFlusher): () => void {
@@ -43,10 +45,11 @@ export function linkNewThreads(openCapture: () => { id: string; name: string }, 
     (Original) => {
       function Worker(this: unknown, filename: unknown, options?: Record<string, unknown>) {
         let next = options;
-        if (options?.env === undefined || options.env === process.env) {
+        const env = options?.env === undefined || options.env === null ? process.env : options.env;
+        if (typeof env === 'object' && env !== null) {
           try {
             const { id, name } = openCapture();
-            next = { ...options, env: { ...process.env, [PARENT_ENV]: id, [OWNER_ENV]: name } };
+            next = { ...options, env: { ...env, [PARENT_ENV]: id, [OWNER_ENV]: name } };
           } catch {
             next = options; // never in the app's way
           }

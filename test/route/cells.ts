@@ -47,3 +47,10 @@ export const NESTJS: RouteCell[] = [
   { name: 'nest-12-express', dependencies: NEST, app: 'nest.cjs' },
   { name: 'nest-12-fastify', dependencies: NEST, app: 'nest.cjs', args: ['fastify'] },
 ];
+
+export const HAPI: RouteCell[] = [
+  // Hapi writes its parameters in braces; the route is the one its request matched, a plugin's prefix included.
+  { name: 'hapi-21', dependencies: { '@hapi/hapi': '21.4.13' }, app: 'hapi.cjs', route: '/api/users/{id}', ledger: 'hapi' },
+  { name: 'hapi-21-esm', dependencies: { '@hapi/hapi': '21.4.13' }, app: 'hapi.mjs', route: '/api/users/{id}' },
+  { name: 'hapi-20', dependencies: { '@hapi/hapi': '20.3.0' }, app: 'hapi.cjs', route: '/api/users/{id}' },
+];

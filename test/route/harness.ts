@@ -7,7 +7,7 @@ import { cleanEnv, installApp } from '../compat/install';
 import { runChild } from '../helpers/child';
 
 const APPS = path.join(__dirname, 'apps');
-const ROUTE = '/api/users/:id';
+const DEFAULT_ROUTE = '/api/users/:id';
 
 /** One framework at pinned versions, run as a real child process under the preload. */
 export interface RouteCell {
@@ -20,6 +20,8 @@ export interface RouteCell {
   args?: string[];
   /** The app's own OTel setup (apps/otel.cjs), loaded before Probe and after it; its spans must not change. */
   otel?: boolean;
+  /** The template the framework writes for the app's route, when not `/api/users/:id` (Hapi's `/api/users/{id}`). */
+  route?: string;
   /** apps/ledger.cjs's name for the slots Probe wraps in this framework: listed while it runs, undone by shutdown(). */
   ledger?: string;
 }
@@ -33,6 +35,7 @@ interface Run {
 /** Installs each cell into the cache outside the repository, then checks the route of each capture. */
 export function routeCells(cells: RouteCell[]): void {
   for (const cell of cells) {
+    const ROUTE = cell.route ?? DEFAULT_ROUTE;
     test(`${cell.name}: the capture of /api/users/42 has route ${ROUTE}, a 404 has none, the app sees no difference`, async () => {
       const app = await installApp(`route-${cell.name}`, cell.dependencies, copyApps, cell.overrides);
       const esm = cell.app.endsWith('.mjs');

@@ -7,6 +7,8 @@ import { patchHonoContext } from './honoRoutes';
 import { patchNextBaseServer } from './nextRoutes';
 import { patchSvelteKitServer } from './svelteKitRoutes';
 import { patchVueServerRenderer } from './vueRoutes';
+import { patchHapiRequest } from './hapiRoutes';
+import { FunctionsFramework } from './functionsFrameworkRoutes';
 import { patchReactRouter, wrapReactRouterExpress } from './reactRouterRoutes';
 import { recordPatch } from '../../util/patches';
 import type { OpenLate } from '../LateRequests';
@@ -15,7 +17,8 @@ type NoteRoute = (request: object | undefined, route: string | (() => unknown), 
 
 /**
  * The frameworks whose route template cannot be read through a diagnostics channel: Express 4, Express 5 on
- * router < 2.3, Koa, Hono, Next.js, React Router, SvelteKit and Vue's server renderer, patched as their modules are required (CommonJS). Fastify and router >= 2.3
+ * router < 2.3, Koa, Hono, Hapi, Google's functions framework, Next.js, React Router, SvelteKit and Vue's server
+ * renderer, patched as their modules are required (CommonJS). Fastify and router >= 2.3
  * need no patch (see fastifyRoutes, expressRoutes). Each patch goes through the ledger (util/patches).
  */
 export class RouteInstrumentation extends InstrumentationBase {
@@ -31,6 +34,8 @@ export class RouteInstrumentation extends InstrumentationBase {
   }
 
   protected init() {
+    // init() runs in the base class's constructor, before this class's fields are set: noteRoute is read later.
+    const functions = new FunctionsFramework((request, route) => this.noteRoute(request, route));
     return [
       new InstrumentationNodeModuleDefinition('express', ['>=4.0.0 <5'], undefined, undefined, [
         this.file('express/lib/router/index.js', ['>=4.0.0 <5'], (proto) => patchRouterUse(proto, 'express 4 Router use')),
@@ -47,6 +52,16 @@ export class RouteInstrumentation extends InstrumentationBase {
       this.module('koa', ['>=2.0.0 <4'], (Application) => patchKoaContext(Application, this.noteRoute)),
       new InstrumentationNodeModuleDefinition('hono', ['>=4.0.0 <5'], undefined, undefined, [
         this.file('hono/dist/cjs/context.js', ['>=4.0.0 <5'], (exports) => patchHonoContext(exports, this.noteRoute)),
+      ]),
+      // Hapi: the route its request matched (see hapiRoutes).
+      new InstrumentationNodeModuleDefinition('@hapi/hapi', ['>=18.0.0 <22'], undefined, undefined, [
+        this.file('@hapi/hapi/lib/request.js', ['>=18.0.0 <22'], (Request) => patchHapiRequest(Request, this.noteRoute)),
+      ]),
+      // Google's functions framework: the function's target names each request it serves (see functionsFrameworkRoutes).
+      new InstrumentationNodeModuleDefinition('@google-cloud/functions-framework', ['>=3.0.0 <6'], undefined, undefined, [
+        this.file('@google-cloud/functions-framework/build/src/server.js', ['>=3.0.0 <6'], (exports) => functions.patchServer(exports)),
+        this.file('@google-cloud/functions-framework/build/src/function_wrappers.js', ['>=3.0.0 <6'], (exports) => functions.patchWrappers(exports)),
+        this.file('@google-cloud/functions-framework/build/src/testing.js', ['>=3.0.0 <6'], (exports) => functions.patchTesting(exports)),
       ]),
       // React Router in framework mode: the route its own matcher finds in the build (see reactRouterRoutes).
       this.module('react-router', ['>=7.0.0 <8'], (exports) => patchReactRouter(exports, this.noteRoute)),

@@ -9,13 +9,14 @@ const SLOTS = {
   router22: () => ({ use: require('router').prototype.use, handle: require('router/lib/layer.js').prototype.handleRequest }),
   koa: () => ({ createContext: require('koa').prototype.createContext }),
   // Not exported as a subpath: the file beside the CommonJS entry.
+  hapi: () => ({ generate: require('@hapi/hapi/lib/request.js').generate }),
   hono: () => ({ Context: require(path.join(path.dirname(require.resolve('hono')), 'context.js')).Context }),
 };
 
 const probe = start();
 const read = SLOTS[process.argv[2]];
 const during = read();
-const listed = patches().filter((patch) => /^(express|router|koa|hono)/.test(patch.target));
+const listed = patches().filter((patch) => /^(express|router|koa|hono|@hapi)/.test(patch.target));
 probe.shutdown().then(() => {
   const after = read();
   const names = Object.keys(during);

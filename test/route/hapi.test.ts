@@ -1,0 +1,4 @@
+import { HAPI } from './cells';
+import { routeCells } from './harness';
+
+routeCells(HAPI);
