@@ -116,7 +116,7 @@ export const rowsInput = {
   id: captureId.optional().describe('Capture id, or "*" for every capture (newest first). Default: the newest capture that has rows in the section'),
   since: since.describe('Read every capture started within this duration, newest first: "30s", "15m", "2h", "1d"; rows then carry capture_id and capture_name'),
   type: captureType.describe(`Only captures of this type: ${CAPTURE_TYPES.join(', ')}`),
-  name: text('name').min(1).optional().describe('Only captures whose name matches this glob, case ignored: "GET /orders/*", "*sync*"'),
+  name: text('name').min(1).optional().describe('Only captures whose name matches this glob, case ignored: "GET /orders/*"'),
   max_tokens: maxTokens,
 };
 
