@@ -1,5 +1,5 @@
-import { MASKED } from './FullMask';
 import type { ScanStats } from './credentialValues';
+import { maskHits } from './maskHits';
 
 /**
  * Masks payment card numbers wherever they sit in a text, whatever name they are under (`card.number`,
@@ -26,14 +26,7 @@ import type { ScanStats } from './credentialValues';
  */
 export function maskCardNumbers(text: string, stats?: ScanStats): string {
   const hits = findCards(text, stats, false);
-  if (hits === null) return text;
-  let out = '';
-  let copied = 0;
-  for (const [from, to] of hits) {
-    out += text.slice(copied, from) + MASKED;
-    copied = to;
-  }
-  return out + text.slice(copied);
+  return hits === null ? text : maskHits(text, hits);
 }
 
 /** True when maskCardNumbers would mask something in `text`. */

@@ -1,5 +1,6 @@
 import { MASKED } from './FullMask';
 import type { ScanStats } from './credentialValues';
+import { maskHits } from './maskHits';
 
 /**
  * Masks the password of every `scheme://user:password@` in a text, wherever the URL sits (a JSON or text body, a
@@ -13,14 +14,7 @@ import type { ScanStats } from './credentialValues';
  */
 export function maskUrlPasswords(text: string, stats?: ScanStats): string {
   const hits = findUrlPasswords(text, stats, false);
-  if (hits === null) return text;
-  let out = '';
-  let copied = 0;
-  for (const [from, to] of hits) {
-    out += text.slice(copied, from) + MASKED;
-    copied = to;
-  }
-  return out + text.slice(copied);
+  return hits === null ? text : maskHits(text, hits);
 }
 
 /** True when maskUrlPasswords would mask something in `text`. */
