@@ -101,6 +101,18 @@ function shape(line: string): string {
     .trimEnd();
 }
 
+/**
+ * A diff's lines without the calls whose only change is their duration: how long a loopback call takes is the machine's
+ * load, not the app's, so a busy machine can push one past the threshold; the summary's count follows.
+ */
+function withoutDurationOnlyChanges(lines: string[]): string[] {
+  const kept = lines.filter((line) => !/^ {4}duration:/.test(line));
+  const emptied = kept.filter((line, i) => line.startsWith('~ changed') && !/^ {4}/.test(kept[i + 1] ?? ''));
+  return kept
+    .filter((line) => !emptied.includes(line))
+    .map((line) => line.replace(/(\d+) changed: /, (_, n: string) => `${Number(n) - emptied.length} changed: `));
+}
+
 /** The lines a page shows after `$ <command>` in its block, up to the next prompt or the block's end. */
 function shownOutput(page: string, command: string): string[] {
   for (const block of blocksOf(page)) {
@@ -193,7 +205,7 @@ test('every command of the docs pages, as written, against the packed tarball in
   assert.equal((await sh(`STAGE=after PORT=${first.out.trim()} ${preload('node app.js')}`, app)).code, 0);
   const diff = await run('probe diff --name app.js', [1]);
   assert.deepEqual(
-    diff.out.split('\n').filter(Boolean).map(shape),
+    withoutDurationOnlyChanges(diff.out.split('\n').filter(Boolean)).map(shape),
     shownOutput('diff-and-findings.md', 'probe diff --name app.js')
       .filter((line) => !/^\$|^1$/.test(line))
       .map(shape),
