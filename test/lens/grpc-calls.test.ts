@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Capture, HttpRow } from '../../src/capture/types';
-import { runChild } from '../helpers/child';
+import { runChild, startChild, waitForLine } from '../helpers/child';
+import { launchBrowser, openPage } from '../dashboard/harness';
 import { cleanEnv, installPinned, pinsKey } from '../helpers/pinned';
 
 /**
@@ -160,4 +161,35 @@ describe('gRPC calls (@grpc/grpc-js, Probe from its tarball)', { timeout: 900_00
       assert.match(shown.stdout, /200 gRPC 0 OK .*\/users\.Users\/ListUsers/);
     });
   }
+  it("the dashboard (real Chromium) shows each gRPC row's status by number and name, and its method", async () => {
+    // The captures of the last run above, served by the installed package's dashboard.
+    const [file] = fs.readdirSync(path.join(app, '.probe', 'captures')).filter((name) => name.endsWith('.json'));
+    const { capture } = JSON.parse(fs.readFileSync(path.join(app, '.probe', 'captures', file!), 'utf8')) as { capture: Capture };
+    const child = startChild(process.execPath, [path.join(app, 'node_modules', 'probe', 'dist', 'cli', 'main.js'), 'dashboard', '--port', '0'], {
+      cwd: app,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const url = (await waitForLine(child, /^Probe dashboard: (http:\/\/\S+)$/m))[1]!;
+    const browser = await launchBrowser();
+    try {
+      const { page, errors } = await openPage(browser);
+      await page.goto(`${url}#/captures/${capture.id}/http`);
+      await page.waitForSelector('[data-testid=http-tab]');
+      const badges = await page.locator('[data-testid=http-row] [data-testid=grpc-status]').allTextContents();
+      assert.deepEqual(badges, ['gRPC 0 OK', 'gRPC 5 NOT_FOUND', 'gRPC 0 OK']);
+      await page.locator('[data-testid=http-row]').nth(1).click();
+      const detail = page.locator('[data-testid=row-detail]');
+      assert.equal(await detail.locator('[data-testid=grpc-method]').textContent(), 'users.Users/GetUser');
+      assert.equal(await detail.locator('[data-testid=grpc-status]').textContent(), 'gRPC 5 NOT_FOUND');
+      assert.match((await detail.textContent()) ?? '', /no user nobody/);
+      // The filter finds a call by its gRPC status.
+      await page.fill('[data-testid=http-filter]', 'not_found');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=http-row]').length === 1);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+      child.kill('SIGTERM');
+    }
+  });
 });
