@@ -15,6 +15,9 @@ import { cleanEnv, installPinned, pinsKey } from '../helpers/pinned';
  * stream. Each row says its service and method, its gRPC status by number and name (failed unless OK), and, in the
  * app's first run (no learned-hops file), the app's line: the line an Error made at each call points to.
  */
+// A browser global used inside a page callback (tests are type-checked without the DOM lib).
+declare const document: { querySelectorAll(selector: string): { length: number } };
+
 const CACHE = process.env.PROBE_GRPC_CACHE ?? path.join(os.homedir(), '.cache', 'probe-grpc');
 const PINS = { '@grpc/grpc-js': '1.14.7' };
 
