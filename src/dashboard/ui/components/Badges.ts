@@ -14,7 +14,7 @@ export function StatusBadge({ status }: { status: number | null }) {
 
 /** A gRPC call's own status beside its HTTP one, by number and name; its message as the title. */
 export function GrpcStatusBadge({ status }: { status: NonNullable<HttpRow['grpc_status']> }) {
-  return html`<span class=${`status tone-${status.code === 0 ? 'ok' : 'error'}`} data-testid="grpc-status" title=${status.message ?? ''}>${grpcStatusText(status)}</span>`;
+  return html`<span class=${`status grpc-status tone-${status.code === 0 ? 'ok' : 'error'}`} data-testid="grpc-status" title=${status.message ?? ''}>${grpcStatusText(status)}</span>`;
 }
 
 export function CaptureStatus({ type, status }: { type: string; status: string }) {
