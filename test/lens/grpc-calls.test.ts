@@ -53,6 +53,13 @@ const list = () => new Promise((resolve) => {
   stream.on('end', resolve);
   stream.on('error', resolve);
 });
+// Made at once while the channel is not connected yet: each waits in the channel's queue, and the one connection
+// event starts them all.
+await Promise.all([
+  new Promise((resolve) => { oracle('at-once-ada', new Error()); client.GetUser({ id: 'ada' }, resolve); }),
+  new Promise((resolve) => { oracle('at-once-nobody', new Error()); client.GetUser({ id: 'nobody' }, resolve); }),
+  new Promise((resolve) => { oracle('at-once-list', new Error()); const stream = client.ListUsers({}); stream.on('data', () => {}); stream.on('end', resolve); }),
+]);
 await get('ada');
 await get('nobody');
 await list();
@@ -131,8 +138,15 @@ describe('gRPC calls (@grpc/grpc-js, Probe from its tarball)', { timeout: 900_00
 
       const rows = httpRows(app).filter((row) => row.grpc);
       const expected = oracles(result.stdout, app);
+      const brief = (row: HttpRow) => `${row.grpc?.method} ${row.grpc_status?.name} ${row.origin ? `${row.origin.file}:${row.origin.line}` : null}`;
+      // The calls made at once: each has its own line, not the line of the call whose context connected the channel.
+      assert.deepEqual(rows.slice(0, 3).map(brief).sort(), [
+        `GetUser NOT_FOUND ${expected.get('at-once-nobody')}`,
+        `GetUser OK ${expected.get('at-once-ada')}`,
+        `ListUsers OK ${expected.get('at-once-list')}`,
+      ]);
       assert.deepEqual(
-        rows.map((row) => ({
+        rows.slice(3).map((row) => ({
           grpc: row.grpc,
           status: row.status,
           code: row.grpc_status?.code,
@@ -146,7 +160,14 @@ describe('gRPC calls (@grpc/grpc-js, Probe from its tarball)', { timeout: 900_00
           { grpc: { service: 'users.Users', method: 'ListUsers' }, status: 200, code: 0, name: 'OK', failed: false, origin: expected.get('list') },
         ],
       );
-      assert.ok(expected.size === 3 && [...expected.values()].every((at) => at.startsWith(`${script}:`)), JSON.stringify([...expected]));
+      assert.ok(
+        expected.size === 6 && new Set(['at-once-ada', 'at-once-nobody', 'at-once-list'].map((name) => expected.get(name))).size === 3,
+        JSON.stringify([...expected]),
+      );
+      assert.ok(
+        [...expected.values()].every((at) => at.startsWith(`${script}:`)),
+        JSON.stringify([...expected]),
+      );
       // The lines came from the entry points, not from a list learned by an earlier run.
       assert.equal(fs.existsSync(path.join(app, '.probe', 'learned-hops.json')), false);
 
@@ -155,7 +176,7 @@ describe('gRPC calls (@grpc/grpc-js, Probe from its tarball)', { timeout: 900_00
         runChild(process.execPath, [path.join(app, 'node_modules', 'probe', 'dist', 'cli', 'main.js'), ...args], { cwd: app, env });
       const listed = await cli(['rows', '--id', '*', '--where', 'grpc.method=GetUser']);
       assert.equal(listed.code, 0, listed.stderr);
-      assert.match(listed.stdout, /2 of 2 matching/);
+      assert.match(listed.stdout, /4 of 4 matching/);
       assert.match(listed.stdout, /\b200 gRPC 0 OK\b/);
       assert.match(listed.stdout, /\b200 gRPC 5 NOT_FOUND\b/);
       const shown = await cli(['show']);
@@ -180,15 +201,15 @@ describe('gRPC calls (@grpc/grpc-js, Probe from its tarball)', { timeout: 900_00
       await page.goto(`${url}#/captures/${capture.id}/http`);
       await page.waitForSelector('[data-testid=http-tab]');
       const badges = await page.locator('[data-testid=http-row] [data-testid=grpc-status]').allTextContents();
-      assert.deepEqual(badges, ['gRPC 0 OK', 'gRPC 5 NOT_FOUND', 'gRPC 0 OK']);
-      await page.locator('[data-testid=http-row]').nth(1).click();
+      assert.deepEqual(badges.slice(3), ['gRPC 0 OK', 'gRPC 5 NOT_FOUND', 'gRPC 0 OK']);
+      await page.locator('[data-testid=http-row]').nth(4).click();
       const detail = page.locator('[data-testid=row-detail]');
       assert.equal(await detail.locator('[data-testid=grpc-method]').textContent(), 'users.Users/GetUser');
       assert.equal(await detail.locator('[data-testid=grpc-status]').textContent(), 'gRPC 5 NOT_FOUND');
       assert.match((await detail.textContent()) ?? '', /no user nobody/);
       // The filter finds a call by its gRPC status.
       await page.fill('[data-testid=http-filter]', 'not_found');
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid=http-row]').length === 1);
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=http-row]').length === 2);
       assert.deepEqual(errors, []);
     } finally {
       await browser.close();
