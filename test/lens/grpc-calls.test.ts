@@ -66,7 +66,31 @@ await list();
 client.close();
 `;
 
+/**
+ * An HTTP server whose two requests each make a gRPC call, at once, while the channel is not connected yet (each
+ * request waits for the other first): every call's row belongs to the request that made it.
+ */
+const SERVER = `
+const http = require('node:http');
+const grpc = require('@grpc/grpc-js');
+const json = { serialize: (v) => Buffer.from(JSON.stringify(v)), deserialize: (b) => JSON.parse(b.toString()) };
+const Users = grpc.makeGenericClientConstructor({ GetUser: { path: '/users.Users/GetUser', requestStream: false, responseStream: false,
+  requestSerialize: json.serialize, requestDeserialize: json.deserialize, responseSerialize: json.serialize, responseDeserialize: json.deserialize } });
+const client = new Users(process.env.GRPC_ADDRESS, grpc.credentials.createInsecure());
+let arrived = 0;
+let both;
+const bothArrived = new Promise((resolve) => (both = resolve));
+const server = http.createServer(async (req, res) => {
+  if (++arrived === 2) both();
+  await bothArrived;
+  client.GetUser({ id: req.url.slice(1) }, (err) => res.end(err ? String(err.code) : 'ok'));
+});
+server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port));
+process.on('SIGTERM', () => { client.close(); server.close(() => process.exit(0)); });
+`;
+
 const APPS: Record<string, string> = {
+  'server.cjs': SERVER,
   'client.cjs': `const grpc = require('@grpc/grpc-js');\n(async () => {\n${CLIENT('')}})();\n`,
   'client.mjs': CLIENT("import grpc from '@grpc/grpc-js';"),
 };
@@ -122,7 +146,7 @@ describe('gRPC calls (@grpc/grpc-js, Probe from its tarball)', { timeout: 900_00
   });
   after(() => server?.forceShutdown());
 
-  for (const script of Object.keys(APPS)) {
+  for (const script of ['client.cjs', 'client.mjs']) {
     it(`${script}: service/method, the gRPC status by number and name, and the app's line from the first call`, async () => {
       for (const [name, text] of Object.entries(APPS)) fs.writeFileSync(path.join(app, name), text);
       fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
@@ -215,5 +239,27 @@ describe('gRPC calls (@grpc/grpc-js, Probe from its tarball)', { timeout: 900_00
       await browser.close();
       child.kill('SIGTERM');
     }
+  });
+
+  it('calls made at once by two requests, while the channel connects: each row is in the capture of the request that made it', async () => {
+    fs.rmSync(path.join(app, '.probe'), { recursive: true, force: true });
+    const child = startChild(process.execPath, ['server.cjs'], {
+      cwd: app,
+      env: { ...cleanEnv(), GRPC_ADDRESS: address, NODE_OPTIONS: '--require probe/register' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const port = (await waitForLine(child, /listening (\d+)/))[1];
+    const answers = await Promise.all(['ada', 'nobody'].map(async (id) => (await fetch(`http://127.0.0.1:${port}/${id}`)).text()));
+    assert.deepEqual(answers, ['ok', String(grpc.status.NOT_FOUND)]);
+    const exited = new Promise((resolve) => child.once('close', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    const dir = path.join(app, '.probe', 'captures');
+    const requests = fs
+      .readdirSync(dir)
+      .map((file) => (JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { capture: Capture }).capture)
+      .filter((capture) => capture.type === 'request')
+      .map((capture) => `${capture.name}: ${((capture.sections.http ?? []) as HttpRow[]).map((row) => row.grpc_status?.name).join(', ')}`);
+    assert.deepEqual(requests.sort(), ['GET /ada: OK', 'GET /nobody: NOT_FOUND']);
   });
 });
