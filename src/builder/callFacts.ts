@@ -2,6 +2,7 @@ import type { Masker } from '../mask/Masker';
 import type { CallInput } from './input';
 import { urlFacts } from './urlFacts';
 import { grpcFailed, grpcStatus } from './grpcStatus';
+import { grpcStatusText } from './grpcStatusText';
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -31,7 +32,7 @@ export function callFacts(call: FactsInput, end: number, masker: Masker): CallFa
 /** The `summary.errors` line of a failed call, as its row would state it. */
 export function failureLine(call: FactsInput, masker: Masker): string {
   const grpc = call.status !== null ? grpcStatus(call) : null;
-  const outcome = grpc && grpc.code !== 0 ? `${call.status}, gRPC ${grpc.name}` : (call.status ?? masker.text(innermostCause(call)));
+  const outcome = grpc && grpc.code !== 0 ? `${call.status}, ${grpcStatusText(grpc)}` : (call.status ?? masker.text(innermostCause(call)));
   return `HTTP call failed: ${call.method.toUpperCase()} ${urlFacts(call.url, masker).url} (${outcome})`;
 }
 

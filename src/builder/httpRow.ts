@@ -11,6 +11,7 @@ import { binaryBodyBase64, bodyBytes, bytesToText, decodeContent, gzipStatedSize
 import { payloadOf } from './payload';
 import { jsonBodyCapture, storedOnce } from './jsonBody';
 import { grpcStatus } from './grpcStatus';
+import { grpcMethod } from './grpcMethod';
 import { threadWork } from '../util/threadWork';
 import { callValues, noteCallValues } from './callValues';
 
@@ -105,6 +106,8 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
 
   const end = call.end ?? unitEnd;
   const grpc = hasResponse ? grpcStatus(call) : null;
+  // From the masked URL: a path segment masking changed names no method.
+  const grpcCall = grpcMethod({ url, requestHeaders: call.requestHeaders });
   const timing: Timing | null = call.fake || call.cache || !hasResponse || !call.timing ? null : roundTiming(call.timing);
   const row: HttpRow = {
     method,
@@ -124,6 +127,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     ...(binaryBody !== null ? { response_body_base64: binaryBody } : {}),
     duration: round(Math.max(0, end - call.start)),
     timing,
+    ...(grpcCall ? { grpc: grpcCall } : {}),
     ...(grpc ? { grpc_status: { ...grpc, message: grpc.message === null ? null : masker.text(grpc.message) } } : {}),
     failed: !hasResponse || (call.status ?? 0) >= 400 || (grpc !== null && grpc.code !== 0),
     exception: hasResponse ? null : exceptionOf(call, masker),

@@ -79,6 +79,8 @@ export interface HttpRow {
   response_body_base64?: string;
   duration: number | null;
   timing: Timing | null;
+  /** A gRPC call's service and method (`users.Users`, `GetUser`), from its request's path. Missing when not gRPC. */
+  grpc?: { service: string; method: string };
   /** A gRPC response's status (trailers, or headers of a trailers-only answer): failed unless `OK`. Missing when not gRPC. */
   grpc_status?: { code: number; name: string; message: string | null };
   failed: boolean;

@@ -1,6 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
 import { randomBytes } from 'node:crypto';
-import { trace } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import type { CallRecord } from '../runtime/CallRecord';
 import type { Recorder } from '../runtime/Recorder';
 import type { Logger } from '../util/logger';
@@ -9,6 +9,7 @@ import { errorInput } from '../runtime/errors';
 import { patchMethod } from '../util/patches';
 import { claimProxiedSocket, installSocketWatch } from '../runtime/sockets';
 import { headerOf, isTelemetryTraffic } from './telemetry';
+import { grpcCallContext } from './grpcCallContext';
 
 type Headers = Record<string, string | string[] | number | undefined>;
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
@@ -129,7 +130,11 @@ export class Http2Lens {
       return;
     }
     try {
-      if (stream && typeof stream === 'object') this.start(stream);
+      if (!stream || typeof stream !== 'object') return;
+      // A gRPC call's stream, started from its channel's events: in the context of the call that asked for it.
+      const call = grpcCallContext(stream.sentHeaders);
+      if (call) context.with(call, () => this.start(stream));
+      else this.start(stream);
     } catch (error) {
       this.logger.warnOnce('http2-start', 'could not record an http2 stream', error);
     }

@@ -3,6 +3,7 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition, Instrumentati
 import type { Logger } from '../util/logger';
 import { enterLibrary, markEntry, markedEntry, type EntryStack } from '../origin/entry';
 import { patchMethod } from '../util/patches';
+import { asGrpcCall, hookGrpcMetadata } from './grpcCallContext';
 
 type Fn = (...args: unknown[]) => unknown;
 type Undo = () => void;
@@ -52,6 +53,22 @@ const LIBRARIES: Record<string, { why: string; hook(exports: Exports, hooking: H
     why: "the Anthropic client's request() awaits its options, then fetches and retries inside an APIPromise the app's await does not link to (https://github.com/anthropics/anthropic-sdk-typescript/blob/main/src/client.ts)",
     hook: (exports, hooking) => scoped(exports.BaseAnthropic?.prototype, 'request', '@anthropic-ai/sdk BaseAnthropic.prototype.request', hooking),
   },
+  '@grpc/grpc-js': {
+    why: "a gRPC call's stream starts once the channel has resolved its target, connected and picked a subchannel, from the channel's own events (https://github.com/grpc/grpc-node/blob/master/packages/grpc-js/src/client.ts)",
+    hook: (exports, hooking) => {
+      hookGrpcClient(exports.Client, hooking);
+      hooking.undo.push(...hookGrpcMetadata(exports.Metadata, hooking.why));
+    },
+    files: [
+      {
+        // The generated clients' methods (makeGenericClientConstructor, loadPackageDefinition) hold Client's methods
+        // as make-client.js read them when it loaded, right after this file: the class is hooked where it is defined.
+        path: '@grpc/grpc-js/build/src/client.js',
+        versions: ['>=1.0.0'],
+        hook: (exports, hooking) => hookGrpcClient(exports.Client, hooking),
+      },
+    ],
+  },
 };
 
 /** A file of a library hooked where it loads: what its main module exports is not enough (got 11). */
@@ -78,7 +95,32 @@ function asEntry(original: Fn): Fn {
     const args = arguments as unknown as unknown[];
     return enterLibrary(() => original.apply(this, args), entry);
   };
+  entries.add(entry);
   return entry;
+}
+
+/** The entries made here: a method reached twice (its file, then the package's main module) is hooked once. */
+const entries = new WeakSet<Function>();
+
+/** gRPC's client entry points, by what the class has: every `make…Request` method (unary, client, server and bidi streams). */
+const GRPC_REQUEST = /^make[A-Za-z]*Request$/;
+
+/** Each one a library entry, run as a gRPC call (see grpcCallContext: its stream starts in the call's context). */
+function hookGrpcClient(Client: unknown, { why, undo }: Hooking): void {
+  const proto = typeof Client === 'function' ? (Client.prototype as Record<string, Fn> | undefined) : undefined;
+  if (!proto) return;
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (!GRPC_REQUEST.test(key) || typeof proto[key] !== 'function' || entries.has(proto[key])) continue;
+    const done = patchMethod(proto, key, `@grpc/grpc-js Client.prototype.${key}`, why, (original) => {
+      const entry = function (this: unknown) {
+        const args = arguments as unknown as unknown[];
+        return asGrpcCall(() => enterLibrary(() => original.apply(this, args), entry));
+      };
+      entries.add(entry);
+      return entry;
+    });
+    if (done) undo.push(done);
+  }
 }
 
 const KY_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'];

@@ -1,4 +1,5 @@
 import type { Capture, HttpRow } from '../capture/types';
+import { grpcStatusText } from '../builder/grpcStatusText';
 
 /** One stored row as `probe tail` prints it: a line for people, or a JSON line for programs. */
 
@@ -15,7 +16,10 @@ export function rowStart(capture: Capture, row: HttpRow): number {
 /** `12:04:05.120  GET /orders/42  POST  502  800ms  https://payments.test/charge  src/payments.js:27` (UTC time). */
 export function tailText(capture: Capture, row: HttpRow): string {
   const time = new Date(rowStart(capture, row) * 1000).toISOString().slice(11, 23);
-  const status = row.status === null ? `failed${row.exception?.message ? ` (${row.exception.message})` : ''}` : String(row.status);
+  const status =
+    row.status === null
+      ? `failed${row.exception?.message ? ` (${row.exception.message})` : ''}`
+      : `${row.status}${row.grpc_status ? ` ${grpcStatusText(row.grpc_status)}` : ''}`;
   const duration = typeof row.duration === 'number' ? `${Math.round(row.duration * 10) / 10}ms` : '-';
   const code = row.origin ? `${row.origin.file}:${row.origin.line}` : '-';
   return [time, capture.name, row.method, status, duration, row.url, code].map((part) => safe(String(part))).join('  ');

@@ -10,6 +10,7 @@ import { exitStatusText } from './exitStatus';
 import { diffLines, findingLines } from './diffText';
 import { FINDING_FLOOR } from '../findings/floor';
 import { WIDEN_ANY, WIDEN_SINCE } from './unread';
+import { grpcStatusText } from '../builder/grpcStatusText';
 
 /** Readable renderings of query results for the CLI (the same data as `--json`, for people). */
 
@@ -57,6 +58,15 @@ const MS_FIELDS = new Set(['duration', 'time', 'timing.dns', 'timing.connect', '
 
 function fieldCell(field: string, value: unknown): string {
   return MS_FIELDS.has(field) && typeof value === 'number' ? ms(value) : cell(value);
+}
+
+/** A row's cell; a gRPC call's status is its HTTP status with its gRPC one (`200 gRPC 5 NOT_FOUND`), when the row has both. */
+function rowCell(row: Record<string, unknown>, column: string): string {
+  const value = valueOf(row, column);
+  const grpc = row.grpc_status as { code?: unknown; name?: unknown } | null | undefined;
+  if (column === 'status' && grpc && typeof grpc.code === 'number' && typeof grpc.name === 'string')
+    return cell(`${String(value)} ${grpcStatusText({ code: grpc.code, name: grpc.name })}`);
+  return fieldCell(column, value);
 }
 
 /**
@@ -141,7 +151,7 @@ function rowsTable(section: string, rows: ReadonlyArray<Record<string, unknown>>
   const leading = across ? ['capture_id', 'capture_name', 'row'] : ['row'];
   return renderTable(
     [...leading.map((column) => (column === 'capture_id' ? 'capture' : column === 'capture_name' ? 'name' : column)), ...columns],
-    rows.map((row) => [...leading.map((column) => cell(row[column])), ...columns.map((column) => fieldCell(column, valueOf(row, column)))]),
+    rows.map((row) => [...leading.map((column) => cell(row[column])), ...columns.map((column) => rowCell(row, column))]),
   );
 }
 

@@ -2,7 +2,7 @@ import type { CallInput, ErrorInput, TimingInput } from '../builder/input';
 import type { EntryStack } from '../origin/entry';
 import { entryOrigin } from '../origin/entry';
 import { AGENTS_OWN, readStack } from '../origin/origin';
-import { learnFromStack } from '../origin/hops/learnedEntries';
+import { learnFromStack, learnWrapper } from '../origin/hops/learnedEntries';
 import type { Origin } from '../capture/types';
 import { BodyTap, COUNTED_TAP } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
@@ -184,7 +184,11 @@ export class CallRecord {
       if (this.stack) {
         const read = readStack(this.stack, root, withOrigin);
         if (read === AGENTS_OWN) this._byAgent = true;
-        else if (read && !this._origin) this._origin = read;
+        else if (read && !this._origin) {
+          this._origin = read;
+          // The app's line, through a learned library: the package the app entered it by is learned too.
+          if (withOrigin) learnWrapper(this.stack, root);
+        }
       }
       if (withOrigin && !this._byAgent && !this._origin) {
         this._origin = entryOrigin(this.entry, root);

@@ -81,8 +81,15 @@ describe('learned hops are guests: nothing unsafe is hooked, learned or kept (re
     await underProbe();
     const learned = learnedList();
     await underProbe();
-    // The second run kept the list as it was: nothing in it misbehaved.
-    assert.deepEqual(learnedList(), learned);
+    // The second run kept the list: nothing in it misbehaved. It may add axios, the package the app reached
+    // follow-redirects through (a wrapper of a learned package), which a third run hooks at load, as a guest too.
+    const kept = learnedList();
+    assert.deepEqual(
+      kept.filter((entry) => !entry.startsWith('axios@')),
+      learned.filter((entry) => !entry.startsWith('axios@')),
+    );
+    await underProbe('third run');
+    assert.deepEqual(learnedList().sort(), kept.sort());
   });
 
   it("a poisoned list (Probe's own dependency, a built-in, a package not installed or at another version) is ignored and cleaned", async () => {
@@ -101,8 +108,13 @@ describe('learned hops are guests: nothing unsafe is hooked, learned or kept (re
       fs.mkdirSync(path.join(app.dir, '.probe'), { mode: 0o700 });
       fs.writeFileSync(path.join(app.dir, '.probe', LEARNED), JSON.stringify({ packages: [bad, good] }), { mode: 0o600 });
       const result = await underProbe(what);
-      // Rewritten without the bad entry, the good one kept; said under PROBE_DEBUG.
-      assert.deepEqual(learnedList(), [`${good.name}@${good.version}`], what);
+      // Rewritten without the bad entry, the good one kept (and axios, which the app reached it through); said under
+      // PROBE_DEBUG.
+      assert.deepEqual(
+        learnedList().filter((entry) => !entry.startsWith('axios@1.')),
+        [`${good.name}@${good.version}`],
+        what,
+      );
       assert.ok(result.stderr.includes(`learned hops: ${what} not hooked`), what);
       const file = fs.lstatSync(path.join(app.dir, '.probe', LEARNED));
       assert.ok(file.isFile());

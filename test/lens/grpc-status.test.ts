@@ -85,7 +85,7 @@ describe('gRPC status on the row', () => {
     assert.equal(rows[2]!.grpc_status?.message, 'database: 50% down', 'grpc-message is percent-decoded');
     assert.doesNotMatch(rows[3]!.grpc_status?.message ?? '', /hunter2/, 'the message is masked like any text');
     assert.equal(capture!.summary.totals?.http_failed, 3);
-    assert.match(capture!.summary.errors[0] ?? '', /\(200, gRPC NOT_FOUND\)$/);
+    assert.match(capture!.summary.errors[0] ?? '', /\(200, gRPC 5 NOT_FOUND\)$/);
     // The agent tools filter on it.
     const listed = await app.cli(['rows', '--id', '*', '--where', 'grpc_status.code>0', '--fields', 'grpc_status.name']);
     assert.equal(listed.code, 0, listed.stderr);

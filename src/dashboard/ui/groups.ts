@@ -1,5 +1,6 @@
 import type { HttpRow } from '../../capture/types';
 import { percentile } from '../../query/percentile';
+import { grpcStatusText } from '../../builder/grpcStatusText';
 
 export type GroupBy = 'none' | 'endpoint' | 'host' | 'pool' | 'status';
 
@@ -56,14 +57,15 @@ export function groupRows(rows: HttpRow[], indexes: number[], by: GroupBy): RowG
   return list.sort((a, b) => b.total - a.total || a.key.localeCompare(b.key));
 }
 
-/** Rows whose method, URL, status, host or code line contain `text` (case-insensitive). */
+/** Rows whose method, URL, status (a gRPC one too), host or code line contain `text` (case-insensitive). */
 export function filterRows(rows: HttpRow[], text: string, failedOnly: boolean): number[] {
   const needle = text.trim().toLowerCase();
   const out: number[] = [];
   rows.forEach((row, index) => {
     if (failedOnly && !row.failed) return;
     if (needle) {
-      const hay = `${row.method} ${row.url} ${row.status ?? 'failed'} ${row.origin ? `${row.origin.file}:${row.origin.line}` : ''}`.toLowerCase();
+      const grpc = row.grpc_status ? ` ${grpcStatusText(row.grpc_status)}` : '';
+      const hay = `${row.method} ${row.url} ${row.status ?? 'failed'}${grpc} ${row.origin ? `${row.origin.file}:${row.origin.line}` : ''}`.toLowerCase();
       if (!hay.includes(needle)) return;
     }
     out.push(index);

@@ -105,17 +105,68 @@ export function learnFromStack(sites: NodeJS.CallSite[] | null, root?: string): 
     // The outermost package hopped; another one is learned only when its frames ran on the same object (an SDK's
     // facade class over its core package's base class), not when it is a dependency the library called (its fetch).
     if (pkg !== outermost && ![...receivers].some((receiver) => object.has(receiver))) continue;
-    if (budgets.has(pkg) || budgets.size >= MAX_PACKAGES) continue;
-    budgets.set(pkg, MAX_METHODS);
-    const kept = root ? remember(root, pkg, esm) : null;
-    if (kept) hookedOf(pkg).kept = { root: root!, name: kept };
-    try {
-      hookPackage(pkg);
-      for (const url of modules) hookModuleOf(pkg, url);
-    } catch (error) {
-      misbehaved(pkg, 'it could not be hooked', error);
+    learn(pkg, modules, esm, root);
+  }
+}
+
+/** A package learned: hooked now (its loaded CommonJS modules, the ES modules seen on the stack), kept under `root`. */
+function learn(pkg: string, modules: Set<string>, esm: boolean, root: string | undefined): void {
+  if (budgets.has(pkg) || budgets.size >= MAX_PACKAGES) return;
+  budgets.set(pkg, MAX_METHODS);
+  const kept = root ? remember(root, pkg, esm) : null;
+  if (kept) hookedOf(pkg).kept = { root: root!, name: kept };
+  try {
+    hookPackage(pkg);
+    for (const url of modules) hookModuleOf(pkg, url);
+  } catch (error) {
+    misbehaved(pkg, 'it could not be hooked', error);
+  }
+}
+
+/**
+ * A call that has the app's line, made through a learned package: when the app reached that package through another
+ * one (a wrapper: `Upload.done()` of the S3 SDK's lib-storage over the client's `send`), the wrapper is learned too.
+ * The wrapper's other paths into the learned package may hop where V8 does not link (a promise kept and returned
+ * un-awaited), leaving a stack that holds the learned package alone; hooking the learned package cannot help there,
+ * since no method of it runs while the app's frame is still linked. The wrapper is where the app entered: the
+ * package whose frames are right below the app's first frame, on a stack where a learned package's frames are inner.
+ */
+export function learnWrapper(sites: NodeJS.CallSite[] | null, root?: string): void {
+  if (!sites || budgets.size === 0 || budgets.size >= MAX_PACKAGES) return;
+  let reached = false;
+  let outer: string | null = null;
+  const modules = new Set<string>();
+  let esm = false;
+  let atApp = false;
+  for (const site of sites) {
+    const name = site.getFileName();
+    if (!name) continue;
+    const file = name.startsWith('file://') ? fileURLToPath(name) : name;
+    if (isProbeCode(file) || !path.isAbsolute(file)) continue;
+    const pkg = packageOf(file);
+    if (!pkg) {
+      atApp = true;
+      break;
+    }
+    if (isOwnPackage(pkg)) continue;
+    if (budgets.has(pkg)) {
+      reached = !dropped.has(pkg);
+      outer = null;
+      continue;
+    }
+    if (!reached) continue;
+    if (pkg !== outer) {
+      outer = pkg;
+      modules.clear();
+      esm = false;
+    }
+    if (name.startsWith('file://') && !site.isEval()) {
+      esm = true;
+      modules.add(name);
     }
   }
+  // Only an app frame says where the app entered (a stack cut short by its frame limit does not).
+  if (atApp && outer) learn(outer, modules, esm, root);
 }
 
 /**

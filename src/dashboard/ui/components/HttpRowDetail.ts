@@ -5,7 +5,7 @@ import { bytes, ms, prettyBody } from '../format';
 import { curlOf } from '../curl';
 import { fetchOf } from '../fetchSnippet';
 import { CopyButton } from './CopyButton';
-import { MethodBadge, StatusBadge } from './Badges';
+import { GrpcStatusBadge, MethodBadge, StatusBadge } from './Badges';
 import { JsonText } from './JsonText';
 import { EventStream, isEventStreamCards } from './EventStream';
 import { Waterfall } from './Waterfall';
@@ -114,7 +114,9 @@ export function HttpRowDetail({ row, index }: { row: HttpRow; index: number }) {
       </span>
     </div>
     <dl class="facts">
-      <div><dt>Status</dt><dd><${StatusBadge} status=${row.status} /></dd></div>
+      <div><dt>Status</dt><dd><${StatusBadge} status=${row.status} />${row.grpc_status ? html` <${GrpcStatusBadge} status=${row.grpc_status} />` : null}</dd></div>
+      ${row.grpc ? html`<div><dt>gRPC method</dt><dd class="mono" data-testid="grpc-method">${row.grpc.service}/${row.grpc.method}</dd></div>` : null}
+      ${row.grpc_status?.message ? html`<div><dt>gRPC message</dt><dd class="mono">${row.grpc_status.message}</dd></div>` : null}
       <div><dt>Duration</dt><dd>${ms(row.duration)}</dd></div>
       <div><dt>Started</dt><dd>+${ms(row.time)}</dd></div>
       <div><dt>Sent</dt><dd>${bytes(row.request_bytes)}</dd></div>

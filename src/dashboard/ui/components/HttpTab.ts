@@ -4,7 +4,7 @@ import type { HttpRow } from '../../../capture/types';
 import { html } from '../html';
 import { bytes, ms, splitUrl } from '../format';
 import { filterRows, groupRows, type GroupBy, type RowGroup } from '../groups';
-import { MethodBadge, StatusBadge } from './Badges';
+import { GrpcStatusBadge, MethodBadge, StatusBadge } from './Badges';
 import { CodeLine, HttpRowDetail } from './HttpRowDetail';
 import { sortRows, type SortKey, type SortState } from '../sortRows';
 import { MOCK_FILES, type MockFormat } from '../../../export/mockFiles';
@@ -56,7 +56,7 @@ class CallRow extends Component<RowProps> {
       <tr class=${`call ${open ? 'open' : ''} ${row.failed ? 'is-failed' : ''}`} data-testid="http-row" data-row=${String(index)} onClick=${() => onToggle(index)}>
         <td class="num muted" data-testid="row-number" title="Row index, as in probe rows and probe-show">${String(index)}</td>
         <td><${MethodBadge} method=${row.method} /></td>
-        <td><${StatusBadge} status=${row.status} />${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}${row.cache ? html` <span class="tag tag-fake">cache</span>` : null}${(flags ?? []).map((kind) => html` <span class="tag tag-warn" data-testid="row-finding" data-kind=${kind} title="The finding opened above names this call">${FINDING_LABELS[kind]}</span>`)}</td>
+        <td><${StatusBadge} status=${row.status} />${row.grpc_status ? html` <${GrpcStatusBadge} status=${row.grpc_status} />` : null}${row.fake ? html` <span class="tag tag-fake">fake</span>` : null}${row.cache ? html` <span class="tag tag-fake">cache</span>` : null}${(flags ?? []).map((kind) => html` <span class="tag tag-warn" data-testid="row-finding" data-kind=${kind} title="The finding opened above names this call">${FINDING_LABELS[kind]}</span>`)}</td>
         <td class="url mono" title=${row.url}><span class="url-origin">${origin}</span><span class="url-path">${rest}</span></td>
         <td class="num">${bytes(row.request_bytes)}</td>
         <td class="num">${bytes(row.response_bytes)}</td>
