@@ -334,6 +334,15 @@ export class Recorder {
     };
   }
 
+  /**
+   * A framework whose router Probe reads (Express) started routing a request: what it finds is the request's
+   * route, none included; the request's own parameters (inferRoutes) are not read for it.
+   */
+  noteRouted(request: object): void {
+    const unit = this.requestUnits.get(request);
+    if (unit && !unit.closed) unit.routed = true;
+  }
+
   onStart(span: Span, parentContext: Context): void {
     const { spanId, traceId } = span.spanContext();
     const parent = trace.getSpan(parentContext);
@@ -430,9 +439,11 @@ export class Recorder {
         unit.request.status = unit.status ? Number(unit.status) : null;
         // The framework's own report first: the same whether or not the app's OTel setup sets http.route.
         // Then the route the app's OTel instrumentations put on the request's RPC metadata (instrumentation-http
-        // writes it as http.route), then the request's own parameters: a reconstruction, the last resort.
+        // writes it as http.route), then the request's own parameters: a reconstruction, the last resort, read
+        // only where no framework Probe reads followed the request (one that matched no route says none).
         const named = unit.frameworkRoute() ?? attrs['http.route'];
-        const route = typeof named === 'string' && named ? named : unit.routeOfRequest?.(unit.request.status);
+        const followed = unit.routeFrom !== null || unit.routed;
+        const route = typeof named === 'string' && named ? named : followed ? null : unit.routeOfRequest?.(unit.request.status);
         if (typeof route === 'string' && route) unit.request.route = route;
       }
       unit.endedBy = 'response';

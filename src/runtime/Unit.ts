@@ -19,6 +19,8 @@ export class Unit {
    * used only when neither a framework-specific reader nor the app's OTel instrumentation (`http.route`) named it.
    */
   routeOfRequest: ((status: number | null) => string | null) | null = null;
+  /** A framework Probe reads routed this request (Recorder.noteRouted): its finding no route is the answer. */
+  routed = false;
   /**
    * A test's name path as its runner gives it (suites, then its own name): its `name` joins them with ` > `, which
    * a name may hold itself; the capture keeps the path as `meta.test_path`.

@@ -15,6 +15,7 @@ import { runChild } from '../helpers/child';
 const APPS = path.join(__dirname, 'apps');
 const DEPENDENCIES = {
   restify: '11.1.0',
+  express: '4.22.3',
   '@tinyhttp/app': '3.0.11',
   '@opentelemetry/api': '1.9.1',
   '@opentelemetry/sdk-trace-node': '2.12.0',
@@ -45,7 +46,8 @@ let app: string;
 
 before(async () => {
   app = await installApp('route-params', DEPENDENCIES, (dir) => {
-    for (const file of ['view.cjs', 'restify.cjs', 'tinyhttp.mjs', 'otel-restify.cjs']) fs.copyFileSync(path.join(APPS, file), path.join(dir, file));
+    for (const file of ['view.cjs', 'restify.cjs', 'tinyhttp.mjs', 'otel-restify.cjs', 'express-params.cjs'])
+      fs.copyFileSync(path.join(APPS, file), path.join(dir, file));
   });
 });
 
@@ -130,4 +132,14 @@ test("restify beside the app's own OTel setup (instrumentation-restify): its htt
     assert.deepEqual(withProbe.spans, alone.spans, `the app's spans are unchanged (Probe ${order})`);
     assert.deepEqual(withProbe.routes, truth, `Probe ${order}`);
   }
+});
+
+test("Express, whose router Probe reads: a request a middleware mounted at '/pairs/:a' answers has no route (Express matched none), not one made of its parameters", async () => {
+  const alone = await run('express-params.cjs', []);
+  const truth = frameworkRoutes(alone.answers);
+  assert.deepEqual(truth, { '/api/users/42': '/api/users/:id', '/health': '/health', '/pairs/7/8': null, '/pairs/7/7': null, '/nope': null });
+  const withProbe = await run('express-params.cjs', ['--require', 'probe/register']);
+  assert.deepEqual(withProbe.answers, alone.answers, 'the app answers as without Probe');
+  assert.deepEqual(withProbe.changes, alone.changes, 'the request objects change between handler and end as without Probe (keys, listeners)');
+  assert.deepEqual(withProbe.routes, truth);
 });

@@ -27,7 +27,9 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
   const noteRoute = (request: object | undefined, route: string | (() => unknown), fallback = false) => {
     if (!stopped) recorder.noteRoute(request, route, fallback);
   };
-  const templates = new ExpressTemplates(noteRoute);
+  const templates = new ExpressTemplates(noteRoute, (request) => {
+    if (!stopped) recorder.noteRouted(request);
+  });
   const nitro = new NitroRequests(noteRoute);
   const undos = [
     recorder.inferRoutes(routeFromParams),
