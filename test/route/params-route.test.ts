@@ -48,7 +48,7 @@ let app: string;
 
 before(async () => {
   app = await installApp('route-params', DEPENDENCIES, (dir) => {
-    for (const file of ['view.cjs', 'restify.cjs', 'tinyhttp.mjs', 'otel-restify.cjs', 'express-params.cjs'])
+    for (const file of ['view.cjs', 'restify.cjs', 'tinyhttp.mjs', 'otel-restify.cjs', 'otel-restify-only.cjs', 'express-params.cjs'])
       fs.copyFileSync(path.join(APPS, file), path.join(dir, file));
   });
 });
@@ -118,7 +118,7 @@ for (const [name, file] of [
   });
 }
 
-test("restify beside the app's own OTel setup (instrumentation-restify): its http.route names the request, the ambiguous one too; the app's spans are unchanged", async () => {
+test("restify beside the app's own OTel setup (instrumentation-restify): its http.route names the request, the ambiguous one too, also with the instrumentation alone; the app's spans are unchanged", async () => {
   const own = ['--require', './otel-restify.cjs'];
   const alone = await run('restify.cjs', own);
   const truth = frameworkRoutes(alone.answers);
@@ -134,6 +134,10 @@ test("restify beside the app's own OTel setup (instrumentation-restify): its htt
     assert.deepEqual(withProbe.spans, alone.spans, `the app's spans are unchanged (Probe ${order})`);
     assert.deepEqual(withProbe.routes, truth, `Probe ${order}`);
   }
+  // The instrumentation alone, Probe's HTTP instrumentation making the server span.
+  const only = await run('restify.cjs', ['--require', 'probe/register', '--require', './otel-restify-only.cjs']);
+  assert.deepEqual(only.answers, alone.answers, 'the app answers as without Probe');
+  assert.deepEqual(only.routes, truth, 'the instrumentation alone');
 });
 
 test("Express, whose router Probe reads: a request a middleware mounted at '/pairs/:a' answers has no route (Express matched none), not one made of its parameters", async () => {
