@@ -70,6 +70,8 @@ export class Recorder {
   private readonly requestUnits = new WeakMap<object, Unit>();
   /** Routes told for a request before its unit opened (see noteRoute). */
   private readonly earlyRoutes = new WeakMap<object, string | (() => unknown)>();
+  /** The rule that names a request from its own object when nothing else did (see inferRoutes). */
+  private requestRoute: RequestRoute | null = null;
   private readonly meta: UnitInput['meta'];
   private readonly origins: OriginQueue;
   /** The process's command unit as closeAll stored it (see correctExitCode). */
@@ -320,6 +322,27 @@ export class Recorder {
     else unit.routeFrom = route;
   }
 
+  /**
+   * A rule that reads a request's route off its node:http request object (the one the server handed the app) and
+   * its target as node:http parsed it, when the request ends: the route of any framework no reader of Probe names
+   * (lens/routes/paramsRoute). Returns the undo.
+   */
+  inferRoutes(rule: RequestRoute): () => void {
+    this.requestRoute = rule;
+    return () => {
+      if (this.requestRoute === rule) this.requestRoute = null;
+    };
+  }
+
+  /**
+   * A framework whose router Probe reads (Express) started routing a request: what it finds is the request's
+   * route, none included; the request's own parameters (inferRoutes) are not read for it.
+   */
+  noteRouted(request: object): void {
+    const unit = this.requestUnits.get(request);
+    if (unit && !unit.closed) unit.routed = true;
+  }
+
   onStart(span: Span, parentContext: Context): void {
     const { spanId, traceId } = span.spanContext();
     const parent = trace.getSpan(parentContext);
@@ -351,6 +374,7 @@ export class Recorder {
       }
       unit = new Unit('request', span.name, start, traceId, spanId, parentId);
       if (incoming) this.requestUnits.set(incoming, unit);
+      if (incoming && this.requestRoute) unit.routeOfRequest = boundRule(this.requestRoute, incoming);
       const early = incoming && this.earlyRoutes.get(incoming);
       if (early) unit.routeFrom = early;
       decideBy = incomingTraceId(incoming) ?? traceId;
@@ -414,7 +438,12 @@ export class Recorder {
       if (unit.request) {
         unit.request.status = unit.status ? Number(unit.status) : null;
         // The framework's own report first: the same whether or not the app's OTel setup sets http.route.
-        const route = unit.frameworkRoute() ?? attrs['http.route'];
+        // Then the route the app's OTel instrumentations put on the request's RPC metadata (instrumentation-http
+        // writes it as http.route), then the request's own parameters: a reconstruction, the last resort, read
+        // only where no framework Probe reads followed the request (one that matched no route says none).
+        const named = unit.frameworkRoute() ?? attrs['http.route'];
+        const followed = unit.routeFrom !== null || unit.routed;
+        const route = typeof named === 'string' && named ? named : followed ? null : unit.routeOfRequest?.(unit.request.status);
         if (typeof route === 'string' && route) unit.request.route = route;
       }
       unit.endedBy = 'response';
@@ -639,4 +668,25 @@ function randomTraceId(): string {
   let out = '';
   for (let i = 0; i < 32; i++) out += Math.floor(Math.random() * 16).toString(16);
   return out;
+}
+
+/** Reads a request's route off its node:http request and target (see Recorder.inferRoutes). */
+export type RequestRoute = (request: object, target: string | undefined, status: number | null) => string | null;
+
+/** The rule bound to one request, its target taken now (before a framework rewrites `req.url`). Never throws. */
+function boundRule(rule: RequestRoute, request: object): (status: number | null) => string | null {
+  let target: string | undefined;
+  try {
+    const url = Object.getOwnPropertyDescriptor(request, 'url')?.value as unknown;
+    target = typeof url === 'string' ? url : undefined;
+  } catch {
+    target = undefined;
+  }
+  return (status) => {
+    try {
+      return rule(request, target, status);
+    } catch {
+      return null;
+    }
+  };
 }

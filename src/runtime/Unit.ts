@@ -15,6 +15,13 @@ export class Unit {
   /** The framework's route template, or a reader of it called when the request ends (see Recorder.noteRoute). */
   routeFrom: string | (() => unknown) | null = null;
   /**
+   * The route read off the request object itself when the request ends (Recorder.inferRoutes), given its status:
+   * used only when neither a framework-specific reader nor the app's OTel instrumentation (`http.route`) named it.
+   */
+  routeOfRequest: ((status: number | null) => string | null) | null = null;
+  /** A framework Probe reads routed this request (Recorder.noteRouted): its finding no route is the answer. */
+  routed = false;
+  /**
    * A test's name path as its runner gives it (suites, then its own name): its `name` joins them with ` > `, which
    * a name may hold itself; the capture keeps the path as `meta.test_path`.
    */

@@ -9,13 +9,20 @@ export class ExpressTemplates {
   /** Per request: concrete `baseUrl` → its template (null when a mount path was not a plain string). */
   private readonly prefixes = new WeakMap<object, Map<string, string | null>>();
 
-  constructor(private readonly onRoute: (request: object, route: string) => void) {}
+  /**
+   * `onRouted`: told of each request Express's router starts on (its first layer), so that a request Express
+   * answers without a route (a middleware, a 404) keeps none rather than another rule's reconstruction.
+   */
+  constructor(
+    private readonly onRoute: (request: object, route: string) => void,
+    private readonly onRouted: (request: object) => void = () => {},
+  ) {}
 
   /** A mounted router or middleware starts, after the router has set `req.baseUrl` for it. */
   mount(request: { baseUrl?: unknown }, pattern: unknown): void {
     const base = typeof request.baseUrl === 'string' ? request.baseUrl : '';
     let known = this.prefixes.get(request);
-    if (!known) this.prefixes.set(request, (known = new Map([['', '']])));
+    if (!known) this.prefixes.set(request, (known = this.first(request)));
     const own = mountPart(pattern);
     if (own === null) {
       known.set(base, null);
@@ -33,9 +40,16 @@ export class ExpressTemplates {
   route(request: { baseUrl?: unknown }, path: unknown): void {
     if (typeof path !== 'string') return;
     const base = typeof request.baseUrl === 'string' ? request.baseUrl : '';
+    if (!this.prefixes.has(request)) this.prefixes.set(request, this.first(request));
     const prefix = base === '' ? '' : this.prefixes.get(request)?.get(base);
     if (typeof prefix !== 'string' || (prefix === '' && isCatchAll(path))) return;
     this.onRoute(request, joinTemplate(prefix, path));
+  }
+
+  /** A request's first layer: its table of prefixes starts with the app's own, and the request is Express's. */
+  private first(request: object): Map<string, string | null> {
+    this.onRouted(request);
+    return new Map([['', '']]);
   }
 }
 

@@ -8,6 +8,7 @@ import { onFastifyInit } from './fastifyRoutes';
 import { RouteInstrumentation } from './RouteInstrumentation';
 import { patchLoadedNextServer } from './nextRoutes';
 import { NitroRequests } from './nitroRoutes';
+import { routeFromParams } from './paramsRoute';
 
 import type { SourceFactory, Subscribe } from '../../runtime/UnitSource';
 import { lateRequests, type OpenLate } from '../LateRequests';
@@ -17,7 +18,8 @@ import type { IncomingRequests } from '../IncomingRequests';
 /**
  * Sets each request's route template from the framework that routed it, without the app's own OTel
  * instrumentations: diagnostics channels where the framework has them (Fastify, router >= 2.3 under Express 5),
- * module patches through the ledger where not. Returns the undo.
+ * module patches through the ledger where not; any other framework's from the parameters its router left on the
+ * request (paramsRoute). Returns the undo.
  */
 export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscribe: Subscribe, logger: Logger, openLate: OpenLate): () => void {
   let stopped = false;
@@ -25,9 +27,12 @@ export function watchRoutes(recorder: Recorder, provider: TracerProvider, subscr
   const noteRoute = (request: object | undefined, route: string | (() => unknown), fallback = false) => {
     if (!stopped) recorder.noteRoute(request, route, fallback);
   };
-  const templates = new ExpressTemplates(noteRoute);
+  const templates = new ExpressTemplates(noteRoute, (request) => {
+    if (!stopped) recorder.noteRouted(request);
+  });
   const nitro = new NitroRequests(noteRoute);
   const undos = [
+    recorder.inferRoutes(routeFromParams),
     subscribe('fastify.initialization', (message) => onFastifyInit(message, noteRoute, logger)),
     subscribe('http.server.request.start', (message) => nitro.note(message)),
     subscribe('tracing:express.router.request:start', (message) => onRouterTraceStart(templates, message as RouterTraceContext)),
