@@ -93,4 +93,6 @@ test("a thread's thread is named `main.js › workers/outer.js › workers/inner
   assert.equal(inner.parent_id, outer.id);
   assert.equal(throws.name, 'main.js › workers/throws.js');
   assert.deepEqual([outer.status, inner.status, throws.status], [codes['outer.js'], codes['inner.js'], codes['throws.js']]);
+  // The thread that threw ended by its error; the others ended as they meant to.
+  assert.deepEqual([outer.ended_by, inner.ended_by, throws.ended_by], ['exit', 'exit', 'error']);
 });
