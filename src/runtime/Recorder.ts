@@ -119,6 +119,12 @@ export class Recorder {
     return this.current;
   }
 
+  /** The name of the process's (or thread's) command capture now: a thread's is `<process> › <thread script>`. */
+  commandName(): string {
+    this.nameThread(this.current);
+    return this.current.name;
+  }
+
   private newProcessUnit(name: string, start: number): Unit {
     const unit = new Unit('command', name, start, randomTraceId(), null, this.thread?.parentId ?? null);
     unit.sampled = this.sampler.decide(unit.traceId);

@@ -13,7 +13,8 @@ export function threadUnits(threads: ThreadFlusher): SourceFactory {
     enable: () =>
       linkNewThreads(() => {
         const unit = recorder.activeUnit();
-        return { id: unit.id, name: recorder.processUnit.name };
+        // A thread making a thread names it under its own full name (its script is known by now).
+        return { id: unit.id, name: recorder.commandName() };
       }, threads),
   });
 }

@@ -1,5 +1,6 @@
 import type { AsyncResource } from 'node:async_hooks';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import type { Recorder } from '../runtime/Recorder';
 import type { Unit } from '../runtime/Unit';
 import { currentRuntime } from '../runtime/state';
@@ -106,15 +107,15 @@ const files: string[] = [];
 const NAMED_FILES = 3;
 
 /**
- * A runner's worker process (started with an IPC channel: jest-worker, Mocha's parallel pool) is named after the
- * test files it ran, `jest a.test.js b.test.js`: its own script (`jest-worker/build/workers/processChild.js`,
+ * A runner's worker process (started with an IPC channel: jest-worker, Mocha's parallel pool) or worker thread
+ * (AVA's) is named after the test files it ran, `jest a.test.js b.test.js`: its own script (`jest-worker/build/workers/processChild.js`,
  * `mocha/lib/nodejs/worker.js`) says nothing. A runner running the tests in its own process keeps the command as
  * typed.
  */
 export function nameWorkerCapture(runner: string, testPath: string): void {
   const runtime = currentRuntime();
   const main = runtime?.recorder.processUnit;
-  if (!runtime || !main || main.closed || !process.channel || !testPath) return;
+  if (!runtime || !main || main.closed || (isMainThread && !process.channel) || !testPath) return;
   const file = path.relative(runtime.recorder.config.root, testPath) || testPath;
   if (!files.includes(file)) files.push(file);
   const more = files.length - NAMED_FILES;

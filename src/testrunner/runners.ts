@@ -3,9 +3,11 @@ import { nodeTestRunner } from './nodeTest';
 import { vitestRunner } from './vitest';
 import { jestRunner } from './jest';
 import { mochaRunner } from './mocha';
+import { avaRunner } from './ava';
+import { nodeTapRunner } from './nodeTap';
 
 /** Every test runner Probe records: start() makes their sources in this order (node:test first: see nodeTest). */
-export const TEST_RUNNERS: readonly TestRunnerSource[] = [nodeTestRunner, vitestRunner, jestRunner, mochaRunner];
+export const TEST_RUNNERS: readonly TestRunnerSource[] = [nodeTestRunner, vitestRunner, jestRunner, mochaRunner, avaRunner, nodeTapRunner];
 
 /**
  * Whether this process is a test runner's own that runs no test file itself. Its command capture is then kept

@@ -73,6 +73,11 @@ export interface PinnedApp {
   probe: boolean;
   /** Puts the app's own files in before the install. */
   prepare?: (dir: string) => void;
+  /**
+   * A package-lock.json written for these pins (in the repository): the install keeps the whole tree it locks, so
+   * a transitive dependency's new release changes nothing on a later day. Probe (`probe: true`) is added to it.
+   */
+  lockfile?: string;
 }
 
 /** Apps this test process installed already. */
@@ -93,13 +98,15 @@ export async function installPinned(app: PinnedApp): Promise<string> {
     // A fresh resolution of Probe's own dependencies, as a first install gets: npm keeps a nested package an
     // earlier Probe brought (say its own @opentelemetry/api) when it still satisfies the new one's ranges.
     fs.rmSync(path.join(dir, 'node_modules', 'probe'), { recursive: true, force: true });
-    fs.rmSync(path.join(dir, 'package-lock.json'), { force: true });
+    if (app.lockfile) fs.copyFileSync(app.lockfile, path.join(dir, 'package-lock.json'));
+    else fs.rmSync(path.join(dir, 'package-lock.json'), { force: true });
     await npmInstall(dir);
   } else {
     const text = JSON.stringify(pkg, null, 2) + '\n';
     const done = path.join(dir, 'node_modules', '.probe-installed');
     if (!fs.existsSync(done) || fs.readFileSync(done, 'utf8') !== text) {
       fs.writeFileSync(path.join(dir, 'package.json'), text);
+      if (app.lockfile) fs.copyFileSync(app.lockfile, path.join(dir, 'package-lock.json'));
       await npmInstall(dir);
       fs.writeFileSync(done, text);
     }

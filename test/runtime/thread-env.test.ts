@@ -48,3 +48,51 @@ test("a thread given the app's own environment copy: `main.js › workers/resize
   );
   assert.equal(thread.parent_id, maker.id);
 });
+
+// A thread made by a thread is named under its maker's full name; a thread that threw ends with the exit code the
+// app's `exit` listener sees (1), one that ended itself with process.exit(n) with n.
+const NESTED = {
+  'main.js': `const path = require('node:path');
+const { Worker } = require('node:worker_threads');
+for (const file of ['outer.js', 'throws.js']) {
+  const worker = new Worker(path.join(__dirname, 'workers', file), { workerData: process.env.TARGET });
+  worker.on('error', () => {});
+  worker.on('exit', (code) => console.log(file + ' exited ' + code));
+}
+`,
+  'workers/outer.js': `const path = require('node:path');
+const { Worker, workerData } = require('node:worker_threads');
+fetch(workerData + 'outer').then((r) => r.text()).then(() => {
+  new Worker(path.join(__dirname, 'inner.js'), { workerData }).on('exit', (code) => console.log('inner.js exited ' + code));
+});
+`,
+  'workers/inner.js': `const { workerData } = require('node:worker_threads');
+fetch(workerData + 'inner').then((r) => r.text()).then(() => process.exit(3));
+`,
+  'workers/throws.js': `const { workerData } = require('node:worker_threads');
+fetch(workerData + 'throws').then((r) => r.text()).then(() => {
+  throw new Error('thrown in the thread');
+});
+`,
+};
+
+test("a thread's thread is named `main.js › workers/outer.js › workers/inner.js`; each thread's status is its exit code", async () => {
+  const app = new TestApp(NESTED);
+  const run = await app.run('main.js', { env: { TARGET: upstream.url } });
+  assert.equal(run.code, 0, run.stderr);
+  // The exit codes the app saw: the oracle for the threads' statuses.
+  const codes = Object.fromEntries([...run.stdout.matchAll(/^(\S+) exited (\d+)$/gm)].map((match) => [match[1], match[2]]));
+  assert.deepEqual(codes, { 'outer.js': '0', 'inner.js': '3', 'throws.js': '1' });
+  const pathsOf = (capture: Capture) => (capture.sections.http ?? []).map((row) => new URL(row.url).pathname);
+  const byCall = (name: string) => eventually(() => app.captures().find((capture) => pathsOf(capture).includes(name)));
+  const outer = await byCall('/outer');
+  const inner = await byCall('/inner');
+  const throws = await byCall('/throws');
+  assert.equal(outer.name, 'main.js › workers/outer.js');
+  assert.equal(inner.name, 'main.js › workers/outer.js › workers/inner.js');
+  assert.equal(inner.parent_id, outer.id);
+  assert.equal(throws.name, 'main.js › workers/throws.js');
+  assert.deepEqual([outer.status, inner.status, throws.status], [codes['outer.js'], codes['inner.js'], codes['throws.js']]);
+  // The thread that threw ended by its error; the others ended as they meant to.
+  assert.deepEqual([outer.ended_by, inner.ended_by, throws.ended_by], ['exit', 'exit', 'error']);
+});
