@@ -9,6 +9,7 @@ import { errorInput } from '../runtime/errors';
 import { patchMethod } from '../util/patches';
 import { claimProxiedSocket, installSocketWatch } from '../runtime/sockets';
 import { headerOf, isTelemetryTraffic } from './telemetry';
+import { onUndiciChannel } from './undiciChannels';
 
 type Headers = Record<string, string | string[] | number | undefined>;
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
@@ -72,8 +73,7 @@ export class Http2Lens {
       this.undiciOpening = true;
       queueMicrotask(() => (this.undiciOpening = false));
     };
-    diagnostics.subscribe('undici:client:sendHeaders', onUndici);
-    const unsubscribe = () => diagnostics.unsubscribe('undici:client:sendHeaders', onUndici);
+    const unsubscribe = onUndiciChannel('undici:client:sendHeaders', onUndici);
     if (HAS_CHANNEL) {
       const onCreated = (message: unknown) => this.created((message as { stream?: Stream } | undefined)?.stream);
       diagnostics.subscribe('http2.client.stream.created', onCreated);
