@@ -6,8 +6,8 @@ type Listener = (...args: unknown[]) => unknown;
 type Incoming = (this: unknown, event: string, ...args: unknown[]) => unknown;
 type Instrumented = { _incomingRequestFunction?: (component: string, original: Incoming) => Incoming };
 
-/** The listeners a response had when its 'request' event came in, until instrumentation-http hands it to the app. */
-let noted: { response: object; before: Array<[string | symbol, unknown[]]> } | null = null;
+/** The response instrumentation-http is setting up, and the listeners it added to it so far. */
+let capture: { response: object; added: Array<[string | symbol, Listener]> } | null = null;
 
 /**
  * instrumentation-http adds a 'close' and an `errorMonitor` listener to each incoming request's response to end its
@@ -24,40 +24,47 @@ export function hideServerListeners(instrumentation: object, applies: () => bool
   if (typeof make !== 'function') return;
   target._incomingRequestFunction = function (this: unknown, component, original) {
     const handOver = function (this: unknown, event: string, _request?: unknown, response?: unknown) {
-      if (event === 'request' && noted && noted.response === response) moveAdded(noted.response, noted.before);
+      if (event === 'request' && capture?.response === response) release(true);
       return original.apply(this, arguments as unknown as Parameters<Incoming>);
     } as Incoming;
     const patched = make.call(this, component, handOver);
     return function (this: unknown, event: string, _request?: unknown, response?: unknown) {
-      noted = null;
-      if (event === 'request' && response instanceof http.ServerResponse && applies()) noted = { response, before: listenersOf(response) };
-      return patched.apply(this, arguments as unknown as Parameters<Incoming>);
+      if (event !== 'request' || !(response instanceof http.ServerResponse) || !applies())
+        return patched.apply(this, arguments as unknown as Parameters<Incoming>);
+      if (capture) release(false);
+      capture = { response, added: [] };
+      EventEmitter.prototype.on.call(response, 'newListener', noteAdded);
+      try {
+        return patched.apply(this, arguments as unknown as Parameters<Incoming>);
+      } finally {
+        // Not handed over (the instrumentation threw): its listeners stay where they are.
+        if (capture?.response === response) release(false);
+      }
     } as Incoming;
   };
 }
 
-function listenersOf(emitter: EventEmitter): Array<[string | symbol, unknown[]]> {
-  try {
-    return emitter.eventNames().map((name) => [name, emitter.rawListeners(name)]);
-  } catch {
-    return [];
-  }
+/**
+ * Notes each listener added to the response while the instrumentation sets it up (Node emits 'newListener' before
+ * adding one; nothing of the app's runs then). An 'error' listener stays: without it an error would be thrown.
+ */
+function noteAdded(this: unknown, event: string | symbol, listener: Listener): void {
+  if (capture && capture.response === this && event !== 'error' && event !== 'newListener') capture.added.push([event, listener]);
 }
 
-function moveAdded(response: object, before: Array<[string | symbol, unknown[]]>): void {
-  noted = null;
+/** Ends the capture; with `move`, what it noted is moved off the response, to be called through listenHidden. */
+function release(move: boolean): void {
+  const { response, added } = capture!;
+  capture = null;
+  const emitter = response as EventEmitter;
   try {
-    const emitter = response as EventEmitter;
-    for (const [name, now] of listenersOf(emitter)) {
-      const had = before.find(([event]) => event === name)?.[1];
-      // An 'error' listener stays: without it an error would be thrown where it is not.
-      if (name === 'error') continue;
-      for (const listener of now) {
-        if (had?.includes(listener)) continue;
-        // The prototype's own removal: a context binding's patched one maps listeners it wrapped, not these.
-        EventEmitter.prototype.removeListener.call(emitter, name, listener as Listener);
-        listenHidden(emitter, name, listener as Listener);
-      }
+    EventEmitter.prototype.removeListener.call(emitter, 'newListener', noteAdded);
+    if (!move) return;
+    for (const [event, listener] of added) {
+      // The prototype's own removal: a context binding's patched one maps listeners it wrapped, not these.
+      const had = emitter.listenerCount(event);
+      EventEmitter.prototype.removeListener.call(emitter, event, listener);
+      if (emitter.listenerCount(event) < had) listenHidden(emitter, event, listener);
     }
   } catch {
     // the listeners stay where they were: the span still ends

@@ -3,10 +3,14 @@ import { EventEmitter, errorMonitor } from 'node:events';
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
 type Listener = (...args: unknown[]) => unknown;
 
-/** The response's own `emit` and the listeners kept off it, on the response under a symbol (not enumerable). */
+/**
+ * The response's own `emit` and the listeners kept off it (events and listeners side by side: a response has a
+ * few), on the response under a symbol (a symbol key is in none of its listed keys).
+ */
 interface Hidden {
   emit: Emit;
-  listeners: Map<string | symbol, Listener[]>;
+  events: Array<string | symbol>;
+  listeners: Listener[];
 }
 
 const HIDDEN = Symbol('probe.response.hidden');
@@ -22,30 +26,31 @@ export function listenHidden(response: object, event: string | symbol, listener:
   const target = response as WithHidden;
   let hidden = target[HIDDEN];
   if (!hidden) {
-    hidden = { emit: target.emit, listeners: new Map() };
-    Object.defineProperty(target, HIDDEN, { value: hidden, configurable: true, writable: true });
+    hidden = target[HIDDEN] = { emit: target.emit, events: [], listeners: [] };
     // Not enumerable, as the prototype's was: the response's own keys stay what the app made them.
     Object.defineProperty(target, 'emit', { value: emitWithHidden, configurable: true, writable: true, enumerable: false });
   }
-  const list = hidden.listeners.get(event);
-  if (list) list.push(listener);
-  else hidden.listeners.set(event, [listener]);
+  hidden.events.push(event);
+  hidden.listeners.push(listener);
 }
 
 /** Shared by every response (no closure per request); `arguments` go on as they came. */
 function emitWithHidden(this: WithHidden, event: string | symbol): boolean {
   const hidden = this[HIDDEN];
+  if (!hidden) return EventEmitter.prototype.emit.apply(this, arguments as unknown as Parameters<Emit>);
   // Node emits `errorMonitor` itself only for the response's own monitors: the hidden ones ran at 'error'.
-  const list = event === errorMonitor ? undefined : hidden?.listeners.get(event === 'error' ? errorMonitor : event);
-  if (list) {
+  const key = event === 'error' ? errorMonitor : event === errorMonitor ? null : event;
+  if (key !== null && hidden.events.includes(key)) {
     const args = Array.prototype.slice.call(arguments, 1) as unknown[];
-    for (const listener of list.slice()) {
+    const { events, listeners } = hidden;
+    for (let at = 0, count = events.length; at < count; at++) {
+      if (events[at] !== key) continue;
       try {
-        listener.apply(this, args);
+        listeners[at].apply(this, args);
       } catch {
         // a listener of Probe's never changes delivery
       }
     }
   }
-  return (hidden?.emit ?? EventEmitter.prototype.emit).apply(this, arguments as unknown as Parameters<Emit>);
+  return hidden.emit.apply(this, arguments as unknown as Parameters<Emit>);
 }
