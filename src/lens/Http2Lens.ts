@@ -10,6 +10,7 @@ import { patchMethod } from '../util/patches';
 import { claimProxiedSocket, installSocketWatch } from '../runtime/sockets';
 import { headerOf, isTelemetryTraffic } from './telemetry';
 import { grpcCallContext } from './grpcCallContext';
+import { onUndiciChannel } from './undiciChannels';
 
 type Headers = Record<string, string | string[] | number | undefined>;
 type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
@@ -73,8 +74,7 @@ export class Http2Lens {
       this.undiciOpening = true;
       queueMicrotask(() => (this.undiciOpening = false));
     };
-    diagnostics.subscribe('undici:client:sendHeaders', onUndici);
-    const unsubscribe = () => diagnostics.unsubscribe('undici:client:sendHeaders', onUndici);
+    const unsubscribe = onUndiciChannel('undici:client:sendHeaders', onUndici);
     if (HAS_CHANNEL) {
       const onCreated = (message: unknown) => this.created((message as { stream?: Stream } | undefined)?.stream);
       diagnostics.subscribe('http2.client.stream.created', onCreated);

@@ -15,6 +15,7 @@ import type { JoinEntry } from '../runtime/join/Joiner';
 import type { LensFactory } from './Lens';
 import type { IncomingRequests } from './IncomingRequests';
 import { wrapHttpEntries } from './httpEntry';
+import { hideServerListeners } from './serverListeners';
 import { passCallerArguments } from './callerArguments';
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount, decodingClientAgent, decodingClientOnStack } from './decodedSize';
@@ -47,6 +48,7 @@ export function httpLens(requests: IncomingRequests): LensFactory {
       const made = new HttpInstrumentation({ ...hooks, ignoreOutgoingRequestHook: untraced, enabled: false });
       instrumentation = made;
       neverUnwrapOthers(made);
+      hideServerListeners(made, () => made.getConfig().ignoreOutgoingRequestHook === untraced);
       passCallerArguments(
         made,
         () => made.getConfig().ignoreOutgoingRequestHook === untraced,

@@ -3,6 +3,7 @@ import { SpanKind, context, trace, type Span } from '@opentelemetry/api';
 import type { Recorder } from '../runtime/Recorder';
 import { currentRuntime } from '../runtime/state';
 import type { IncomingRequests } from './IncomingRequests';
+import { listenHidden } from '../runtime/responseListeners';
 
 /** Runs `handle` as the request's unit: one opened for it when node:http emitted it before Probe started. */
 export type OpenLate = <T>(request: unknown, response: unknown, handle: () => T) => T;
@@ -37,7 +38,11 @@ function openSpan(recorder: Recorder, requests: IncomingRequests, request: unkno
     const span = runtime.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } });
     requests.requestHook(span, request);
     // 'close' comes once the response is sent or the connection is gone, as instrumentation-http ends its span.
-    response.once('close', () => {
+    let ended = false;
+    // Off the response's listener list (see listenHidden), as the server span instrumentation-http makes.
+    listenHidden(response, 'close', () => {
+      if (ended) return;
+      ended = true;
       try {
         span.setAttribute('http.response.status_code', response.statusCode);
         span.end();

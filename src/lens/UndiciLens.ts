@@ -1,4 +1,3 @@
-import diagnostics from 'node:diagnostics_channel';
 import type { Span } from '@opentelemetry/api';
 import type { Span as SdkSpan } from '@opentelemetry/sdk-trace-base';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
@@ -13,6 +12,7 @@ import { NONE_KEPT, undiciRequestHeaders, undiciResponseHeaders } from './header
 import { isTelemetryTraffic } from './telemetry';
 import { decodedCount } from './decodedSize';
 import { UndiciQueue, UndiciQueueInstrumentation } from './undiciQueue';
+import { holdUndiciSubscriptions, onUndiciChannel } from './undiciChannels';
 import { observeRequest, recordOf, RECORD, type TrackedRequest } from './undiciTaps';
 
 const SCOPE = '@opentelemetry/instrumentation-undici';
@@ -31,6 +31,7 @@ export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) =>
     requestHook: lens.requestHook as never,
     ignoreRequestHook: () => joiner.appPresent,
   });
+  holdUndiciSubscriptions(instrumentation);
   return {
     name: 'undici',
     scopes: [SCOPE],
@@ -54,7 +55,7 @@ export const undiciLens: LensFactory = ({ config, recorder, logger, joiner }) =>
  * request itself (see undiciTaps): no weak map entry, nor closures, per request.
  */
 export class UndiciLens {
-  private readonly subscriptions: Array<[string, (message: unknown) => void]> = [];
+  private readonly subscriptions: Array<() => void> = [];
 
   constructor(
     private readonly recorder: Recorder,
@@ -107,8 +108,7 @@ export class UndiciLens {
         this.logger.warnOnce(`undici-${name}`, `lens failed on ${name}`, error);
       }
     };
-    diagnostics.subscribe(name, safe);
-    this.subscriptions.push([name, safe]);
+    this.subscriptions.push(onUndiciChannel(name, safe));
   }
 
   enable(): void {
@@ -145,7 +145,7 @@ export class UndiciLens {
   }
 
   disable(): void {
-    for (const [name, handler] of this.subscriptions) diagnostics.unsubscribe(name, handler);
+    for (const unsubscribe of this.subscriptions) unsubscribe();
     this.subscriptions.length = 0;
   }
 }

@@ -6,6 +6,7 @@ import type { Logger } from '../../util/logger';
 import { addProcessor, isRealProvider, mirrorTracers } from './provider';
 import { EmittingRequest } from '../EmittingRequest';
 import { MarkSet } from '../../util/MarkSet';
+import { listenHidden } from '../responseListeners';
 
 export type Hook<R> = (span: ApiSpan, request: R) => void;
 
@@ -163,7 +164,7 @@ export class Joiner {
       const active = trace.getSpan(context.active()) as (ApiSpan & { kind?: SpanKind }) | undefined;
       if (active?.kind !== SpanKind.SERVER || !active.isRecording()) return false;
       const incoming = request as object;
-      const outgoing = response as { statusCode?: number; once(event: string, listener: () => void): unknown };
+      const outgoing = response as { statusCode?: number };
       if (!this.handled.has(incoming)) {
         this.handled.add(incoming);
         this.requests?.request(active, incoming);
@@ -178,8 +179,9 @@ export class Joiner {
           this.logger.warnOnce('join-server-end', 'could not close a request', error);
         }
       };
-      outgoing.once('finish', finish);
-      outgoing.once('close', finish);
+      // Off the response's listener list (see listenHidden): the app counts only its own setup's.
+      listenHidden(outgoing, 'finish', finish);
+      listenHidden(outgoing, 'close', finish);
       return true;
     } catch (error) {
       this.logger.warnOnce('join-server', 'could not follow an app server span', error);
