@@ -1,7 +1,7 @@
 import type { Capture } from '../capture/types';
 import { DEFAULT_FINDING_SETTINGS, type EndpointStat, type Finding, type FindingInput, type FindingRule, type FindingSettings } from './Finding';
 import { siteOf, startOrder } from './callFacts';
-import { templateEndpoints } from '../builder/endpointTemplates';
+import { templateEndpoints, type EndpointTemplates } from '../builder/endpointTemplates';
 import { usesOfRows } from './dependence';
 import { Timeline } from './timeline';
 import { weighFindings } from './floor';
@@ -18,13 +18,15 @@ export const FINDING_RULES: readonly FindingRule[] = [repeatedWrite, nPlusOne, d
 /**
  * The findings of one capture's calls, every one with its cost, ordered by it (a repeated write first), those
  * under the floor marked `below_floor`. Pure, and O(calls + values) apart from sorting: each rule is one pass
- * over calls grouped by a key, and what several read (templates, `uses`, the time line) is made once.
+ * over calls grouped by a key, and what several read (templates, `uses`, the time line) is made once. `endpoints`
+ * and `templates`: what the stored captures say of each endpoint (query/storeEndpoints.ts), when the reader has it.
  */
 export function findingsOf(
   capture: Pick<Capture, 'sections'> & Partial<Pick<Capture, 'duration'>>,
   settings: FindingSettings = DEFAULT_FINDING_SETTINGS,
   endpoints?: ReadonlyMap<string, EndpointStat>,
   statsInclude = false,
+  templates?: EndpointTemplates,
 ): Finding[] {
   const rows = Array.isArray(capture.sections?.http) ? capture.sections.http : [];
   if (rows.length === 0) return [];
@@ -36,7 +38,7 @@ export function findingsOf(
     order,
     settings,
     ...(endpoints ? { endpoints, statsInclude } : {}),
-    endpointOf: templateEndpoints(rows),
+    endpointOf: templateEndpoints(rows, templates),
     siteOf: rows.map(siteOf),
     usesOf: usesOfRows(rows),
     timeline: new Timeline(rows),
