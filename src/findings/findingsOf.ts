@@ -11,9 +11,10 @@ import { duplicateCalls } from './duplicateCalls';
 import { sequentialCalls } from './sequentialCalls';
 import { retryAfterFailure } from './retryAfterFailure';
 import { slowerThanUsual } from './slowerThanUsual';
+import { polling } from './polling';
 
 /** Every finding kind; adding one is a file behind the FindingRule contract and a line here. */
-export const FINDING_RULES: readonly FindingRule[] = [repeatedWrite, nPlusOne, duplicateCalls, sequentialCalls, retryAfterFailure, slowerThanUsual];
+export const FINDING_RULES: readonly FindingRule[] = [repeatedWrite, nPlusOne, duplicateCalls, sequentialCalls, retryAfterFailure, slowerThanUsual, polling];
 
 /**
  * The findings of one capture's calls, every one with its cost, ordered by it (a repeated write first), those
