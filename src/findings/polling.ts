@@ -4,6 +4,8 @@ import { groupCalls } from './groupCalls';
 
 /** Repeats of one request it takes to call them polling (two reads of a resource are not a loop). */
 export const POLL_MIN_CALLS = 3;
+/** Slack for stored times (rounded each on its own) when telling whether a call started after the one before ended. */
+const ROUNDING_MS = 0.5;
 
 /**
  * Polling, named so it is not taken for waste: the same read (method, URL, body) made POLL_MIN_CALLS times or more,
@@ -36,7 +38,8 @@ export const polling: FindingRule = {
       for (let i = 1; i < group.length && apart; i++) {
         const before = rows[group[i - 1]!]!;
         const row = rows[group[i]!]!;
-        apart = row.time >= endOf(before);
+        // Starts and durations are stored rounded: a call started as the one before ended may seem to start a hair early.
+        apart = row.time >= endOf(before) - ROUNDING_MS;
         if (answerIdentity(row) !== answerIdentity(before)) changes++;
       }
       if (!apart || changes === 0) continue;

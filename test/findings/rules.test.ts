@@ -194,6 +194,7 @@ test('polling: the same read, one after another, answers changing; not when call
   assert.equal(named?.below_floor, true, 'a pattern named, nothing to save: listed only with every finding');
   assert.match(named!.message, /asked 4 times, one after another every 50 ms on average, its answer changing 1 time/);
   assert.deepEqual(kinds(poll([0, 50], ['run', 'done'])), [], 'two reads are not a loop');
+  assert.equal(kinds(poll([0, 9.9, 19.8], ['a', 'b', 'c']))[0]?.[0], 'polling', 'back to back, times rounded: still one after another');
   assert.deepEqual(kinds(poll([0, 5, 10], ['a', 'b', 'c'])), [], 'calls in flight together are not one waiting for the other');
   assert.deepEqual(kinds(poll([0, 50, 100], ['run', 'run', 'run'])), [['duplicate', false]], 'the same answer each time is a duplicate');
   const written = [...poll([0, 50, 100], ['1', '2', '3']), row({ method: 'POST', url: 'http://api.test/jobs', time: 30, duration: 5 })];
