@@ -2,7 +2,8 @@
 // Benchmark: findings over one capture, now (src/findings/) against the rules they replaced (read from git at
 // --before, run from a temporary folder), on the case that was quadratic: a job whose one code line calls N distinct
 // slugs, each answer a list of --values strings. Also the builder's share: building the capture (rows, `uses`,
-// endpoint templates) with its time per call. Prints ms (median of the rounds, CPU time of this process) and the
+// endpoint templates) with its time per call, and what the store's view of endpoints costs for the capture
+// (query/storeEndpoints.ts: durations per endpoint and template evidence, made once per capture a reader keeps). Prints ms (median of the rounds, CPU time of this process) and the
 // load average at the start and the end.
 // Usage: node --import tsx bench/findings.mjs [--calls 1000,20000] [--values 500] [--rounds 3] [--before 34d3c67] [--before-max 1000]
 import { parseArgs } from 'node:util';
@@ -16,6 +17,7 @@ import { resolveConfig } from '../src/config/resolve.ts';
 import { buildCapture } from '../src/builder/buildCapture.ts';
 import { readableCapture } from '../src/capture/readableCapture.ts';
 import { findingsOf } from '../src/findings/findingsOf.ts';
+import { endpointViewOf } from '../src/query/storeEndpoints.ts';
 import { callInput, unitOf, T0 } from '../test/helpers/call-input.ts';
 
 const { values } = parseArgs({
@@ -92,6 +94,9 @@ for (const calls of values.calls.split(',').map(Number)) {
     now.push(run.ms);
     found = run.result;
   }
+  // What a reader keeps of the capture for the store's view (durations per endpoint, call sites' template evidence).
+  const views = [];
+  for (let r = 0; r < rounds; r++) views.push(cpuMs(() => endpointViewOf([readable.sections.http])).ms);
   let was = null;
   // The rules before saw the endpoints of their own builder: a slug was not folded, each call its own endpoint.
   const asBefore = { ...readable, sections: { ...readable.sections, http: readable.sections.http.map((row) => ({ ...row, endpoint: `GET ${row.url}` })) } };
@@ -103,9 +108,10 @@ for (const calls of values.calls.split(',').map(Number)) {
     ((median(builds) / calls) * 1000).toFixed(0),
     was === null ? '-' : was.toFixed(0),
     median(now).toFixed(0),
+    median(views).toFixed(0),
     was === null ? '-' : `${(was / median(now)).toFixed(0)}×`,
     kinds,
   ]);
 }
-console.log(table(['calls', 'build ms', 'build µs/call', 'findings before ms', 'findings now ms', 'faster', 'found now'], rows));
+console.log(table(['calls', 'build ms', 'build µs/call', 'findings before ms', 'findings now ms', 'store view ms', 'faster', 'found now'], rows));
 console.log(`# load average at end ${loadAverage()}`);

@@ -23,6 +23,7 @@ import { BaselineStore } from '../baselines/BaselineStore';
 import { compareTarget } from '../query/diff';
 import { QueryError } from '../query/QueryError';
 import { diffCaptures } from '../diff/diffCaptures';
+import { withStoreEndpoints } from '../query/storeEndpoints';
 
 export interface DashboardOptions {
   store: Store;
@@ -134,7 +135,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       if (!baselines) return sendJson(response, 404, { error: 'no app root to read baselines from' });
       try {
         const target = await compareTarget(options.store, baselines, capture, url.searchParams.get('to') ?? 'previous');
-        const diff = diffCaptures(target.capture, capture, target.baseline !== undefined ? { baselines: { before: target.baseline } } : {});
+        const { templates } = await findings.view();
+        const diff = diffCaptures(target.capture, capture, { ...(target.baseline !== undefined ? { baselines: { before: target.baseline } } : {}), templates });
         return sendJson(response, 200, { diff, before: target.capture });
       } catch (error) {
         if (error instanceof QueryError) return sendJson(response, 404, { error: error.message });
@@ -172,7 +174,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       const id = decodeURIComponentSafe(pathname.slice('/api/captures/'.length));
       if (!isValidCaptureId(id)) return sendJson(response, 400, { error: 'invalid capture id' });
       const capture = await options.store.find(id);
-      return capture ? sendJson(response, 200, capture) : sendJson(response, 404, { error: 'capture not found' });
+      if (!capture) return sendJson(response, 404, { error: 'capture not found' });
+      // Endpoints as findings, `probe rows --group-by endpoint` and diffs read them: the page groups by them.
+      return sendJson(response, 200, withStoreEndpoints(capture, (await findings.view()).templates));
     }
     if (pathname === '/api/events') return openStream(response);
     return sendText(response, 404, 'not found\n');

@@ -1,6 +1,6 @@
 import type { Capture, HttpRow } from '../capture/types';
 import { alignSequences } from './alignSequences';
-import { templateEndpoints } from '../builder/endpointTemplates';
+import { templateEndpoints, type EndpointTemplates } from '../builder/endpointTemplates';
 import { jsonChanges, type FieldChange } from './jsonChanges';
 import { DEFAULT_THRESHOLD, type CallChange, type CallRef, type DiffResult, type DiffSide, type DiffThreshold } from './Diff';
 
@@ -12,16 +12,16 @@ import { DEFAULT_THRESHOLD, type CallChange, type CallRef, type DiffResult, type
 export function diffCaptures(
   before: Capture,
   after: Capture,
-  options: { threshold?: DiffThreshold; baselines?: { before?: string; after?: string } } = {},
+  options: { threshold?: DiffThreshold; baselines?: { before?: string; after?: string }; templates?: EndpointTemplates } = {},
 ): DiffResult {
   const threshold = options.threshold ?? DEFAULT_THRESHOLD;
   const a = rowsOf(before);
   const b = rowsOf(after);
   const orderA = startOrder(a);
   const orderB = startOrder(b);
-  // Endpoints as the call sites of both captures vary them (builder/endpointTemplates.ts): `/products/SKU-1…3`
-  // before and `/products/SKU-4…6` after align call for call.
-  const endpoints = templateEndpoints([...a, ...b]);
+  // Endpoints as the call sites of both captures (and of the stored ones, `templates`) vary them
+  // (builder/endpointTemplates.ts): `/products/SKU-1…3` before and `/products/SKU-4…6` after align call for call.
+  const endpoints = templateEndpoints([...a, ...b], options.templates);
   const pairs = alignSequences(
     orderA.map((index) => endpoints[index]!),
     orderB.map((index) => endpoints[a.length + index]!),

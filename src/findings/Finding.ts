@@ -2,7 +2,7 @@ import type { HttpRow } from '../capture/types';
 import type { Timeline } from './timeline';
 
 /** The kinds of finding, one file of this folder each. */
-export type FindingKind = 'repeated_write' | 'n_plus_one' | 'duplicate' | 'sequential' | 'retry' | 'slow';
+export type FindingKind = 'repeated_write' | 'n_plus_one' | 'duplicate' | 'sequential' | 'retry' | 'slow' | 'polling';
 
 /** What a finding costs the unit: what acting on it would save. */
 export interface FindingCost {

@@ -1,5 +1,6 @@
 import type { Finding, FindingInput, FindingRule } from './Finding';
 import { WRITE_METHODS, answerIdentity, bytesOf, codeLines, plural, requestIdentity, roundMs } from './callFacts';
+import { groupCalls } from './groupCalls';
 
 /**
  * Identical calls answered identically in one unit: same method, URL and body, and the same answer (status and
@@ -11,18 +12,9 @@ import { WRITE_METHODS, answerIdentity, bytesOf, codeLines, plural, requestIdent
 export const duplicateCalls: FindingRule = {
   kind: 'duplicate',
   find({ rows, order, endpointOf, timeline }: FindingInput): Finding[] {
-    const groups = new Map<string, number[]>();
-    for (const index of order) {
-      const row = rows[index]!;
-      if (WRITE_METHODS.has(row.method)) continue;
-      const identity = requestIdentity(row);
-      if (identity === null) continue;
-      const group = groups.get(identity);
-      if (group) group.push(index);
-      else groups.set(identity, [index]);
-    }
+    const groups = groupCalls(order, (index) => (WRITE_METHODS.has(rows[index]!.method) ? null : requestIdentity(rows[index]!)));
     const out: Finding[] = [];
-    for (const group of groups.values()) {
+    for (const group of groups) {
       if (group.length < 2 || group.some((index) => rows[index]!.failed)) continue;
       const answer = answerIdentity(rows[group[0]!]!);
       if (!group.every((index) => answerIdentity(rows[index]!) === answer)) continue;

@@ -8,12 +8,14 @@ import type { Finding, FindingKind } from './Finding';
 export const FINDING_FLOOR = Object.freeze({ ms: 20, share: 0.05 });
 
 const TIME_ONLY: ReadonlySet<FindingKind> = new Set(['sequential', 'duplicate', 'slow']);
+/** Kinds that name a pattern without advice (polling): nothing to save, so listed only when every finding is asked for. */
+const NAMED_ONLY: ReadonlySet<FindingKind> = new Set(['polling']);
 
 /** Marks the findings under the floor and orders them: a repeated write first, then by time, calls, bytes, first row. */
 export function weighFindings(findings: Finding[], unitMs: number, position: (row: number) => number): Finding[] {
   const floor = Math.max(FINDING_FLOOR.ms, FINDING_FLOOR.share * (Number.isFinite(unitMs) ? unitMs : 0));
   for (const finding of findings) {
-    if (TIME_ONLY.has(finding.kind) && finding.cost.ms < floor) finding.below_floor = true;
+    if ((TIME_ONLY.has(finding.kind) && finding.cost.ms < floor) || NAMED_ONLY.has(finding.kind)) finding.below_floor = true;
   }
   return findings.sort(
     (a, b) =>

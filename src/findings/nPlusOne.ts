@@ -1,6 +1,7 @@
 import type { HttpRow } from '../capture/types';
 import type { Finding, FindingInput, FindingRule } from './Finding';
 import { codeLines, plural, requestIdentity, roundMs } from './callFacts';
+import { groupCalls } from './groupCalls';
 
 /**
  * N+1: one call site (the same origin chain) calling one endpoint N times or more with a different id each time,
@@ -15,17 +16,9 @@ import { codeLines, plural, requestIdentity, roundMs } from './callFacts';
 export const nPlusOne: FindingRule = {
   kind: 'n_plus_one',
   find({ rows, order, settings, endpointOf, siteOf, usesOf, timeline }: FindingInput): Finding[] {
-    const groups = new Map<string, number[]>();
-    for (const index of order) {
-      const row = rows[index]!;
-      if (row.failed) continue;
-      const key = `${siteOf[index]}\n${endpointOf[index]}\n${operationOf(row)}`;
-      const group = groups.get(key);
-      if (group) group.push(index);
-      else groups.set(key, [index]);
-    }
+    const groups = groupCalls(order, (index) => (rows[index]!.failed ? null : `${siteOf[index]}\n${endpointOf[index]}\n${operationOf(rows[index]!)}`));
     const out: Finding[] = [];
-    for (const group of groups.values()) {
+    for (const group of groups) {
       if (group.length < settings.nPlusOne) continue;
       const distinct = new Set(group.map((index) => requestIdentity(rows[index]!) ?? `#${index}`));
       if (distinct.size < settings.nPlusOne) continue;

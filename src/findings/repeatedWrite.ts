@@ -1,5 +1,6 @@
 import type { Finding, FindingInput, FindingRule } from './Finding';
 import { WRITE_METHODS, bytesOf, chainLines, plural, requestIdentity, roundMs } from './callFacts';
+import { groupCalls } from './groupCalls';
 
 /**
  * A write made again after it succeeded: the same POST, PATCH or DELETE (method, URL, body) twice or more in one
@@ -10,18 +11,9 @@ import { WRITE_METHODS, bytesOf, chainLines, plural, requestIdentity, roundMs } 
 export const repeatedWrite: FindingRule = {
   kind: 'repeated_write',
   find({ rows, order, endpointOf, timeline }: FindingInput): Finding[] {
-    const groups = new Map<string, number[]>();
-    for (const index of order) {
-      const row = rows[index]!;
-      if (!WRITE_METHODS.has(row.method)) continue;
-      const identity = requestIdentity(row);
-      if (identity === null) continue;
-      const group = groups.get(identity);
-      if (group) group.push(index);
-      else groups.set(identity, [index]);
-    }
+    const groups = groupCalls(order, (index) => (WRITE_METHODS.has(rows[index]!.method) ? requestIdentity(rows[index]!) : null));
     const out: Finding[] = [];
-    for (const group of groups.values()) {
+    for (const group of groups) {
       // From the first success on: attempts before it are a retry.
       const from = group.findIndex((index) => !rows[index]!.failed);
       if (from < 0 || group.length - from < 2) continue;

@@ -1,5 +1,6 @@
 import type { Finding, FindingInput, FindingRule } from './Finding';
 import { codeLines, requestIdentity, roundMs } from './callFacts';
+import { groupCalls } from './groupCalls';
 
 /**
  * A call retried after a failure: a failed call (an error status or no response, a reset) followed later in the
@@ -9,16 +10,9 @@ import { codeLines, requestIdentity, roundMs } from './callFacts';
 export const retryAfterFailure: FindingRule = {
   kind: 'retry',
   find({ rows, order, endpointOf, timeline }: FindingInput): Finding[] {
-    const groups = new Map<string, number[]>();
-    for (const index of order) {
-      const identity = requestIdentity(rows[index]!);
-      if (identity === null) continue;
-      const group = groups.get(identity);
-      if (group) group.push(index);
-      else groups.set(identity, [index]);
-    }
+    const groups = groupCalls(order, (index) => requestIdentity(rows[index]!));
     const out: Finding[] = [];
-    for (const group of groups.values()) {
+    for (const group of groups) {
       let i = 0;
       while (i < group.length) {
         if (!rows[group[i]!]!.failed) {

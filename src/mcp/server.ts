@@ -37,7 +37,9 @@ export function createMcpServer(store: Store, version: string, options: McpServe
     { title: 'Probe: rows of a capture section', description: ROWS_DESCRIPTION, inputSchema: strictInput(rowsInput), annotations: readOnly },
     ({ max_tokens, ...input }) =>
       answer(max_tokens, rowsAsk(input), () =>
-        input.group_by !== undefined ? queryGroups(store, { ...input, group_by: input.group_by }) : queryRows(store, input, undefined, Infinity),
+        input.group_by !== undefined
+          ? queryGroups(store, { ...input, group_by: input.group_by }, undefined, findings.endpoints)
+          : queryRows(store, input, undefined, Infinity),
       ),
   );
   server.registerTool(

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Capture } from '../capture/types';
 import type { EndpointStat, Finding, FindingSettings } from '../findings/Finding';
 import { WRITE_THREAD_MARK } from '../util/threadMark';
+import type { EndpointTemplates } from '../builder/endpointTemplates';
 import { StoreFindings } from './findings';
 
 /** One capture's findings asked of the thread (query/findingsThread.ts). */
@@ -13,6 +14,7 @@ export interface FindingJob {
   settings: FindingSettings;
   stats: Map<string, EndpointStat>;
   statsInclude: boolean;
+  templates?: EndpointTemplates;
 }
 
 interface FindingAnswer {
@@ -44,7 +46,13 @@ export class ThreadedFindings extends StoreFindings {
   private readonly kept = new Map<string, Promise<Finding[]>>();
   private closed = false;
 
-  protected override compute(capture: Capture, stats: Map<string, EndpointStat>, statsInclude: boolean, statsKey: string): Promise<Finding[]> {
+  protected override compute(
+    capture: Capture,
+    stats: Map<string, EndpointStat>,
+    statsInclude: boolean,
+    statsKey: string,
+    templates?: EndpointTemplates,
+  ): Promise<Finding[]> {
     const rows = Array.isArray(capture.sections?.http) ? capture.sections.http.length : 0;
     // A capture's version: a running command's capture is stored again with more calls and a later end.
     const key = `${capture.id}\0${capture.ended_at}\0${capture.duration}\0${rows}\0${statsInclude}\0${statsKey}`;
@@ -55,14 +63,14 @@ export class ThreadedFindings extends StoreFindings {
       return known;
     }
     const worker = this.thread();
-    if (!worker) return super.compute(capture, stats, statsInclude, statsKey);
+    if (!worker) return super.compute(capture, stats, statsInclude, statsKey, templates);
     const job = this.nextJob++;
     const answer = new Promise<Finding[]>((resolve, reject) => {
       this.waiting.set(job, { resolve, reject });
       if (this.waiting.size === 1) worker.ref();
       // Only what the rules read is copied to the thread: the copy is made on this event loop.
       const read = { duration: capture.duration, sections: { http: capture.sections.http } };
-      worker.postMessage({ job, capture: read, settings: this.settings, stats, statsInclude } satisfies FindingJob);
+      worker.postMessage({ job, capture: read, settings: this.settings, stats, statsInclude, templates } satisfies FindingJob);
     });
     this.kept.set(key, answer);
     // A failed answer is not kept: the next request asks again.

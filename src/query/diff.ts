@@ -3,6 +3,7 @@ import type { Store } from '../capture/Store';
 import type { BaselineStore } from '../baselines/BaselineStore';
 import type { Baseline } from '../baselines/types';
 import { diffCaptures } from '../diff/diffCaptures';
+import { StoreEndpoints } from './storeEndpoints';
 import { DEFAULT_THRESHOLD, type DiffResult, type DiffThreshold } from '../diff/Diff';
 import { QueryError } from './QueryError';
 import { checkInputSizes, shownInput } from './inputs';
@@ -27,16 +28,23 @@ export interface DiffInput {
  * The two captures a diff compares, read from the store (and the baselines): two ids; the newest two of one
  * name or route; or a baseline and a capture (by default the newest one of the baseline's name).
  */
-export async function queryDiff(store: Store, baselines: BaselineStore, input: DiffInput): Promise<DiffResult> {
+export async function queryDiff(
+  store: Store,
+  baselines: BaselineStore,
+  input: DiffInput,
+  endpoints: StoreEndpoints = new StoreEndpoints(store),
+): Promise<DiffResult> {
   checkInputSizes(input);
   const threshold = thresholdOf(input.threshold);
+  // Aligned by the endpoints the store's call sites vary (query/storeEndpoints.ts), as findings and groups read them.
+  const { templates } = await endpoints.view();
   if (input.baseline !== undefined) {
     if (input.name !== undefined || (input.before !== undefined && input.after !== undefined))
       throw new QueryError("with a baseline give at most one capture id (default: the newest capture of the baseline's name)");
     const baseline = await findBaseline(baselines, input.baseline);
     const id = input.after ?? input.before;
     const after = id !== undefined ? await findCapture(store, id) : await newestOfName(store, baseline.capture.name, baseline.capture.id);
-    return diffCaptures(baseline.capture, after, { threshold, baselines: { before: baseline.name } });
+    return diffCaptures(baseline.capture, after, { threshold, baselines: { before: baseline.name }, templates });
   }
   if (input.name !== undefined) {
     if (input.before !== undefined || input.after !== undefined) throw new QueryError('give either two capture ids or a name, not both');
@@ -49,10 +57,10 @@ export async function queryDiff(store: Store, baselines: BaselineStore, input: D
         [...new Set(index.map((row) => row.name))].slice(0, 10),
       );
     }
-    return diffCaptures(before, after, { threshold });
+    return diffCaptures(before, after, { threshold, templates });
   }
   if (input.before === undefined || input.after === undefined) throw new QueryError('give two capture ids, --name NAME, or --baseline NAME');
-  return diffCaptures(await findCapture(store, input.before), await findCapture(store, input.after), { threshold });
+  return diffCaptures(await findCapture(store, input.before), await findCapture(store, input.after), { threshold, templates });
 }
 
 /** The capture a `compare_to` names for `capture`: `previous` (the run of the same name before it), `baseline:<name>`, or an id. */

@@ -1,64 +1,55 @@
 import type { Capture, IndexRow } from '../capture/types';
 import type { Store } from '../capture/Store';
 import type { EndpointStat, Finding, FindingSettings } from '../findings/Finding';
+import type { EndpointTemplates } from '../builder/endpointTemplates';
 import { DEFAULT_FINDING_SETTINGS } from '../findings/Finding';
 import { findingsOf } from '../findings/findingsOf';
-import { durationsByEndpoint, endpointStats } from '../findings/endpointStats';
+import { StoreEndpoints, STATS_CAPTURES, type StoreEndpointView } from './storeEndpoints';
+
+export { STATS_CAPTURES };
 
 /**
- * Findings of captures as read from a store: the pure rules (findings/) given each endpoint's durations
- * across the stored captures, for the `slow` rule. A reader that lives (the MCP server, the dashboard)
- * keeps one of these: each capture's durations are read once and kept while the capture is in the index
- * (keyed by id and duration: a running command capture stored again with more calls is read again).
+ * Findings of captures as read from a store: the pure rules (findings/) given what the store's recent captures say
+ * of each endpoint (query/storeEndpoints.ts): the templates their call sites vary, folding this capture's endpoints
+ * too, and each endpoint's durations, for the `slow` rule. A reader that lives (the MCP server, the dashboard)
+ * keeps one of these: each capture is read once and kept while it is in the index.
  */
-/** Captures (with calls) the p95s are taken over, newest first: a bound on what one read of a capture costs. */
-export const STATS_CAPTURES = 100;
-
 export class StoreFindings {
-  private readonly durations = new Map<string, Map<string, number[]>>();
-  /** The last stats made and the captures they were made of: a listing asks once per capture. */
-  protected last: { keys: string; stats: Map<string, EndpointStat>; ids: Set<string> } | null = null;
+  /** The store's endpoints, shared with the reader's other uses (grouping, diff alignment). */
+  readonly endpoints: StoreEndpoints;
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     readonly settings: FindingSettings = DEFAULT_FINDING_SETTINGS,
-  ) {}
+    endpoints?: StoreEndpoints,
+  ) {
+    this.endpoints = endpoints ?? new StoreEndpoints(store);
+  }
 
   /** The findings of one capture, every one (those under the floor marked: findings/floor.ts). */
   async of(capture: Capture, index?: readonly IndexRow[]): Promise<Finding[]> {
-    const stats = await this.stats(index);
-    return this.compute(capture, stats, this.last?.ids.has(capture.id) ?? false, this.last?.keys ?? '');
+    const view = await this.endpoints.view(index);
+    return this.compute(capture, view.stats, view.ids.has(capture.id), view.key, view.templates);
   }
 
   /** The rules run over one capture, here on the caller's thread; `statsKey` names the stats (what they were made of). */
-  protected compute(capture: Capture, stats: Map<string, EndpointStat>, statsInclude: boolean, _statsKey: string): Promise<Finding[]> {
-    return Promise.resolve(findingsOf(capture, this.settings, stats, statsInclude));
+  protected compute(
+    capture: Capture,
+    stats: Map<string, EndpointStat>,
+    statsInclude: boolean,
+    _statsKey: string,
+    templates?: EndpointTemplates,
+  ): Promise<Finding[]> {
+    return Promise.resolve(findingsOf(capture, this.settings, stats, statsInclude, templates));
   }
 
-  /** Each endpoint's count and p95 across the newest STATS_CAPTURES stored captures with calls. */
+  /** Each endpoint's count and p95 across the newest stored captures with calls (StoreEndpoints). */
   async stats(index?: readonly IndexRow[]): Promise<Map<string, EndpointStat>> {
-    const rows = index ?? (await this.store.index());
-    const live = new Set<string>();
-    const ids = new Set<string>();
-    const perCapture: Array<Map<string, number[]>> = [];
-    for (const row of rows) {
-      if (perCapture.length === STATS_CAPTURES) break;
-      if ((row.counts?.http ?? 0) === 0) continue;
-      const key = `${row.id}:${row.duration}`;
-      live.add(key);
-      let durations = this.durations.get(key);
-      if (!durations) {
-        const capture = await this.store.find(row.id);
-        if (!capture) continue;
-        durations = durationsByEndpoint(Array.isArray(capture.sections?.http) ? capture.sections.http : []);
-        this.durations.set(key, durations);
-      }
-      perCapture.push(durations);
-      ids.add(row.id);
-    }
-    for (const key of this.durations.keys()) if (!live.has(key)) this.durations.delete(key);
-    const keys = [...live].join(',');
-    if (this.last?.keys !== keys) this.last = { keys, stats: endpointStats(perCapture), ids };
-    return this.last.stats;
+    return (await this.endpoints.view(index)).stats;
+  }
+
+  /** What the store's recent captures say of their endpoints. */
+  view(index?: readonly IndexRow[]): Promise<StoreEndpointView> {
+    return this.endpoints.view(index);
   }
 }

@@ -8,7 +8,7 @@ import type { FindingJob } from './ThreadedFindings';
  */
 parentPort?.on('message', (job: FindingJob) => {
   try {
-    parentPort!.postMessage({ job: job.job, findings: findingsOf(job.capture, job.settings, job.stats, job.statsInclude) });
+    parentPort!.postMessage({ job: job.job, findings: findingsOf(job.capture, job.settings, job.stats, job.statsInclude, job.templates) });
   } catch (error) {
     parentPort!.postMessage({ job: job.job, error: (error as Error)?.message ?? String(error) });
   }

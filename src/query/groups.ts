@@ -3,7 +3,8 @@ import { QueryError } from './QueryError';
 import { checkInputSizes, shownInput } from './inputs';
 import { EVERY_CAPTURE, ROWS_MAX_LIMIT, captureRef, readSection, type CaptureRef, type RowsInput } from './rows';
 import { rowMatcher } from './rowSelect';
-import { templateEndpoints, type TemplateRow } from '../builder/endpointTemplates';
+import { templateEndpoints, type EndpointTemplates, type TemplateRow } from '../builder/endpointTemplates';
+import { StoreEndpoints } from './storeEndpoints';
 import type { RowItem } from './rowSelect';
 import { elsewhere, withUnread, type Unread } from './unread';
 import { CAPTURE_KEYS, GROUP_SORTS, groupKeyOf, groupRows, type GroupSort, type RowGroup } from './groupRows';
@@ -48,7 +49,12 @@ export interface GroupsResult {
  * group (count, failed, p50/p95/max duration, bytes, first/last time, one example), sorted by a group
  * field (default count; `dir` default desc), the first `limit` groups.
  */
-export async function queryGroups(store: Store, input: GroupsInput, now = Date.now() / 1000): Promise<GroupsResult> {
+export async function queryGroups(
+  store: Store,
+  input: GroupsInput,
+  now = Date.now() / 1000,
+  endpoints: StoreEndpoints = new StoreEndpoints(store),
+): Promise<GroupsResult> {
   checkInputSizes(input);
   const by = input.group_by;
   if (typeof by !== 'string' || by === '') throw new QueryError('group_by needs a field name', GROUP_BY_NAMES);
@@ -75,7 +81,7 @@ export async function queryGroups(store: Store, input: GroupsInput, now = Date.n
   const matched = all.filter(matcher.matches);
   const groups = groupRows(
     matched,
-    by === 'endpoint' && read.section === 'http' ? endpointKeys(matched) : groupKeyOf(by, matcher.read),
+    by === 'endpoint' && read.section === 'http' ? endpointKeys(matched, (await endpoints.view()).templates) : groupKeyOf(by, matcher.read),
     sort as GroupSort,
     dir,
   );
@@ -99,12 +105,16 @@ export async function queryGroups(store: Store, input: GroupsInput, now = Date.n
 
 /**
  * Calls grouped by endpoint as findings and `probe diff` see them: the path segment a call site varies folded to
- * `{id}` across every capture read (a capture with one `/products/SKU-1` call joins the others of its call site).
+ * `{id}` across every capture read and the store's recent ones (query/storeEndpoints.ts: a capture with one
+ * `/products/SKU-1` call joins the others of its call site).
  */
-function endpointKeys(items: readonly RowItem[]): (item: RowItem) => unknown {
+function endpointKeys(items: readonly RowItem[], stored: EndpointTemplates): (item: RowItem) => unknown {
   const calls = items.filter((item) => isCall(item.row));
   const keys = new Map<RowItem, string>();
-  const endpoints = templateEndpoints(calls.map((item) => item.row as TemplateRow));
+  const endpoints = templateEndpoints(
+    calls.map((item) => item.row as TemplateRow),
+    stored,
+  );
   calls.forEach((item, i) => keys.set(item, endpoints[i]!));
   return (item) => keys.get(item) ?? (isCall(item.row) ? item.row.endpoint : null);
 }

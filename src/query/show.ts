@@ -150,15 +150,17 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
     if (picked.failed > 0) failedFirst.push(`${name} (${picked.failed} failed)`);
     sections[name] = { total: section.length, shown: rows.length, ...(picked.failed > 0 ? { failed: picked.failed } : {}), rows } satisfies ShownRows;
   }
-  const every = await (readers.findings ?? new StoreFindings(store)).of(capture);
+  const reader = readers.findings ?? new StoreFindings(store);
+  const every = await reader.of(capture);
+  const { templates } = await reader.view();
   const { shown, hidden } = shownFindings(every);
   const findings = input.all ? every : shown;
   let compare: DiffResult | undefined;
-  if (baseline) compare = diffCaptures(baseline.capture, capture, { baselines: { before: baseline.name } });
+  if (baseline) compare = diffCaptures(baseline.capture, capture, { baselines: { before: baseline.name }, templates });
   else if (input.compare_to !== undefined) {
     if (!readers.baselines) throw new QueryError('compare_to needs the baselines folder of the app');
     const target = await compareTarget(store, readers.baselines, capture, input.compare_to);
-    compare = diffCaptures(target.capture, capture, target.baseline !== undefined ? { baselines: { before: target.baseline } } : {});
+    compare = diffCaptures(target.capture, capture, { ...(target.baseline !== undefined ? { baselines: { before: target.baseline } } : {}), templates });
   }
   return {
     id: capture.id,

@@ -5,10 +5,11 @@ import type { AddressInfo } from 'node:net';
 import type { Capture } from '../../src/capture/types';
 import type { Finding, FindingKind } from '../../src/findings/Finding';
 import { findingsOf } from '../../src/findings/findingsOf';
-import { durationsByEndpoint, endpointStats } from '../../src/findings/endpointStats';
+import { endpointViewOf } from '../../src/query/storeEndpoints';
 import { FINDING_FLOOR } from '../../src/findings/floor';
 import { TestApp, eventually, waitForLine } from '../helpers/app';
 import { connectMcp } from '../helpers/mcp';
+import { startDashboardCli } from '../dashboard/harness';
 
 // A corpus of everyday call patterns, each written as real code: one route of one server run under the preload,
 // calling a loopback upstream. Each pattern states the findings it must get AND every other kind is forbidden; the
@@ -84,6 +85,16 @@ const routes = {
   },
   'slow-few': async (url) => { await get('/report' + (url.includes('?slow') ? '?slow=1' : '')); },
   'slow-many': async (url) => { await get('/search' + (url.includes('?slow') ? '?slow=1' : '')); },
+  // One call per request, its id a string: the call site varies the segment across captures only.
+  'slow-few-ids': async (url) => { await get('/parts/' + new URL(url, 'http://x').searchParams.get('id')); },
+  'slow-many-ids': async (url) => { await get('/bins/' + new URL(url, 'http://x').searchParams.get('id')); },
+  'read-after-write': async () => {
+    for (const sku of ['SKU-1', 'SKU-2', 'SKU-3']) {
+      await post('/cart/items', { sku });
+      await get('/cart/summary');
+      await sleep(10);
+    }
+  },
 };
 
 const server = http.createServer(async (req, res) => {
@@ -110,6 +121,8 @@ interface Expected {
   kind: FindingKind;
   rows?: number;
   lines?: string[];
+  /** Listed only with every finding (`--all`): a pattern named, not advice. */
+  hidden?: boolean;
 }
 
 /** Per route: the findings shown by default, exactly (any other kind shown is a false positive). */
@@ -129,13 +142,21 @@ const CORPUS: Record<string, Expected[]> = {
   'sequential-real': [{ kind: 'sequential', rows: 2 }],
   'sequential-negligible': [],
   'cursor-pagination': [],
-  polling: [],
+  polling: [{ kind: 'polling', rows: 4, hidden: true }],
+  'read-after-write': [],
   'retry-status': [{ kind: 'retry', rows: 3, lines: [lineOf('@retry-status')] }],
   'retry-reset': [{ kind: 'retry', rows: 2, lines: [lineOf('@retry-reset')] }],
   'duplicate-callers': [{ kind: 'duplicate', rows: 2, lines: [lineOf('@dup-a'), lineOf('@dup-b')] }],
   'duplicate-shared-client': [{ kind: 'duplicate', rows: 2, lines: [lineOf('@shared-a'), lineOf('@shared-b')] }],
   'repeated-post': [{ kind: 'repeated_write', rows: 2 }],
   'pool-of-two': [{ kind: 'n_plus_one', rows: 6, lines: [lineOf('@pool')] }],
+};
+
+/** Kinds a pattern must never get, not even under the floor: advice that would make the code worse. */
+const NEVER: Record<string, FindingKind[]> = {
+  polling: ['duplicate', 'n_plus_one'],
+  'cursor-pagination': ['duplicate', 'n_plus_one', 'polling'],
+  'read-after-write': ['polling', 'duplicate'],
 };
 
 /** Upstream latency per path: real enough that a finding's time clears the floor where the pattern costs time. */
@@ -178,6 +199,10 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
         if (path === '/me') return send(req.headers.authorization?.startsWith('Bearer tk_') ? 200 : 401, { name: 'ada' });
         if (path === '/latest') return send(200, { order: `ord_${Math.random().toString(36).slice(2, 10)}` });
         if (path.startsWith('/orders/')) return send(200, { id: segment, total: 30 });
+        if (path === '/cart/items') return send(201, { lines: count('cart-lines') + 1 }, 0);
+        // What the cart holds changes with each write before it: read after write, not polling.
+        if (path === '/cart/summary') return send(200, { lines: counters.get('cart-lines') ?? 0 }, 0);
+        if (path.startsWith('/parts/') || path.startsWith('/bins/')) return send(200, { id: segment, stock: 4 }, segment.includes('slow') ? 400 : 10);
         if (path === '/cart') return send(200, { cart_id: `cart_${Math.random().toString(36).slice(2, 10)}`, lines: 2 });
         if (path === '/checkout') return send(200, { ok: true });
         if (path === '/profile') return send(200, { name: 'ada', bio: 'x' });
@@ -220,15 +245,22 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
       // Stored calls for `slow`: a few, and many, usual ones, then one outlier each.
       for (let i = 0; i < 3; i++) await hit('/p/slow-few');
       for (let i = 0; i < 25; i++) await hit('/p/slow-many');
+      // The same with a string id that changes with every request: one call per capture.
+      for (let i = 0; i < 3; i++) await hit(`/p/slow-few-ids?id=part-${i}-q`);
+      for (let i = 0; i < 25; i++) await hit(`/p/slow-many-ids?id=bin-${i}-z`);
       await hit('/p/slow-few?slow');
       await hit('/p/slow-many?slow');
-      const expectedCaptures = Object.keys(CORPUS).length + 3 + 25 + 2;
+      await hit('/p/slow-few-ids?id=part-slow');
+      await hit('/p/slow-many-ids?id=bin-slow');
+      const expectedCaptures = Object.keys(CORPUS).length + 2 * (3 + 25 + 2);
       const captures = await eventually(() => {
         const all = app.captures().filter((c) => c.name.startsWith('GET /p/'));
         return all.length >= expectedCaptures && all;
       });
-      const stats = endpointStats(captures.map((c) => durationsByEndpoint(c.sections.http ?? [])));
-      const shownOf = (capture: Capture): Finding[] => findingsOf(capture, undefined, stats, true).filter((f) => !f.below_floor);
+      // What the store's captures say of each endpoint (durations, templates across captures), as a reader gathers it.
+      const { stats, templates } = endpointViewOf(captures.map((c) => c.sections.http ?? []));
+      const everyOf = (capture: Capture): Finding[] => findingsOf(capture, undefined, stats, true, templates);
+      const shownOf = (capture: Capture): Finding[] => everyOf(capture).filter((f) => !f.below_floor);
       const byName = (name: string) => captures.filter((c) => c.name.split('?')[0] === `GET /p/${name}`);
 
       const tally = new Map<FindingKind, { tp: number; fp: number; fn: number }>();
@@ -237,7 +269,10 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
       // A call slower than the others of its endpoint is a fact of the machine as much as of the code: outside the
       // outliers made for it, a loaded machine may make one, and it is not counted.
       const judge = (name: string, capture: Capture, expected: Expected[]) => {
-        const found = shownOf(capture).filter((f) => f.kind !== 'slow' || expected.some((want) => want.kind === 'slow'));
+        // Shown findings, and polling wherever it is listed (it names a pattern: listed only with every finding).
+        const found = everyOf(capture)
+          .filter((f) => !f.below_floor || f.kind === 'polling')
+          .filter((f) => f.kind !== 'slow' || expected.some((want) => want.kind === 'slow'));
         const left = [...found];
         for (const want of expected) {
           const at = left.findIndex((f) => f.kind === want.kind);
@@ -248,6 +283,7 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
           }
           const [got] = left.splice(at, 1);
           score(want.kind).tp++;
+          if ((got!.below_floor === true) !== (want.hidden === true)) problems.push(`${name}: ${want.kind} ${want.hidden ? 'shown by default' : 'hidden'}`);
           if (want.rows !== undefined && got!.rows.length !== want.rows) problems.push(`${name}: ${want.kind} rows ${got!.rows.length}, want ${want.rows}`);
           if (want.lines && JSON.stringify(got!.lines) !== JSON.stringify(want.lines))
             problems.push(`${name}: ${want.kind} lines ${JSON.stringify(got!.lines)}, want ${JSON.stringify(want.lines)}`);
@@ -259,7 +295,7 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
       };
       for (const [name, expected] of Object.entries(CORPUS)) judge(name, byName(name)[0]!, expected);
       // The usual calls of the slow endpoints are not slow; each outlier is, against the others.
-      for (const name of ['slow-few', 'slow-many']) {
+      for (const name of ['slow-few', 'slow-many', 'slow-few-ids', 'slow-many-ids']) {
         const runs = byName(name).sort((a, b) => a.started_at - b.started_at);
         runs.slice(0, -1).forEach((capture, i) => judge(`${name} #${i + 1}`, capture, []));
         judge(`${name} outlier`, runs[runs.length - 1]!, [{ kind: 'slow', rows: 1 }]);
@@ -270,10 +306,17 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
         const recall = tp + fn ? tp / (tp + fn) : 1;
         return `${kind.padEnd(15)} precision ${precision.toFixed(2)}  recall ${recall.toFixed(2)}  (tp ${tp}, fp ${fp}, fn ${fn})`;
       });
-      console.log(`findings corpus, ${Object.keys(CORPUS).length + 2} patterns:\n${lines.join('\n')}`);
+      console.log(`findings corpus, ${Object.keys(CORPUS).length + 4} patterns:\n${lines.join('\n')}`);
       assert.deepEqual(problems, []);
 
+      // Advice that would break the code is never given, not even under the floor.
+      for (const [name, never] of Object.entries(NEVER)) {
+        for (const finding of everyOf(byName(name)[0]!)) assert.ok(!never.includes(finding.kind), `${name}: ${finding.message}`);
+      }
+
       // Specific claims of the patterns.
+      const poll = everyOf(byName('polling')[0]!).find((f) => f.kind === 'polling')!;
+      assert.match(poll.message, /asked 4 times, one after another every \d+(\.\d)? ms on average, its answer changing 1 time/);
       const negligible = findingsOf(byName('sequential-negligible')[0]!, undefined, stats, true);
       for (const finding of negligible) {
         assert.equal(finding.kind, 'sequential', finding.message);
@@ -297,6 +340,24 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
           .pop()!,
       )[0]!;
       assert.match(slowFew.message, /over 3 other stored calls/);
+      // One call per capture, a string id: the endpoint is learned across the stored captures' call site.
+      const newest = (name: string) => byName(name).sort((a, b) => a.started_at - b.started_at)[byName(name).length - 1]!;
+      for (const [name, others] of [
+        ['slow-few-ids', /over 3 other stored calls/],
+        ['slow-many-ids', /over 2[5-9] other stored calls/],
+      ] as const) {
+        const [slow] = shownOf(newest(name));
+        assert.equal(slow?.kind, 'slow', name);
+        assert.match(slow!.message, others);
+        assert.match(slow!.message, name === 'slow-few-ids' ? /p95 of GET \S+\/parts\/\{id\}/ : /p95 of GET \S+\/bins\/\{id\}/);
+        // The store's reader (probe show) finds the same.
+        const cli = await app.cli(['show', newest(name).id, '--json']);
+        assert.equal(cli.code, 0, cli.stderr);
+        assert.deepEqual(
+          (JSON.parse(cli.stdout) as { findings: Finding[] }).findings.map((f) => [f.kind, f.endpoint]),
+          [['slow', slow!.endpoint]],
+        );
+      }
       const write = shownOf(byName('repeated-post')[0]!)[0]!;
       for (const line of [lineOf('@write'), lineOf('@write-1'), lineOf('@write-2')]) assert.ok(write.lines.includes(line), `${line} in ${write.lines.join()}`);
 
@@ -309,6 +370,27 @@ describe('findings corpus: everyday patterns as real code, expected and forbidde
         [],
       );
       assert.ok(keys.some((group) => group.key === `GET ${UP}/products/{id}` && group.count === 10));
+      // One capture alone is grouped by the store's templates too.
+      const one = await app.cli(['rows', newest('slow-few-ids').id, '--group-by', 'endpoint', '--json']);
+      assert.deepEqual(
+        (JSON.parse(one.stdout) as { groups: Array<{ key: string }> }).groups.map((group) => group.key),
+        [`GET ${UP}/parts/{id}`],
+      );
+      // probe diff aligns two one-call captures by it.
+      const diffed = await app.cli(['diff', byName('slow-few-ids')[0]!.id, newest('slow-few-ids').id, '--json']);
+      const diff = JSON.parse(diffed.stdout) as { matched: number; added: unknown[]; removed: unknown[] };
+      assert.deepEqual([diff.matched, diff.added.length, diff.removed.length], [1, 0, 0]);
+      // The dashboard serves the capture's rows with the same endpoints (its page groups by them).
+      const dashboard = await startDashboardCli(app);
+      try {
+        const served = (await (await fetch(`${dashboard.origin}/api/captures/${newest('slow-few-ids').id}`)).json()) as Capture;
+        assert.deepEqual(
+          served.sections.http!.map((row) => row.endpoint),
+          [`GET ${UP}/parts/{id}`],
+        );
+      } finally {
+        await dashboard.stop();
+      }
 
       // The CLI says the same, ordered by cost, with --all adding what is under the floor.
       const shown = await app.cli(['show', byName('sequential-real')[0]!.id, '--json']);

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import type { Capture, HttpRow } from '../../src/capture/types';
 import { findingsOf } from '../../src/findings/findingsOf';
 import { durationsByEndpoint, endpointStats } from '../../src/findings/endpointStats';
-import { templateEndpoints } from '../../src/builder/endpointTemplates';
+import {
+  foldEndpoint,
+  learnTemplates,
+  mergeTemplateEvidence,
+  templateEndpoints,
+  templateEvidence,
+  type TemplateEvidence,
+} from '../../src/builder/endpointTemplates';
 
 // Rule-level checks on hand-made rows; the end-to-end test (findings-app.test.ts) runs a real app.
 function row(over: Partial<HttpRow> & { url: string; time: number }): HttpRow {
@@ -123,7 +130,11 @@ test('dependence: a value too short proves nothing (page=1 after an answer holdi
       duration: 30,
       response_capture: { capture: 'JsonCapture', cards: { state }, raw: JSON.stringify({ state }) },
     });
-  assert.deepEqual(findingsOf(captureOf([poll('running', 0), poll('running', 1), poll('done', 2)])), []);
+  // Named as polling (listed only with every finding), never a duplicate nor an N+1.
+  assert.deepEqual(
+    findingsOf(captureOf([poll('running', 0), poll('running', 1), poll('done', 2)])).map((f) => [f.kind, f.below_floor]),
+    [['polling', true]],
+  );
 });
 
 test('a pool that keeps two calls in flight is not sequential; findings under the floor are marked, not dropped', () => {
@@ -134,4 +145,58 @@ test('a pool that keeps two calls in flight is not sequential; findings under th
   assert.equal(found?.kind, 'sequential');
   assert.equal(found?.below_floor, true);
   assert.deepEqual(found?.cost, { ms: 2, calls: 0, bytes: 0 });
+});
+
+test('template evidence merged capture by capture teaches what all the rows together teach', () => {
+  // Call sites of every kind: one segment varying across captures only, two segments varying, answers of two shapes,
+  // one call alone; each capture gets some of each site's rows, in any split.
+  const site = (line: number) => ({ file: 'app.js', line, chain: [`app.js:${line} load`] });
+  const shaped = (keys: string[]) => ({ cards: Object.fromEntries(keys.map((key) => [key, 1])) }) as HttpRow['response_capture'];
+  const rows: HttpRow[] = [
+    ...['a-x', 'b-y', 'c-z', 'd-w'].map((id, i) => row({ url: `http://api.test/parts/${id}`, time: i, origin: site(3) })),
+    ...['1x/a', '2y/b', '3z/b'].map((path, i) => row({ url: `http://api.test/bins/${path}`, time: 10 + i, origin: site(4) })),
+    ...[
+      ['config', ['theme']],
+      ['profile', ['name']],
+    ].map(([slug, keys], i) =>
+      row({ url: `http://api.test/pages/${slug as string}`, time: 20 + i, origin: site(5), response_capture: shaped(keys as string[]) }),
+    ),
+    row({ url: 'http://api.test/once/only-1', time: 30, origin: site(6) }),
+  ];
+  const together = learnTemplates(templateEvidence(rows));
+  assert.deepEqual([...together.templates].sort(), ['GET http://api.test/parts/{id}']);
+  for (const sizes of [
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+    [3, 4, 3],
+    [5, 5],
+  ]) {
+    const merged: TemplateEvidence = new Map();
+    let at = 0;
+    for (const size of sizes) {
+      mergeTemplateEvidence(merged, templateEvidence(rows.slice(at, at + size)));
+      at += size;
+    }
+    assert.deepEqual(learnTemplates(merged), together, sizes.join('+'));
+  }
+  // Folding an endpoint already folded within its capture gives the same template.
+  assert.equal(foldEndpoint(together, 'GET http://api.test/parts/{id}'), 'GET http://api.test/parts/{id}');
+  assert.equal(foldEndpoint(together, 'GET http://api.test/parts/e-v'), 'GET http://api.test/parts/{id}');
+  assert.equal(foldEndpoint(together, 'GET http://api.test/once/only-1'), 'GET http://api.test/once/only-1');
+});
+
+test('polling: the same read, one after another, answers changing; not when calls overlap or a write explains the change', () => {
+  const answer = (state: string) => ({ cards: { state } }) as HttpRow['response_capture'];
+  const poll = (times: number[], states: string[], duration = 10) =>
+    times.map((time, i) => row({ url: 'http://api.test/jobs/7', time, duration, response_capture: answer(states[i]!), response_bytes: states[i]!.length }));
+  const kinds = (rows: HttpRow[]) => findingsOf(captureOf(rows)).map((f) => [f.kind, f.below_floor === true]);
+  const [named] = findingsOf(captureOf(poll([0, 50, 100, 150], ['run', 'run', 'run', 'done'])));
+  assert.equal(named?.kind, 'polling');
+  assert.equal(named?.below_floor, true, 'a pattern named, nothing to save: listed only with every finding');
+  assert.match(named!.message, /asked 4 times, one after another every 50 ms on average, its answer changing 1 time/);
+  assert.deepEqual(kinds(poll([0, 50], ['run', 'done'])), [], 'two reads are not a loop');
+  assert.equal(kinds(poll([0, 9.9, 19.8], ['a', 'b', 'c']))[0]?.[0], 'polling', 'back to back, times rounded: still one after another');
+  assert.deepEqual(kinds(poll([0, 5, 10], ['a', 'b', 'c'])), [], 'calls in flight together are not one waiting for the other');
+  assert.deepEqual(kinds(poll([0, 50, 100], ['run', 'run', 'run'])), [['duplicate', false]], 'the same answer each time is a duplicate');
+  const written = [...poll([0, 50, 100], ['1', '2', '3']), row({ method: 'POST', url: 'http://api.test/jobs', time: 30, duration: 5 })];
+  assert.ok(!kinds(written).some(([kind]) => kind === 'polling'), 'a write in between explains the change');
 });

@@ -10,6 +10,7 @@ export const FINDING_LABELS: Readonly<Record<FindingKind, string>> = {
   sequential: 'Sequential',
   retry: 'Retry',
   slow: 'Slow',
+  polling: 'Polling',
 };
 
 /** Row links shown per finding; the rest are counted. */
