@@ -10,6 +10,7 @@ export interface VitestTask {
   mode?: string;
   filepath?: string;
   suite?: VitestTask;
+  file?: VitestTask;
   tasks?: VitestTask[];
   result?: { state?: string };
 }
@@ -104,7 +105,7 @@ export function recordVitestRunner(runners: { VitestTestRunner?: unknown }): boo
 
 function begin(runner: unknown, test: VitestTask | undefined): void {
   if (!test || test.type !== 'test' || (test.mode !== 'run' && test.mode !== 'queued') || cases.has(test)) return;
-  const open = TestCase.begin(namePath(test));
+  const open = TestCase.begin(namePath(test), fileOf(test));
   if (!open) return;
   cases.set(test, open);
   open.enter();
@@ -181,7 +182,7 @@ export function recordVitestTests(hooks: VitestHooks): void {
       const context = arguments[0] as VitestTestContext | undefined;
       const task = context?.task;
       if (!context || !task || typeof context.onTestFinished !== 'function') return;
-      const test = TestCase.begin(namePath(task));
+      const test = TestCase.begin(namePath(task), fileOf(task));
       if (!test) return;
       context.onTestFinished(() => {
         try {
@@ -210,4 +211,11 @@ function namePath(task: VitestTask): string[] {
     if (suite.name) names.unshift(suite.name);
   }
   return names;
+}
+
+/** The test's file: its `file` task's path, else the suite that holds one. */
+function fileOf(task: VitestTask): string | null {
+  if (task.file?.filepath) return task.file.filepath;
+  for (let suite = task.suite; suite; suite = suite.suite) if (suite.filepath) return suite.filepath;
+  return null;
 }
