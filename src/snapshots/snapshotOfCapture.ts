@@ -21,9 +21,10 @@ export function snapshotOfCapture(capture: Capture, options: SnapshotOptions, ho
   const ignoredHeaders = new Set(options.ignore.filter((entry) => !entry.startsWith('$')).map((name) => name.toLowerCase()));
   const headers = options.headers.filter((name) => !ignoredHeaders.has(name));
   const outside: HostCall[] = [];
+  const testFile = typeof capture.meta?.test_file === 'string' ? capture.meta.test_file : null;
   const calls = order.map((index) => {
     const row = rows[index]!;
-    const call = snapshotCall(row, headers, paths, options.bodies);
+    const call = snapshotCall(row, headers, paths, options.bodies, testFile);
     // A faked answer (nock, MockAgent, msw) reaches no host: only real calls are held to the list.
     if (!row.fake && !hostAllowed(hostnameOf(row), hosts)) outside.push({ url: row.url, line: call.line });
     return call;
@@ -31,7 +32,13 @@ export function snapshotOfCapture(capture: Capture, options: SnapshotOptions, ho
   return { snapshot: { calls }, outside };
 }
 
-function snapshotCall(row: HttpRow, headers: readonly string[], paths: readonly PathStep[][], bodies: SnapshotOptions['bodies']): SnapshotCall {
+function snapshotCall(
+  row: HttpRow,
+  headers: readonly string[],
+  paths: readonly PathStep[][],
+  bodies: SnapshotOptions['bodies'],
+  testFile: string | null,
+): SnapshotCall {
   const body = (value: unknown) => {
     const kept = stableValue(withoutPaths(value, paths));
     return bodies === 'shapes' ? shapeOf(kept) : kept;
@@ -40,7 +47,7 @@ function snapshotCall(row: HttpRow, headers: readonly string[], paths: readonly 
     method: row.method,
     url: snapshotUrl(row),
     status: row.status,
-    line: row.origin ? `${row.origin.file}:${row.origin.line}` : null,
+    line: lineOf(row, testFile),
   };
   if (row.status === null) call.failure = failureOf(row);
   const sent: Record<string, string> = {};
@@ -55,6 +62,23 @@ function snapshotCall(row: HttpRow, headers: readonly string[], paths: readonly 
   const cards = row.response_capture?.cards;
   if (cards !== undefined && cards !== null) call.response = { body: body(cards) };
   return call;
+}
+
+const FRAME = /^(.+?):(\d+)(?:\s|$)/;
+
+/**
+ * The code line a reader of the test looks for: the test file's own frame in the call's chain (a test calls
+ * through a helper: the helper's line is the same for every call), else the line that made the call.
+ */
+function lineOf(row: HttpRow, testFile: string | null): string | null {
+  if (!row.origin) return null;
+  if (testFile && row.origin.file !== testFile) {
+    for (const frame of row.origin.chain ?? []) {
+      const match = FRAME.exec(frame);
+      if (match && match[1] === testFile) return `${match[1]}:${match[2]}`;
+    }
+  }
+  return `${row.origin.file}:${row.origin.line}`;
 }
 
 /** The endpoint's URL (ids folded) with the row's query, its parameters sorted, and a loopback port as `{port}`. */
