@@ -1,3 +1,5 @@
+import type { DiffResult } from '../diff/Diff';
+
 /**
  * The snapshot format (docs/snapshots.md): what `probe check --update` writes beside a test file, in
  * `__probe__/<file>.json`, and `probe check` compares each test's calls with. Plain JSON, keys in a fixed order,
@@ -43,4 +45,24 @@ export interface SnapshotOptions {
   /** JSON paths (`$.a.b`, `$.items[*].id`) and header names left out. */
   ignore: readonly string[];
   bodies: 'values' | 'shapes';
+}
+
+/** A call to a host the test may not reach (`snapshots.hosts`). */
+export interface HostCall {
+  url: string;
+  line: string | null;
+}
+
+/** A test capture against its committed snapshot, as the dashboard and probe-show tell it. */
+export interface SnapshotStatus {
+  /** `unreadable`: the snapshot file is not one (`error` says why). */
+  status: 'matches' | 'differs' | 'new' | 'unreadable';
+  /** The snapshot file, relative to the root. */
+  file: string;
+  test_file: string;
+  /** What changed from the snapshot to this capture (`differs`). */
+  diff?: DiffResult;
+  /** Calls to hosts outside `snapshots.hosts`: `probe check` fails on them. */
+  outside?: HostCall[];
+  error?: string;
 }

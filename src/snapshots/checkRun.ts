@@ -1,11 +1,11 @@
 import type { Capture } from '../capture/types';
 import type { DiffResult } from '../diff/Diff';
 import type { ResolvedConfig } from '../config/types';
-import type { SnapshotFile, TestSnapshot } from './Snapshot';
+import type { HostCall, SnapshotFile, TestSnapshot } from './Snapshot';
 import type { TestRun } from './lastTestRun';
 import { SNAPSHOT_VERSION } from './Snapshot';
 import { setOwn } from '../util/setOwn';
-import { snapshotOfCapture, type HostCall } from './snapshotOfCapture';
+import { snapshotOfCapture } from './snapshotOfCapture';
 import { compareSnapshots, sameCalls } from './compareSnapshots';
 import { exists, findSnapshotFiles, readSnapshotFile, removeSnapshotFile, snapshotPathOf, snapshotText, testFileOf, writeSnapshotFile } from './snapshotFiles';
 

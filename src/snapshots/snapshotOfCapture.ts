@@ -1,14 +1,8 @@
 import type { Capture, HttpRow } from '../capture/types';
-import type { SnapshotCall, SnapshotOptions, TestSnapshot } from './Snapshot';
+import type { HostCall, SnapshotCall, SnapshotOptions, TestSnapshot } from './Snapshot';
 import { parseIgnorePath, withoutPaths, type PathStep } from './ignorePaths';
 import { shapeOf, stableText, stableValue } from './stableValues';
 import { hostAllowed } from './allowedHosts';
-
-/** A call to a host the test may not reach (`snapshots.hosts`). */
-export interface HostCall {
-  url: string;
-  line: string | null;
-}
 
 /**
  * A test capture's calls as its snapshot keeps them, in the order they started (docs/snapshots.md), and the calls

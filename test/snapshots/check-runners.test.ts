@@ -6,7 +6,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { runChild, tail, type RunResult } from '../helpers/child';
-import { CACHE, cleanEnv, installRunnerApp } from '../testrunner/install';
+import { cleanEnv, installRunnerApp } from '../testrunner/install';
+import type { TestApp } from '../helpers/app';
+import { connectMcp } from '../helpers/mcp';
+import { launchBrowser, openPage, startDashboardCli } from '../dashboard/harness';
 
 const SECRET = 'sk-live-0123456789abcdef';
 const VERSIONS = { jest: '30.5.2', vitest: '4.1.12', mocha: '11.7.5' };
@@ -136,6 +139,44 @@ function snapshotFiles(project: string): Map<string, string> {
   };
   walk('');
   return out;
+}
+
+/**
+ * The dashboard (real Chromium) and the MCP tool probe-show tell a test capture's snapshot status as probe check
+ * does (the oracle): a test that differs (with its diff), one that matches, one that is new.
+ */
+async function checkViews(project: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const app = { dir: project, env: () => ({ ...env, NODE_OPTIONS: '' }) } as unknown as TestApp;
+  const checked = await runChild(process.execPath, [path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js'), 'check', '--json'], { cwd: project, env });
+  const verdicts = (JSON.parse(checked.stdout) as { tests: Array<{ name: string; verdict: string; capture_id: string | null }> }).tests;
+  const pick = (verdict: string) => verdicts.find((test) => test.verdict === verdict && test.capture_id)!;
+  const chosen = [pick('differs'), pick('matches'), pick('new')];
+  assert.ok(chosen.every(Boolean), checked.stdout);
+
+  const mcp = await connectMcp(app);
+  for (const test of chosen) {
+    const shown = await mcp.call('probe-show', { id: test.capture_id });
+    assert.equal(shown.json.snapshot?.status, test.verdict, `probe-show of ${test.name}: ${shown.text.slice(0, 400)}`);
+    if (test.verdict === 'differs') assert.ok(shown.json.snapshot.diff.added.length + shown.json.snapshot.diff.changed.length > 0);
+  }
+  await mcp.close();
+
+  const cli = await startDashboardCli(app);
+  const browser = await launchBrowser();
+  try {
+    const { page, errors } = await openPage(browser);
+    for (const test of chosen) {
+      await page.goto(`${cli.url}#/captures/${encodeURIComponent(test.capture_id!)}`);
+      const badge = page.locator('[data-testid=snapshot-status]');
+      await badge.waitFor({ timeout: 60_000 });
+      assert.equal(await badge.getAttribute('data-status'), test.verdict, test.name);
+      assert.equal(await page.locator('[data-testid=snapshot] [data-testid=diff]').count(), test.verdict === 'differs' ? 1 : 0);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await cli.stop();
+  }
 }
 
 describe('probe check through node:test, Vitest, Jest and Mocha', { timeout: 900_000 }, () => {
@@ -285,6 +326,7 @@ describe('probe check through node:test, Vitest, Jest and Mocha', { timeout: 900
     const ci = await probe(['check'], { CI: '1' });
     assert.equal(ci.code, 1, show(ci));
     assert.match(ci.stdout, /\+ new "stock > reserves stock"/);
+    await checkViews(project, env());
     const accepted = await probe(['check', '--update']);
     assert.equal(accepted.code, 0, show(accepted));
     assert.equal((await probe(['check'], { CI: '1' })).code, 0);

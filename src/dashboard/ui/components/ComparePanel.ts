@@ -19,7 +19,7 @@ function FieldLines({ label, changes }: { label: string; changes: FieldChange[] 
   );
 }
 
-function Diff({ diff }: { diff: DiffResult }) {
+export function Diff({ diff }: { diff: DiffResult }) {
   return html`<div class="card diff" data-testid="diff">
     <p data-testid="diff-summary"><b>${diff.same ? 'Same' : 'Different'}</b> · ${String(diff.matched)} calls aligned, ${String(diff.added.length)} added, ${String(diff.removed.length)} removed, ${String(diff.changed.length)} changed <span class="muted small">(durations from ${String(diff.threshold.ms)} ms and ${String(diff.threshold.percent)} %)</span></p>
     ${diff.status ? html`<p>Status ${diff.status.before} → ${diff.status.after}</p>` : null}
