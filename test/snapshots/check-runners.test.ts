@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -362,6 +362,11 @@ it('charges a card', async () => {
     const allowed = await probe(['check', '--update']);
     assert.equal(allowed.code, 0, show(allowed));
     assert.ok(existsSync(path.join(project, 'test/node/__probe__/payments.test.cjs.json')));
-    cpSync(path.join(project, 'test'), path.join(app, 'last-snapshots'), { recursive: true });
+
+    // --since: every test capture started within it, whatever run wrote it; bad input is exit 2.
+    const since = await probe(['check', '--since', '1d']);
+    assert.match(since.stdout, /^test captures of the last 1d started /, show(since));
+    assert.equal((await probe(['check', '--since', 'soon'])).code, 2);
+    assert.equal((await probe(['check', '--update', '--ci'])).code, 2);
   });
 });
