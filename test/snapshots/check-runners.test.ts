@@ -74,6 +74,12 @@ describe('orders', () => {
   it.concurrent('lists coupons', async () => {
     await call('/coupons');
   });
+  let tries = 0;
+  it('is retried', { retry: 2 }, async () => {
+    tries++;
+    await call(tries === 1 ? '/flaky-first-attempt' : '/steady');
+    if (tries === 1) throw new Error('first attempt fails');
+  });
 });
 `,
   'test/jest/catalog.test.js': `const { call } = require('../client.cjs');
@@ -229,6 +235,7 @@ describe('probe check through node:test, Vitest, Jest and Mocha', { timeout: 900
     assert.deepEqual(tests('test/vitest/__probe__/orders.test.mjs.json'), [
       'orders > finds order a',
       'orders > finds order b',
+      'orders > is retried',
       'orders > lists carts',
       'orders > lists coupons',
       'orders > places an order',
@@ -247,6 +254,11 @@ describe('probe check through node:test, Vitest, Jest and Mocha', { timeout: 900
       ['http://127.0.0.1:{port}/steady?token=********'],
       'a retried test keeps its last attempt',
     );
+    assert.deepEqual(
+      JSON.parse(written.get('test/vitest/__probe__/orders.test.mjs.json')!).tests['orders > is retried'].calls.map((call: { url: string }) => call.url),
+      ['http://127.0.0.1:{port}/steady?token=********'],
+      'a test Vitest retried keeps its last attempt',
+    );
     for (const [file, text] of written) {
       assert.ok(!text.includes(SECRET), `no secret in ${file}`);
       assert.ok(!text.includes(api.url), `no loopback port in ${file}`);
@@ -256,7 +268,7 @@ describe('probe check through node:test, Vitest, Jest and Mocha', { timeout: 900
     await runSuites();
     const same = await probe(['check']);
     assert.equal(same.code, 0, show(same));
-    assert.match(same.stdout, /13 tests: 13 match, 0 differ, 0 new, 0 obsolete/);
+    assert.match(same.stdout, /14 tests: 14 match, 0 differ, 0 new, 0 obsolete/);
     for (const file of written.keys()) rmSync(path.join(project, path.dirname(file)), { recursive: true, force: true });
     const again = await probe(['check', '--update']);
     assert.equal(again.code, 0, show(again));
