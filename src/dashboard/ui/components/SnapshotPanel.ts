@@ -36,6 +36,6 @@ export function SnapshotPanel({ captureId }: { captureId: string }) {
       (call) =>
         html`<p class="tone-error-text small" data-testid="snapshot-outside">Calls a host outside snapshots.hosts: <span class="mono">${call.url}</span> <span class="mono muted">${call.line ?? ''}</span></p>`,
     )}
-    ${status.diff ? html`<${Diff} diff=${status.diff} />` : null}
+    ${status.diff ? html`<${Diff} diff=${status.diff} durations=${false} />` : null}
   </div>`;
 }
