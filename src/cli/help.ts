@@ -105,6 +105,18 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
     ],
     examples: ['probe diff <id-a> <id-b>', "probe diff --name 'GET /checkout'", 'probe diff --baseline checkout --json'],
   },
+  check: {
+    usage: 'probe check [--update] [--ci] [--since <duration>] [--json]',
+    about:
+      'Compares each test of the last test run (the newest probe run -- <tests>, or preloaded process group, whichever wrote a test last) with its snapshot in __probe__/<test file>.json beside the test file, and prints per test that differs its calls added, removed and changed with their code lines. A call to a host outside snapshots.hosts (default: loopback and private addresses) fails the check, --update too. Exit code 0 when every test matches, 1 when one differs, is obsolete, calls another host, or is new under --ci, 2 for a bad input. See docs/snapshots.md.',
+    options: [
+      ['--update, -u', 'write the snapshots of new and changed tests, remove obsolete ones (a test calling another host is not written)'],
+      ['--ci', 'a test without a snapshot fails too (also when CI=1)'],
+      ['--since <duration>', 'check the test captures started within it (30s, 15m, 2h, 1d) instead of the last run'],
+      ['--json', 'print the result as JSON'],
+    ],
+    examples: ['probe run -- npm test && probe check --update', 'probe run -- npx vitest run && probe check --ci', 'probe check --json'],
+  },
   baseline: {
     usage: 'probe baseline save <id> [name] | list | rm <name> [--json]',
     about:

@@ -27,6 +27,10 @@ const COMMANDS: Record<string, { summary: string; load: () => CliCommand }> = {
     summary: 'what changed between two captures: calls added, removed, changed (--name, --baseline, --json; exit 0 same, 1 different)',
     load: () => require('./commands/diff').diff,
   },
+  check: {
+    summary: "each test's calls against its committed snapshot; calls to other hosts fail (--update, --ci, --since, --json; exit 0 same, 1 different)",
+    load: () => require('./commands/check').check,
+  },
   baseline: {
     summary: 'keep a capture by name to compare with later (save <id> [name], list, rm <name>)',
     load: () => require('./commands/baseline').baseline,

@@ -39,6 +39,7 @@ export async function serveDashboard(context: CliContext, io: CliIo, command: st
     logger: createLogger((line) => io.err(line)),
     findings: config.findings,
     root: config.root,
+    snapshots: config.snapshots,
   };
   try {
     return await startDashboard({ ...common, port: options.port ?? DEFAULT_DASHBOARD_PORT });

@@ -19,6 +19,10 @@ export const DEFAULT_REDIS_PREFIX = 'probe:';
 export const DEFAULT_REDIS_TTL = 86_400;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_ROWS = 1000;
+/** Hosts a test may call by default (docs/snapshots.md): loopback and private addresses. */
+export const DEFAULT_SNAPSHOT_HOSTS = ['loopback', 'private'] as const;
+/** Request headers a snapshot keeps by default (masked as stored). */
+export const DEFAULT_SNAPSHOT_HEADERS = ['accept', 'authorization', 'content-type'] as const;
 /** Calls in a row to one endpoint that the findings call an N+1. */
 export const DEFAULT_N_PLUS_ONE = 5;
 
@@ -175,6 +179,7 @@ export interface Defaults {
   sampling: { rate: number; max_per_second: number | null };
   background: { window_seconds: number };
   findings: { n_plus_one: number };
+  snapshots: { hosts: string[]; headers: string[]; ignore: string[]; bodies: 'values' | 'shapes' };
   except: Array<RegExp | Glob>;
   register: ((probe: RegisterApi) => void) | null;
 }
@@ -209,6 +214,7 @@ export function defaultSettings(root: string, env: NodeJS.ProcessEnv): Defaults 
     sampling: { rate: 1, max_per_second: null },
     background: { window_seconds: 300 },
     findings: { n_plus_one: DEFAULT_N_PLUS_ONE },
+    snapshots: { hosts: [...DEFAULT_SNAPSHOT_HOSTS], headers: [...DEFAULT_SNAPSHOT_HEADERS], ignore: [], bodies: 'values' },
     except: [],
     register: null,
   };

@@ -47,6 +47,7 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
     sampling: { rate: settings.sampling.rate, maxPerSecond: settings.sampling.max_per_second },
     background: { windowMs: settings.background.window_seconds * 1000 },
     findings: { nPlusOne: settings.findings.n_plus_one },
+    snapshots: settings.snapshots,
     // A RegExp of the user's runs over every request's name on the app's thread: under a deadline, off it.
     except: settings.except.map((pattern) => (pattern instanceof RegExp ? guardExcept(pattern) : pattern)),
     register: settings.register,
@@ -54,7 +55,7 @@ export function resolveConfig({ root, configFile, file, env }: ResolveInput): Re
 }
 
 /** Sections `probe install`'s template leaves empty. */
-const SECTIONS = new Set<keyof ProbeConfig>(['storage', 'lenses', 'mask', 'origin', 'sampling', 'background', 'findings']);
+const SECTIONS = new Set<keyof ProbeConfig>(['storage', 'lenses', 'mask', 'origin', 'sampling', 'background', 'findings', 'snapshots']);
 
 /**
  * False when nothing is set: a file with no key or only empty sections, and no Probe environment variable.

@@ -5,6 +5,7 @@ import { unknownSetting } from './suggest';
 import { describe, isPlainObject, settingName } from './describe';
 import { ENV_SETTINGS, STORAGE_KEYS, type StorageKey } from './defaults';
 import type { Mask } from '../mask/Mask';
+import { validIgnorePath } from '../snapshots/ignorePaths';
 import { ruleBroken, toGlob, toInputRule, toMask, toResponseType, type HeaderMasks, type InputRules, type RuleParams } from './userParts';
 
 /*
@@ -140,6 +141,22 @@ const except = z
   .array(z.union([z.string(), z.instanceof(RegExp)], { error: 'expected a glob string or RegExp' }), { error: 'expected an array of globs or RegExps' })
   .transform((patterns, ctx) => patterns.map((item, i) => (item instanceof RegExp ? item : (toGlob(item, ctx, [i]) ?? z.NEVER))));
 
+/** `probe check`'s settings (docs/snapshots.md): hosts a test may reach, request headers kept, what is left out. */
+const lowerNames = (error: string) => z.array(text, { error }).transform((names) => names.map((name) => name.toLowerCase()));
+const snapshots = section(
+  strict({
+    hosts: lowerNames("expected an array of host names ('loopback', 'private', 'api.test', '*.internal.example')"),
+    headers: lowerNames('expected an array of request header names'),
+    ignore: z.array(
+      text.refine((entry) => !entry.startsWith('$') || validIgnorePath(entry), { error: "a JSON path such as '$.created_at' or '$.items[*].id'" }),
+      {
+        error: "expected an array of JSON paths ('$.created_at') and header names",
+      },
+    ),
+    bodies: z.enum(['values', 'shapes'], { error: "expected 'values' or 'shapes'" }),
+  }).partial(),
+);
+
 function settingsSchema(root: string) {
   return strict({
     enabled: bool,
@@ -159,6 +176,7 @@ function settingsSchema(root: string) {
       }).partial(),
     ),
     findings: section(strict({ n_plus_one: wholeAtLeast(2) }).partial()),
+    snapshots,
     except,
     register: z.custom<(...args: unknown[]) => unknown>((value) => typeof value === 'function', { error: 'expected a function' }),
     default: z.unknown(),

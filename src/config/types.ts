@@ -57,6 +57,17 @@ export interface ProbeConfig {
     /** Calls in a row to one endpoint that a finding calls an N+1 (at least 2); default 5. */
     n_plus_one?: number;
   };
+  /** `probe check` (docs/snapshots.md). */
+  snapshots?: {
+    /** Hosts a test may call: `loopback`, `private`, host names, `*.suffix`; default loopback and private. */
+    hosts?: string[];
+    /** Request headers a snapshot keeps; default accept, authorization, content-type. */
+    headers?: string[];
+    /** JSON paths (`$.created_at`, `$.items[*].id`) and header names left out of snapshots. */
+    ignore?: string[];
+    /** `values` (default) keeps body values; `shapes` keeps each value's type. */
+    bodies?: 'values' | 'shapes';
+  };
   /** Capture names kept out of recording: globs (`GET /health`, `scripts/seed.js*`) or RegExps. */
   except?: Array<string | RegExp>;
   /** Called before any store is made: the place for `probe.extendStore(...)`. */
@@ -108,6 +119,13 @@ export interface ResolvedConfig {
   readonly background: { readonly windowMs: number };
   /** Settings of the findings computed when a capture is read. */
   readonly findings: { readonly nPlusOne: number };
+  /** `probe check`'s settings, as given (names lower-cased). */
+  readonly snapshots: {
+    readonly hosts: readonly string[];
+    readonly headers: readonly string[];
+    readonly ignore: readonly string[];
+    readonly bodies: 'values' | 'shapes';
+  };
   /** Globs compiled to linear matchers; RegExps as the user wrote them. */
   readonly except: ReadonlyArray<RegExp | Glob>;
   readonly register: ((probe: RegisterApi) => void) | null;

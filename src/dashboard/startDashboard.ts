@@ -24,6 +24,8 @@ import { compareTarget } from '../query/diff';
 import { QueryError } from '../query/QueryError';
 import { diffCaptures } from '../diff/diffCaptures';
 import { withStoreEndpoints } from '../query/storeEndpoints';
+import type { ResolvedConfig } from '../config/types';
+import { snapshotStatusOf } from '../snapshots/captureStatus';
 
 export interface DashboardOptions {
   store: Store;
@@ -46,6 +48,8 @@ export interface DashboardOptions {
   findings?: FindingSettings;
   /** The app root, whose `.probe/baselines` the "Compare with…" view offers. */
   root?: string;
+  /** `snapshots` settings: with `root`, a test capture's page says whether it matches its snapshot. */
+  snapshots?: ResolvedConfig['snapshots'];
 }
 
 export interface RunningDashboard {
@@ -64,7 +68,7 @@ const HAR_SUFFIX = '/har';
 /** `/api/captures/<id>/mocks/<format>`: the same file `probe export <id> --<format>` writes. */
 const MOCKS_PATH = /^\/api\/captures\/([^/]+)\/mocks\/([^/]+)$/;
 /** `/api/captures/<id>/findings` and `/api/captures/<id>/compare?to=previous|baseline:<name>|<id>`. */
-const READING_PATH = /^\/api\/captures\/([^/]+)\/(findings|compare)$/;
+const READING_PATH = /^\/api\/captures\/([^/]+)\/(findings|compare|snapshot)$/;
 
 /** Starts the local dashboard server: the page, its built assets, and a read-only JSON API over the store. */
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
@@ -132,6 +136,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       if (!capture) return sendJson(response, 404, { error: 'capture not found' });
       // As `probe show` gives them: those under the cost floor are left out (`probe show --all` lists them).
       if (reading[2] === 'findings') return sendJson(response, 200, shownFindings(await findings.of(capture)).shown);
+      if (reading[2] === 'snapshot')
+        return sendJson(response, 200, options.root !== undefined && options.snapshots ? snapshotStatusOf(options.root, options.snapshots, capture) : null);
       if (!baselines) return sendJson(response, 404, { error: 'no app root to read baselines from' });
       try {
         const target = await compareTarget(options.store, baselines, capture, url.searchParams.get('to') ?? 'previous');

@@ -14,11 +14,16 @@ import { ThreadedFindings } from '../query/ThreadedFindings';
 import { BaselineStore } from '../baselines/BaselineStore';
 import { withBaselines } from '../query/baselineList';
 import type { FindingSettings } from '../findings/Finding';
+import type { Capture } from '../capture/types';
+import type { ResolvedConfig } from '../config/types';
+import { snapshotStatusOf } from '../snapshots/captureStatus';
 
 export interface McpServerOptions {
   /** The app root: baselines are read from its `.probe/baselines`. */
   root?: string;
   findings?: FindingSettings;
+  /** With `root`: probe-show says whether a test capture matches its snapshot. */
+  snapshots?: ResolvedConfig['snapshots'];
 }
 
 /**
@@ -30,7 +35,12 @@ export function createMcpServer(store: Store, version: string, options: McpServe
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
   // Off the server's event loop, as the dashboard's: other tool calls are answered while a long capture's are made.
   const findings = new ThreadedFindings(store, options.findings);
-  const readers = { findings, ...(options.root !== undefined ? { baselines: new BaselineStore(options.root) } : {}) };
+  const { root, snapshots } = options;
+  const readers = {
+    findings,
+    ...(root !== undefined ? { baselines: new BaselineStore(root) } : {}),
+    ...(root !== undefined && snapshots ? { snapshot: (capture: Capture) => snapshotStatusOf(root, snapshots, capture) } : {}),
+  };
 
   server.registerTool(
     'probe-rows',

@@ -14,7 +14,7 @@ function sideText(side: DiffSide): string {
   return `${what} (${inline(side.name)}, ${inline(side.status)}, ${side.calls} call${side.calls === 1 ? '' : 's'})`;
 }
 
-function callText(call: CallRef): string {
+export function callText(call: CallRef): string {
   return `${call.method} ${inline(call.url)}  ${call.status ?? 'no response'}${call.line ? `  ${inline(call.line)}` : ''}  (row ${call.row})`;
 }
 
@@ -26,7 +26,7 @@ function fieldLines(label: string, changes: FieldChange[] | undefined): string[]
   });
 }
 
-function changeLines(change: CallChange): string[] {
+export function changeLines(change: CallChange): string[] {
   const out = [`~ changed ${inline(change.endpoint)}${change.line ? `  ${inline(change.line)}` : ''}  (row ${change.before_row} → ${change.after_row})`];
   if (change.url) out.push(`    url: ${inline(change.url.before)} → ${inline(change.url.after)}`);
   if (change.status) out.push(`    status: ${change.status.before ?? 'no response'} → ${change.status.after ?? 'no response'}`);

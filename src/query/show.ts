@@ -14,11 +14,14 @@ import { shownFindings } from '../findings/floor';
 import { BASELINE_PREFIX, compareTarget, findBaseline, newestOfName } from './diff';
 import type { BaselineStore } from '../baselines/BaselineStore';
 import type { Baseline } from '../baselines/types';
+import type { SnapshotStatus } from '../snapshots/Snapshot';
 
 /** What a reader that lives keeps between queries (findings' per-capture durations) and where baselines are. */
 export interface QueryReaders {
   findings?: StoreFindings;
   baselines?: BaselineStore;
+  /** A test capture against its committed snapshot (snapshots/captureStatus.ts). */
+  snapshot?: (capture: Capture) => SnapshotStatus | null;
 }
 
 export const SHOW_DEFAULT_LIMIT = 5;
@@ -85,6 +88,8 @@ export interface ShowResult {
   findings_below_floor?: number;
   /** With `compare_to`: what changed from that capture to this one. */
   compare?: DiffResult;
+  /** A test capture: whether its calls match its committed snapshot (`probe check`), and what differs. */
+  snapshot?: SnapshotStatus;
   /** Rows per section for every section of the capture, listed or not. */
   counts?: Record<string, number>;
   sections?: Record<string, ShownRows | unknown>;
@@ -182,6 +187,7 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
     findings,
     ...(hidden && !input.all ? { findings_below_floor: hidden } : {}),
     ...(compare ? { compare } : {}),
+    ...snapshotOf(capture, readers),
     counts,
     sections,
     note: [
@@ -191,6 +197,11 @@ export async function queryShow(store: Store, input: ShowInput = {}, readers: Qu
       ...(more ? [`More rows: probe-rows with id ${capture.id} and a section, filtered and sorted.`] : []),
     ].join(' '),
   };
+}
+
+function snapshotOf(capture: Capture, readers: QueryReaders): { snapshot?: SnapshotStatus } {
+  const snapshot = readers.snapshot?.(capture);
+  return snapshot ? { snapshot } : {};
 }
 
 /** The baseline a `compare_to: "baseline:<name>"` names (a query error listing the saved names when none is). */

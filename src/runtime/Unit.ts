@@ -2,6 +2,7 @@ import type { CaptureType, EndedBy } from '../capture/types';
 import type { FoldedCallsInput, IncomingRequestInput, PoolInput, SpanInput, UnitInput } from '../builder/input';
 import type { CallRecord } from './CallRecord';
 import { newCaptureId } from '../capture/ids';
+import { testRunMeta } from './testRun';
 
 /** A unit of work in progress: the root of one future capture. */
 export class Unit {
@@ -26,6 +27,8 @@ export class Unit {
    * a name may hold itself; the capture keeps the path as `meta.test_path`.
    */
   testPath: readonly string[] | null = null;
+  /** A test's file relative to the app root (`meta.test_file`), when its runner names it. */
+  testFile: string | null = null;
   /** The operation a request names (GraphQL's), read when the unit closes and added to its name. */
   operationFrom: (() => string | null) | null = null;
   readonly spans: SpanInput[] = [];
@@ -105,7 +108,7 @@ export class Unit {
       label: this.label,
       tags: this.tags,
       jobId: this.jobId,
-      meta: this.testPath ? { ...meta, test_path: [...this.testPath] } : meta,
+      meta: this.type === 'test' ? { ...meta, ...testMeta(this.testPath, this.testFile) } : meta,
       request: this.request,
       spans: this.spans,
       // An agent's own calls (told once their stacks were read: Recorder.close settles every pending one first).
@@ -127,4 +130,13 @@ function readRoute(from: string | (() => unknown)): string | null {
     }
   }
   return typeof route === 'string' && route ? route : null;
+}
+
+/** What a test capture's meta adds: its name path, its file, and the run it belongs to (see testRun.ts). */
+function testMeta(testPath: readonly string[] | null, testFile: string | null): Record<string, unknown> {
+  return {
+    ...(testPath ? { test_path: [...testPath] } : {}),
+    ...(testFile ? { test_file: testFile } : {}),
+    ...testRunMeta(),
+  };
 }

@@ -1,6 +1,7 @@
 import type { AsyncResource } from 'node:async_hooks';
 import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import type { Recorder } from '../runtime/Recorder';
 import type { Unit } from '../runtime/Unit';
 import { currentRuntime } from '../runtime/state';
@@ -16,12 +17,15 @@ export class TestCase {
 
   /**
    * A test starts: `names` is its path (suites, then its own name), each name as the runner gives it (the capture's
-   * name joins them with ` > `). Null when Probe is not running.
+   * name joins them with ` > `); `file` the test file as the runner names it (absolute or relative to the working
+   * folder), kept relative to the app root as `meta.test_file`. Null when Probe is not running.
    */
-  static begin(names: readonly string[]): TestCase | null {
+  static begin(names: readonly string[], file?: string | null): TestCase | null {
     const recorder = currentRuntime()?.recorder;
     if (!recorder) return null;
-    return new TestCase(recorder, recorder.beginTest(names.filter(Boolean).map(String)));
+    const unit = recorder.beginTest(names.filter(Boolean).map(String));
+    unit.testFile = testFileOf(recorder.config.root, file);
+    return new TestCase(recorder, unit);
   }
 
   get ended(): boolean {
@@ -100,6 +104,24 @@ export function inTestContext<F extends AnyFunction>(fn: F, caseOf: (self: unkno
   Object.defineProperty(wrapped, 'length', { value: fn.length });
   Object.defineProperty(wrapped, 'name', { value: fn.name });
   return wrapped as unknown as F;
+}
+
+/** The test file relative to the app root (`/` separated), or null for none or one outside the root. */
+function testFileOf(root: string, file: string | null | undefined): string | null {
+  if (typeof file !== 'string' || !file) return null;
+  const local = file.startsWith('file://') ? safeFileUrl(file) : file;
+  if (!local) return null;
+  const relative = path.relative(root, path.resolve(local));
+  if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return null;
+  return relative.split(path.sep).join('/');
+}
+
+function safeFileUrl(url: string): string | null {
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return null;
+  }
 }
 
 const files: string[] = [];

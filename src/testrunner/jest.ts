@@ -145,7 +145,7 @@ export class JestTests {
   /** Tests between `test_started` and `test_done`: one, unless concurrent tests run whole side by side (Jest 30). */
   private readonly inTurn = new Set<CircusTest>();
 
-  constructor(testPath: string) {
+  constructor(private readonly testPath: string) {
     nameWorkerCapture('jest', testPath);
   }
 
@@ -186,7 +186,7 @@ export class JestTests {
   private caseOf(test: CircusTest): TestCase | undefined {
     let open = this.open.get(test);
     if (!open) {
-      open = TestCase.begin(namePath(test)) ?? undefined;
+      open = TestCase.begin(namePath(test), this.testPath) ?? undefined;
       if (open) this.open.set(test, open);
     }
     return open;

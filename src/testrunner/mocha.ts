@@ -114,7 +114,7 @@ const watched = new WeakSet<object>();
 
 function begin(runner: MochaRunner, test: MochaTest): void {
   const names = typeof test.titlePath === 'function' ? test.titlePath() : [];
-  const open = TestCase.begin(names);
+  const open = TestCase.begin(names, test.file);
   if (!open) return;
   cases.set(test, open);
   nameWorkerCapture('mocha', test.file ?? '');

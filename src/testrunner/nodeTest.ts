@@ -11,6 +11,8 @@ import { bindNodeTestContexts } from './nodeTestContext';
 interface TestContextLike {
   name?: string;
   fullName?: string;
+  /** The test's file (Node 22.6, 20.16). */
+  filePath?: string;
   passed?: boolean;
   signal?: object;
   after?: (fn: () => void) => void;
@@ -120,7 +122,7 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
         if (!bindNodeTestContexts(caseOf))
           logger.debug("node:test's tests run in no context of their own: calls of tests running at once go to the process's capture");
       }
-      const test = TestCase.begin(namePath(t));
+      const test = TestCase.begin(namePath(t), testFile(t));
       if (!test) return;
       if (t.signal && typeof t.signal === 'object') cases.set(t.signal, test);
       hookSkip(t);
@@ -135,6 +137,15 @@ function hookTests(exports: NodeTestExports, logger: Logger): void {
       logger.warnOnce('node-test-start', 'could not start a test capture', error);
     }
   });
+}
+
+/**
+ * The test's file: its context's `filePath` (Node 22.6, 20.16), else the script the process runs (node:test runs
+ * each file in a process of its own, and `node file.test.js` runs the one).
+ */
+function testFile(t: TestContextLike): string | null {
+  if (typeof t.filePath === 'string' && t.filePath) return t.filePath;
+  return process.argv[1] ?? null;
 }
 
 /** What Probe reads of node:test's Test (the running hook's `parentTest`, subtests, parents up to the root). */

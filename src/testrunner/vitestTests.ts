@@ -10,6 +10,7 @@ export interface VitestTask {
   mode?: string;
   filepath?: string;
   suite?: VitestTask;
+  file?: VitestTask;
   tasks?: VitestTask[];
   result?: { state?: string };
 }
@@ -18,13 +19,15 @@ type Hook = (this: unknown, ...args: unknown[]) => unknown;
 
 /** The hooks of Vitest's runner class (`VitestTestRunner`, the `vitest/runners` export custom runners extend). */
 interface RunnerClass {
-  prototype: { onBeforeRunTask?: Hook; onBeforeRunSuite?: Hook; onAfterRunSuite?: Hook };
+  prototype: { onBeforeRunTask?: Hook; onBeforeTryTask?: Hook; onBeforeRunSuite?: Hook; onAfterRunSuite?: Hook };
 }
 
 const RUNNER_SOURCE = 'https://github.com/vitest-dev/vitest/blob/v3.2.4/packages/runner/src/run.ts';
 const WHY_BEGIN = `Vitest runs each test, its beforeEach/afterEach hooks, fixtures and onTestFinished callbacks inside one async function (runTest) whose first step is the runner's onBeforeRunTask: the test's capture opens there and its async context is entered before runTest's first await, so concurrent tests each keep their own calls (${RUNNER_SOURCE})`;
 const WHY_SUITE = `a suite's beforeAll/afterAll hooks run in runSuite, which starts with the runner's onBeforeRunSuite: its calls belong to no test; onAfterRunSuite ends a test Vitest skipped at run time, which returns before onAfterRunTask (${RUNNER_SOURCE})`;
 const WHY_END = `runTest's last step is the runner's onAfterRunTask, after the test's afterEach hooks and cleanups, when its result is final; Vitest sets it on the runner instance (resolveTestRunner wraps it), so it is hooked there (https://github.com/vitest-dev/vitest/blob/v3.2.4/packages/vitest/src/runtime/runners/index.ts)`;
+
+const WHY_RETRY = `runTest runs a test's attempts (\`retry\`, \`repeats\`) in one call, each starting with the runner's onBeforeTryTask: a later attempt ends the earlier one's capture and opens its own, so each attempt keeps its own calls and the last one is the test's (${RUNNER_SOURCE})`;
 
 /** The case of each test being run, by its task. */
 const cases = new WeakMap<object, TestCase>();
@@ -64,6 +67,24 @@ export function recordVitestRunner(runners: { VitestTestRunner?: unknown }): boo
       },
     { weak: true },
   );
+  if (typeof proto.onBeforeTryTask === 'function')
+    patchMethod(
+      proto,
+      'onBeforeTryTask',
+      'vitest VitestTestRunner.prototype.onBeforeTryTask',
+      WHY_RETRY,
+      (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          const result = original!.apply(this, args);
+          try {
+            nextAttempt(this, args[0] as VitestTask, args[1] as { retry?: number; repeats?: number } | undefined);
+          } catch {
+            // never in the tests' way
+          }
+          return result;
+        },
+      { weak: true },
+    );
   patchMethod(
     proto,
     'onBeforeRunSuite',
@@ -104,11 +125,21 @@ export function recordVitestRunner(runners: { VitestTestRunner?: unknown }): boo
 
 function begin(runner: unknown, test: VitestTask | undefined): void {
   if (!test || test.type !== 'test' || (test.mode !== 'run' && test.mode !== 'queued') || cases.has(test)) return;
-  const open = TestCase.begin(namePath(test));
+  const open = TestCase.begin(namePath(test), fileOf(test));
   if (!open) return;
   cases.set(test, open);
   open.enter();
   hookEnd(runner);
+}
+
+/** A retry or repetition of a test: the attempt before it ended (it failed, or is repeated), this one is a capture of its own. */
+function nextAttempt(runner: unknown, test: VitestTask | undefined, attempt: { retry?: number; repeats?: number } | undefined): void {
+  if (!test || !attempt || !((attempt.retry ?? 0) > 0 || (attempt.repeats ?? 0) > 0)) return;
+  const open = cases.get(test);
+  if (!open) return;
+  cases.delete(test);
+  open.end(test.result?.state === 'fail' ? false : verdict(test));
+  begin(runner, test);
 }
 
 function hookEnd(runner: unknown): void {
@@ -181,7 +212,7 @@ export function recordVitestTests(hooks: VitestHooks): void {
       const context = arguments[0] as VitestTestContext | undefined;
       const task = context?.task;
       if (!context || !task || typeof context.onTestFinished !== 'function') return;
-      const test = TestCase.begin(namePath(task));
+      const test = TestCase.begin(namePath(task), fileOf(task));
       if (!test) return;
       context.onTestFinished(() => {
         try {
@@ -210,4 +241,11 @@ function namePath(task: VitestTask): string[] {
     if (suite.name) names.unshift(suite.name);
   }
   return names;
+}
+
+/** The test's file: its `file` task's path, else the suite that holds one. */
+function fileOf(task: VitestTask): string | null {
+  if (task.file?.filepath) return task.file.filepath;
+  for (let suite = task.suite; suite; suite = suite.suite) if (suite.filepath) return suite.filepath;
+  return null;
 }

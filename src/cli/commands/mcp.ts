@@ -8,7 +8,11 @@ import { packageVersion } from '../../util/packageVersion';
 export const mcp: CliCommand = async (_argv, io) => {
   const context = openContext(io);
   if (!context) return 2;
-  const server = createMcpServer(context.store, packageVersion(), { root: context.config.root, findings: context.config.findings });
+  const server = createMcpServer(context.store, packageVersion(), {
+    root: context.config.root,
+    findings: context.config.findings,
+    snapshots: context.config.snapshots,
+  });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     // The client ends the session by closing our stdin; a Redis socket would otherwise keep us alive.

@@ -8,6 +8,8 @@ import { closeContext, openContext, type CliContext } from '../context';
 import { findAppRoot } from '../../config/appRoot';
 import { openBrowser } from '../openBrowser';
 import { portOption, serveDashboard } from '../serveDashboard';
+import { RUN_ENV } from '../../runtime/testRun';
+import { newCaptureId } from '../../capture/ids';
 
 /** The preload of this very install (dist/register.js), so the command records with the Probe that runs it. */
 const REGISTER = path.resolve(__dirname, '..', '..', 'register.js');
@@ -55,7 +57,7 @@ export const run: CliCommand = async (argv, io) => {
   // Everything the command starts stores where this dashboard reads, whichever folder a process runs in
   // (`npm run dev -w packages/api`, `npm --prefix`, a script that changes directory).
   const root = context?.config.root ?? findAppRoot(io.cwd, io.env).root;
-  const child = spawn(file, args, { cwd: io.cwd, env: { ...withPreload(io.env), PROBE_ROOT: root }, stdio: 'inherit' });
+  const child = spawn(file, args, { cwd: io.cwd, env: { ...withPreload(io.env), PROBE_ROOT: root, [RUN_ENV]: newCaptureId() }, stdio: 'inherit' });
   const forward = new Map<NodeJS.Signals, () => void>();
   for (const signal of FORWARDED) {
     // A terminal's Ctrl+C reaches the command too (same process group); passing it on as well is what

@@ -1,6 +1,7 @@
 import type { Capture, IndexRow } from '../../capture/types';
 import type { Finding } from '../../findings/Finding';
 import type { DiffResult } from '../../diff/Diff';
+import type { SnapshotStatus } from '../../snapshots/Snapshot';
 import type { BaselineEntry } from '../../baselines/types';
 import type { FindingCount } from '../findingCount';
 
@@ -40,6 +41,8 @@ export const api = {
   compare: (id: string, to: string) =>
     getJson<{ diff: DiffResult; before: Capture }>(`/api/captures/${encodeURIComponent(id)}/compare?to=${encodeURIComponent(to)}`),
   baselines: () => getJson<BaselineEntry[]>('/api/baselines'),
+  /** A test capture against its committed snapshot (null: not a test, or no test file known). */
+  snapshot: (id: string) => getJson<SnapshotStatus | null>(`/api/captures/${encodeURIComponent(id)}/snapshot`),
 };
 
 /**

@@ -11,6 +11,7 @@ import { Timeline } from './Timeline';
 import type { Finding } from '../../../findings/Finding';
 import { FindingsPanel, findingFlags } from './Findings';
 import { ComparePanel } from './ComparePanel';
+import { SnapshotPanel } from './SnapshotPanel';
 
 type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; capture: Capture };
 
@@ -68,6 +69,7 @@ export function CapturePage({ id, tab, row }: { id: string; tab: Tab; row: numbe
       </div>
     </header>
     <${FindingsPanel} captureId=${capture.id} findings=${findings} opened=${opened} onOpen=${setOpened} />
+    ${capture.type === 'test' ? html`<${SnapshotPanel} key=${capture.id} captureId=${capture.id} />` : null}
     <nav class="tabs" role="tablist">
       ${tabs.map(
         (

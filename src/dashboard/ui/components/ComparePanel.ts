@@ -19,9 +19,10 @@ function FieldLines({ label, changes }: { label: string; changes: FieldChange[] 
   );
 }
 
-function Diff({ diff }: { diff: DiffResult }) {
+/** `durations`: false where no duration is compared (a test's snapshot keeps none). */
+export function Diff({ diff, durations = true }: { diff: DiffResult; durations?: boolean }) {
   return html`<div class="card diff" data-testid="diff">
-    <p data-testid="diff-summary"><b>${diff.same ? 'Same' : 'Different'}</b> · ${String(diff.matched)} calls aligned, ${String(diff.added.length)} added, ${String(diff.removed.length)} removed, ${String(diff.changed.length)} changed <span class="muted small">(durations from ${String(diff.threshold.ms)} ms and ${String(diff.threshold.percent)} %)</span></p>
+    <p data-testid="diff-summary"><b>${diff.same ? 'Same' : 'Different'}</b> · ${String(diff.matched)} calls aligned, ${String(diff.added.length)} added, ${String(diff.removed.length)} removed, ${String(diff.changed.length)} changed ${durations ? html`<span class="muted small">(durations from ${String(diff.threshold.ms)} ms and ${String(diff.threshold.percent)} %)</span>` : null}</p>
     ${diff.status ? html`<p>Status ${diff.status.before} → ${diff.status.after}</p>` : null}
     <ul class="diff-list">
       ${diff.removed.map((call) => html`<li class="diff-removed" data-testid="diff-removed">− ${call.method} <span class="mono">${call.url}</span> ${String(call.status ?? 'no response')} <span class="mono muted">${call.line ?? ''}</span></li>`)}
