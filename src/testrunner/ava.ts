@@ -156,7 +156,7 @@ function hookRunner(Runner: RunnerClass | undefined): void {
 
 function begin(runner: AvaRunner, task: AvaTask | undefined, key: unknown): TestCase | null {
   if (!task || !key || typeof key !== 'object' || cases.has(key)) return null;
-  const test = TestCase.begin([String(task.title ?? 'test')]);
+  const test = TestCase.begin([String(task.title ?? 'test')], typeof runner.file === 'string' ? runner.file : null);
   if (!test) return null;
   cases.set(key, test);
   // A child-process worker (`--no-worker-threads`) is named after its test file, as a thread is.

@@ -125,7 +125,8 @@ function begin(test: TapTest): void {
   // A subtest that is a test file run by `tap` (a process, a worker: no `sub`, it declares no tests) is recorded
   // in its own process.
   if (!test || cases.has(test) || typeof test.runMain !== 'function' || typeof test.sub !== 'function') return;
-  const open = TestCase.begin(namePath(test));
+  // tap runs each test file as the script of a process of its own.
+  const open = TestCase.begin(namePath(test), process.argv[1] ?? null);
   if (!open) return;
   cases.set(test, open);
   if (test.hook) {

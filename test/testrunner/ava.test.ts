@@ -61,6 +61,8 @@ describe('AVA under the preload alone: a capture per test', () => {
       for (const capture of tests) {
         assert.equal(capture.status, verdicts.get(capture.name) ? 'passed' : 'failed', capture.name);
         assert.deepEqual(capture.meta.test_path, [capture.name]);
+        // Its file, as probe check keys snapshots by it.
+        assert.equal(capture.meta.test_file, 'suite.test.mjs', capture.name);
         // Its own calls and its hooks', never another test's (they run at the same time).
         const own = paths(capture);
         assert.equal(own.length, 3, `${capture.name}: ${own.join(' ')}`);

@@ -85,6 +85,8 @@ describe('node-tap under the preload alone: a capture per test', () => {
       if (name !== 'suite') expected.push(`/${name === 'fails on a 500' ? 'fail' : 'ok'}${query(name)}`);
       assert.deepEqual(paths(capture), expected.sort(), capture.name);
     }
+    // Each test names its file (probe check keys snapshots by it): four tests in each.
+    for (const file of FILES) assert.equal(tests.filter((capture) => capture.meta.test_file === file).length, 4, file);
     // Each file's process: its `before` call in its command capture, named after the file; nothing else.
     const commands = captures.filter((capture) => capture.type === 'command');
     assert.deepEqual(
