@@ -133,6 +133,7 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     origin: call.origin,
   };
   if (call.cache) row.cache = call.cache;
+  if (call.connection) row.connection = { ...call.connection };
   if ((requestTruncated && (lens.bodies || payload === null)) || (responseTruncated && hasResponse)) row.truncated = true;
   return row;
 }

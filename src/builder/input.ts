@@ -1,4 +1,4 @@
-import type { CaptureType, EndedBy, Origin } from '../capture/types';
+import type { CaptureType, ConnectionKey, EndedBy, Origin } from '../capture/types';
 
 /**
  * What the capture builder is given: one unit of work (request, job or command) as recorded, unmasked and
@@ -59,6 +59,8 @@ export interface IncomingRequestInput {
   status: number | null;
   headers: Record<string, string | string[] | undefined>;
   remoteAddress: string | null;
+  /** The connection it came in on, from the server's side (HTTP/1.x over TCP). */
+  connection?: ConnectionKey;
 }
 
 export interface SpanInput {
@@ -132,5 +134,7 @@ export interface CallInput {
   fake: boolean;
   /** `hit` when a cache in the client answered (undici's cache interceptor); missing otherwise. */
   cache?: 'hit';
+  /** The connection the request went out on (HTTP/1.x over TCP): the key that links it to its server's capture. */
+  connection?: ConnectionKey;
   origin: Origin | null;
 }

@@ -96,6 +96,10 @@ export interface HttpRow {
   uses?: number[];
   /** Present (`hit`) when a cache in the client answered (undici's cache interceptor): no request went out. */
   cache?: 'hit';
+  /** The connection the request went out on (HTTP/1.x over TCP only): the key that links it to its server's capture. */
+  connection?: ConnectionKey;
+  /** The id of the request capture, in the service that answered, of this call (docs/flows.md); given by the store when read. */
+  answered_by?: string;
 }
 
 export interface HttpTotals {
@@ -133,6 +137,8 @@ export interface RequestSection {
   status: string;
   headers: Record<string, string>;
   remote_address: string | null;
+  /** The connection the request came in on, from the server's side (HTTP/1.x over TCP only). */
+  connection?: ConnectionKey;
 }
 
 export interface CaptureMeta {
@@ -165,6 +171,13 @@ export interface Capture {
   type: CaptureType;
   name: string;
   status: string;
+  /** The service that recorded it (`meta.service`); missing in captures stored before Probe named it here. */
+  service?: string;
+  /**
+   * The call in another service's capture that this request answered (docs/flows.md): present once both are
+   * stored and the match is unique. Given by the store when read, never written by the recorder.
+   */
+  caused_by?: CausedBy;
   label: string | null;
   tags: string[];
   parent_id: string | null;
@@ -183,6 +196,22 @@ export interface Capture {
   sections: CaptureSections;
 }
 
+/** The capture and row index of the call that caused a request capture. */
+export interface CausedBy {
+  capture: string;
+  row: number;
+}
+
+/**
+ * How a call met its server, as both ends see the connection (docs/flows.md): `local` and `remote` are
+ * `address:port` from this side, `order` counts the requests on that connection from 1.
+ */
+export interface ConnectionKey {
+  local: string;
+  remote: string;
+  order: number;
+}
+
 /** What `store.index()` returns per capture (docs/capture-format.md). */
 export interface IndexRow {
   id: string;
@@ -191,6 +220,8 @@ export interface IndexRow {
   linked_via: string | null;
   type: CaptureType;
   name: string;
+  /** See Capture.service. */
+  service?: string;
   route: string | null;
   status: string;
   label: string | null;

@@ -40,6 +40,7 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--since <duration>', 'only captures started within it: 30s, 15m, 2h, 1d'],
       ['--type <type>', 'request, job, command or test'],
       ['--route <template>', 'only captures of this route template, e.g. /api/users/:id'],
+      ['--service <name>', 'only captures recorded by this service (several services can share one store)'],
       ['--group-by route', 'also count the matching captures per route template'],
       ['--limit <n>', 'captures returned (default 20, max 500)'],
       ['--baselines', 'also list the saved baselines (the names --compare-to baseline:NAME takes)'],

@@ -14,6 +14,7 @@ import { isTelemetryTraffic } from './telemetry';
 import { decodedCount } from './decodedSize';
 import { UndiciQueue, UndiciQueueInstrumentation } from './undiciQueue';
 import { observeRequest, recordOf, RECORD, type TrackedRequest } from './undiciTaps';
+import { connectionOf, takeTurn } from '../runtime/connections';
 
 const SCOPE = '@opentelemetry/instrumentation-undici';
 
@@ -119,6 +120,8 @@ export class UndiciLens {
       // undici publishes sendHeaders over h2 too, with the session's TLS socket.
       const protocol = s?.alpnProtocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
       record.useSocket(socket as object, s?.remoteAddress ? `${s.remoteAddress}:${s.remotePort}` : undefined, protocol);
+      // HTTP/1.1 only: HTTP/2 multiplexes streams on one connection, where the order of requests says nothing.
+      if (protocol === 'HTTP/1.1' && socket) record.noteConnection(connectionOf(socket, takeTurn(socket as object)));
       record.markSent();
     });
     this.on('undici:request:bodySent', ({ request }) => recordOf(request)?.markSent());

@@ -130,6 +130,7 @@ export const listInput = {
   since,
   type: captureType.describe('request (incoming HTTP request), job, command (a script run) or test (one test case)'),
   route: text('route').optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
+  service: text('service').optional().describe('Only captures recorded by this service, as listed in "service"'),
   group_by: z
     .enum(['route'], { error: 'group_by must be "route"' })
     .optional()
