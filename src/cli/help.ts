@@ -62,9 +62,13 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
         'also the diff from previous (the run of the same name before), baseline:NAME (without an id: the newest capture of the name the baseline was saved from) or a capture id',
       ],
       ['--all', 'every finding, also those whose cost is under the floor (20 ms and 5 % of the capture)'],
+      [
+        '--flow',
+        'the tree of captures across services this one belongs to: each call under the capture that made it, linked to the capture of the service that answered it; * marks the critical path',
+      ],
       JSON_FLAG,
     ],
-    examples: ['probe show', 'probe show <id> --sections http --limit 20', 'probe show <id> --row 2'],
+    examples: ['probe show', 'probe show <id> --flow', 'probe show <id> --sections http --limit 20', 'probe show <id> --row 2'],
   },
   rows: {
     usage: 'probe rows [id|*] [options]',

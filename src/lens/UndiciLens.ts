@@ -113,9 +113,11 @@ export class UndiciLens {
   }
 
   enable(): void {
-    this.on('undici:client:sendHeaders', ({ request, socket }) => {
+    this.on('undici:client:sendHeaders', ({ request, socket, headers }) => {
       const record = recordOf(request);
       if (!record) return;
+      const traceparent = sentTraceparent(headers);
+      if (traceparent) record.noteSentTraceparent(traceparent);
       const s = socket as { remoteAddress?: string; remotePort?: number; alpnProtocol?: string | false } | undefined;
       // undici publishes sendHeaders over h2 too, with the session's TLS socket.
       const protocol = s?.alpnProtocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
@@ -151,4 +153,10 @@ export class UndiciLens {
     for (const [name, handler] of this.subscriptions) diagnostics.unsubscribe(name, handler);
     this.subscriptions.length = 0;
   }
+}
+
+/** The `traceparent` in the header block undici wrote to the socket (`name: value\r\n` lines), if any. */
+function sentTraceparent(headers: unknown): string | null {
+  if (typeof headers !== 'string' || !headers.includes('traceparent')) return null;
+  return /(?:^|\n)traceparent:[ \t]*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? null;
 }

@@ -151,6 +151,13 @@ export const listInput = {
 
 export const showInput = {
   id: captureId.optional(),
+  flow: z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .transform((value) => value === true || value === 'true')
+    .optional()
+    .describe(
+      "true: instead of the capture, the tree of captures across services it belongs to: each service's request, its calls with code lines and durations, each call linked to the capture of the service that answered it; critical marks the path the flow waited on",
+    ),
   sections: names('Sections to include, e.g. ["http"]. Default: every section of the capture', 'sections').optional(),
   limit: count(0, SHOW_MAX_LIMIT, SHOW_DEFAULT_LIMIT, 'Rows shown per section'),
   section: text('section', 200).min(1).optional().describe('With row: the section of that row (default "http")'),

@@ -206,6 +206,14 @@ export class CallRecord {
     if (connection && !this._connectionKey) this._connectionKey = connection;
   }
 
+  /**
+   * The `traceparent` the request went out with, when the app's own propagation added it after Probe read the
+   * headers (instrumentation-undici adds it to undici's request once made): the row's headers are those sent.
+   */
+  noteSentTraceparent(value: string): void {
+    if (this._requestHeaders.traceparent === undefined) this._requestHeaders = { ...this._requestHeaders, traceparent: value };
+  }
+
   /** The connection is known: claim its phases (a reused keep-alive socket has none). */
   useSocket(socket: object | undefined, remote?: string, protocol?: string): void {
     if (this.socket === socket) return;

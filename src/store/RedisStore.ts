@@ -11,6 +11,9 @@ import { readableCapture } from '../capture/readableCapture';
 import { withDeadline } from '../util/deadline';
 import { captureText } from './captureText';
 import type { RowCache } from '../builder/RowCache';
+import { createHash } from 'node:crypto';
+import { RedisLinks } from '../flows/RedisLinks';
+import { notesOf, withLinks } from '../flows/linkNotes';
 
 export interface RedisStoreOptions {
   /** `redis://` or `rediss://` URL of the server. */
@@ -148,6 +151,34 @@ export class RedisStore implements Store {
     } finally {
       this.inFlight.delete(write);
     }
+    const notes = notesOf(capture);
+    if (notes.length) {
+      // The capture is stored; a failed note only leaves it unlinked (said under PROBE_DEBUG).
+      await this.links.note(notes).catch((error: unknown) => this.logger?.debug(`redis store: could not note the links of capture ${capture.id}`, error));
+    }
+  }
+
+  /** The link index beside the captures (flows/RedisLinks.ts), over this driver's connection and deadlines. */
+  private linkIndex: RedisLinks | null = null;
+  private get links(): RedisLinks {
+    return (this.linkIndex ??= this.makeLinks());
+  }
+
+  private makeLinks(): RedisLinks {
+    return new RedisLinks({
+      prefix: `${this.prefix}link:`,
+      ttl: this.ttl,
+      eval: async (source, keys, args) => {
+        const client = await this.writable();
+        return withDeadline(
+          this.script(client, { source, sha: createHash('sha1').update(source).digest('hex') }, keys, args),
+          WRITE_TIMEOUT_MS,
+          'a Redis write',
+          { ref: true },
+        );
+      },
+      mget: (keys) => this.read((client) => suppressed(() => client.sendCommand(['MGET', ...keys]))),
+    });
   }
 
   async find(id: string): Promise<Capture | null> {
@@ -159,7 +190,7 @@ export class RedisStore implements Store {
       this.logger?.debug(`redis store: skipped corrupt capture ${id}`);
       return null;
     }
-    return readableCapture(capture);
+    return withLinks(readableCapture(capture), this.links);
   }
 
   async index(): Promise<IndexRow[]> {
