@@ -21,9 +21,15 @@ let tempCount = 0;
 export class FileLinks implements LinkIndex {
   readonly folder: string;
 
-  /** `captures`: the capture folder, already checked to lie inside `<root>/.probe`. */
-  constructor(captures: string) {
-    this.folder = path.join(captures, 'links');
+  /**
+   * `folder`: where the notes go, beside (never inside) the capture folder, so that it holds capture files only.
+   * `outside` says why a folder must not be written (a link leading out of `<root>/.probe`), checked before it is made.
+   */
+  constructor(
+    folder: string,
+    private readonly outside: (folder: string) => string | null = () => null,
+  ) {
+    this.folder = folder;
   }
 
   note(notes: LinkNote[]): void {
@@ -85,10 +91,12 @@ export class FileLinks implements LinkIndex {
 
   /** The folder, made private; refused when something else (a link) sits under its name. */
   private ready(): void {
+    const why = this.outside(this.folder);
+    if (why) throw new Error(`refusing to write link notes: ${why}`);
     const info = lstatSync(this.folder, { throwIfNoEntry: false });
     if (info?.isDirectory()) return;
     if (info) throw new Error(`${this.folder} is not a folder`);
-    mkdirSync(this.folder, { mode: 0o700 });
+    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
   }
 
   /**

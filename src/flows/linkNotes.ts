@@ -48,7 +48,8 @@ export const STALE_NOTE_MS = 10 * 60_000;
 export const CLOCK_SLACK_MS = 2_000;
 
 const connectionKey = (client: string, server: string, order: number) => `c:${client}>${server}#${order}`;
-const traceKey = (traceparent: string) => `t:${traceparent.trim().toLowerCase()}`;
+/** A W3C trace context's trace id and parent id: what a caller sent and its server received (flags may differ on the way). */
+const traceKey = (traceparent: string) => `t:${traceparent.trim().toLowerCase().split('-').slice(1, 3).join('-')}`;
 const TRACEPARENT = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/i;
 
 /** A key's name in a store (file name, Redis key): a fixed-length hash, never the addresses as given. */

@@ -130,7 +130,7 @@ export const listInput = {
   since,
   type: captureType.describe('request (incoming HTTP request), job, command (a script run) or test (one test case)'),
   route: text('route').optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
-  service: text('service').optional().describe('Only captures recorded by this service, as listed in "service"'),
+  service: text('service').optional().describe('Only this service'),
   group_by: z
     .enum(['route'], { error: 'group_by must be "route"' })
     .optional()
@@ -155,9 +155,7 @@ export const showInput = {
     .union([z.boolean(), z.enum(['true', 'false'])])
     .transform((value) => value === true || value === 'true')
     .optional()
-    .describe(
-      "true: instead of the capture, the tree of captures across services it belongs to: each service's request, its calls with code lines and durations, each call linked to the capture of the service that answered it; critical marks the path the flow waited on",
-    ),
+    .describe('true: its flow across services'),
   sections: names('Sections to include, e.g. ["http"]. Default: every section of the capture', 'sections').optional(),
   limit: count(0, SHOW_MAX_LIMIT, SHOW_DEFAULT_LIMIT, 'Rows shown per section'),
   section: text('section', 200).min(1).optional().describe('With row: the section of that row (default "http")'),

@@ -155,7 +155,7 @@ export class FileStore implements Store {
     this.trimEveryMs = options.trimEveryMs ?? TRIM_EVERY_MS;
     this.logger = options.logger;
     this.within = options.within === undefined ? undefined : path.resolve(options.within);
-    this.links = new FileLinks(this.path);
+    this.links = new FileLinks(linksFolderOf(this.path, this.within), (folder) => (this.within === undefined ? null : folderOutside(folder, this.within)));
     if (options.pin) {
       this.pin = options.pin;
       try {
@@ -550,6 +550,16 @@ export class FileStore implements Store {
 }
 
 type CaptureName = NonNullable<ReturnType<typeof parseCaptureName>>;
+
+/**
+ * The link index's folder (flows/FileLinks.ts): `<root>/.probe/links/<capture folder's place>`, one per capture
+ * folder, so that the capture folder holds capture files only; without a `.probe` to stay in, `<folder>.links`.
+ */
+function linksFolderOf(captures: string, within: string | undefined): string {
+  if (within === undefined) return `${captures}.links`;
+  const place = path.relative(within, captures).split(path.sep).join('_');
+  return path.join(within, 'links', place || '_');
+}
 
 /** The capture files among a folder's names, newest first (order key, then id, descending). */
 function captureFilesOf(names: string[]): CaptureName[] {

@@ -15,6 +15,7 @@ import { RedisStore } from '../../src/store/RedisStore';
 import type { Store } from '../../src/capture/Store';
 import type { Capture } from '../../src/capture/types';
 import { RedisServer } from '../helpers/redis';
+import { connectMcp } from '../helpers/mcp';
 
 const LIMIT = { timeout: 480_000 };
 
@@ -34,7 +35,7 @@ async function chain(options: { env?: Record<string, string | undefined>; orders
     writeFileSync(path.join(services.root, 'probe.config.json'), JSON.stringify({ storage: { driver: 'redis', redis: { url: options.redis.url, prefix } } }));
     store = new RedisStore({ url: options.redis.url, prefix, ttl: 3600, limit: 200 });
     after(() => (store as RedisStore).close());
-  } else store = new FileStore({ path: path.join(services.root, '.probe', 'captures'), limit: 1000 });
+  } else store = new FileStore({ path: path.join(services.root, '.probe', 'captures'), limit: 1000, within: path.join(services.root, '.probe') });
   const inventory = await services.start('inventory', { env: { DELAY_MS: '20' } });
   const orders = await services.start('orders', { next: [inventory.url + 'stock'], env: { CLIENT: 'fetch' }, recorded: options.ordersRecorded });
   const gateway = await services.start('gateway', { next: [orders.url + 'orders'] });
@@ -123,6 +124,28 @@ for (const kind of ['folder', 'redis'] as const) {
       assert.equal(json.root.id, gateway!.id);
       assert.equal(json.root.calls[0]!.answer!.id, orders!.id);
     }
+
+    // The same tree through MCP within a small token budget; the list by service; rows by what answered them.
+    const mcp = await connectMcp(c.services.app);
+    const flow = await mcp.call('probe-show', { id: inventory!.id, flow: true, max_tokens: 1000 });
+    assert.equal(flow.isError, undefined, flow.text);
+    assert.ok(flow.text.length <= 1000 * 4, 'within the token budget');
+    assert.equal(flow.json.root.id, gateway!.id);
+    assert.equal(flow.json.root.calls[0].answer.calls[0].answer.id, inventory!.id);
+    assert.equal(flow.json.root.calls[0].answer.calls[0].answer.service, 'inventory');
+    const listed = await mcp.call('probe-list', { service: 'orders' });
+    assert.deepEqual(
+      listed.json.captures.map((row: { id: string }) => row.id),
+      [orders!.id],
+    );
+    await mcp.close();
+    const rows = await c.services.app.cli(['rows', '*', '--where', `answered_by = ${orders!.id}`, '--fields', 'url,answered_by', '--json']);
+    assert.equal(rows.code, 0, rows.stderr);
+    const found = (JSON.parse(rows.stdout) as { rows: Array<{ capture_id: string; answered_by: string }> }).rows;
+    assert.deepEqual(
+      found.map((row) => [row.capture_id, row.answered_by]),
+      [[gateway!.id, orders!.id]],
+    );
   });
 }
 
