@@ -27,7 +27,7 @@ export function requestFromSpan(span: OtlpSpan): IncomingRequestInput & { path: 
     path,
     route: str(a, 'http.route'),
     status: status === null ? null : Math.trunc(status),
-    headers: headers(a, 'http.request.header.'),
+    headers: withTraceparent(headers(a, 'http.request.header.'), span.parentIsRemote === false ? null : span.parentSpanId, span.traceId),
     remoteAddress: str(a, 'client.address', 'network.peer.address', 'http.client_ip', 'net.peer.ip'),
   };
 }
@@ -43,4 +43,14 @@ function pathOf(url: string): string {
   } catch {
     return url.split('?')[0] ?? '/';
   }
+}
+
+/**
+ * The `traceparent` an SDK's propagation carried, rebuilt from the span when its headers were not recorded: the
+ * trace id and the span it names as its parent (a server span's remote caller, a client span itself). It is the one
+ * key linking spans of a service in another language to the calls of the services around it (docs/flows.md).
+ */
+export function withTraceparent<T extends Record<string, string | string[]>>(given: T, parentId: string | null, traceId: string): T {
+  if (!parentId || given.traceparent !== undefined || !/^[\da-f]{32}$/.test(traceId) || !/^[\da-f]{16}$/.test(parentId)) return given;
+  return { ...given, traceparent: `00-${traceId}-${parentId}-01` };
 }

@@ -8,7 +8,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Services, getJson } from './services';
+import { Services, getJson, startForeign } from './services';
+import { startCollector } from '../collector/collectCli';
 import { whilePossible } from '../helpers/app';
 import { FileStore } from '../../src/store/FileStore';
 import { RedisStore } from '../../src/store/RedisStore';
@@ -188,4 +189,35 @@ test('a service that is not recorded leaves its caller’s call unlinked, and it
   }
   const shown = await c.services.app.cli(['show', captures.find((capture) => capture.service === 'gateway')!.id, '--flow']);
   assert.match(shown.stdout, /^flow of 1 capture across 1 service/);
+});
+
+test('a service in another language, sending OTLP spans to probe collect, is a node of the tree, linked by traceparent', LIMIT, async () => {
+  const services = new Services({ APP_OTEL: '1' });
+  const collector = await startCollector(services.app);
+  const inventory = await services.start('inventory');
+  const pricing = await startForeign(services, 'pricing', 'python3', [path.join(__dirname, 'pricing.py')], {
+    NEXT: inventory.url + 'stock',
+    COLLECTOR: collector.url,
+  });
+  const gateway = await services.start('gateway', { next: [pricing.url + 'price'] });
+  const store = new FileStore({ path: path.join(services.root, '.probe', 'captures'), limit: 1000, within: path.join(services.root, '.probe') });
+  assert.equal((await getJson(`${gateway.url}checkout?tag=py`)).status, 200);
+  const c: Chain = {
+    services,
+    gateway: gateway.url,
+    store,
+    alive: () => [inventory, pricing, gateway].every((service) => service.child.exitCode === null) && collector.child.exitCode === null,
+  };
+  const captures = await capturesOf(c, 3);
+  const byService = Object.fromEntries(captures.map((capture) => [capture.service, capture])) as Record<string, Capture>;
+  assert.deepEqual(Object.keys(byService).sort(), ['gateway', 'inventory', 'pricing']);
+  assert.equal(byService.gateway!.sections.http![0]!.answered_by, byService.pricing!.id);
+  assert.deepEqual(byService.pricing!.caused_by, { capture: byService.gateway!.id, row: 0 });
+  assert.equal(byService.pricing!.sections.http![0]!.answered_by, byService.inventory!.id);
+  assert.deepEqual(byService.inventory!.caused_by, { capture: byService.pricing!.id, row: 0 });
+  const shown = await services.app.cli(['show', byService.inventory!.id, '--flow']);
+  assert.match(shown.stdout, /^\* \[gateway\] GET \/checkout/m);
+  assert.match(shown.stdout, /^ {4}\* \[pricing\] GET \/price/m);
+  assert.match(shown.stdout, /^ {8}\* \[inventory\] GET \/stock/m);
+  await collector.stop();
 });

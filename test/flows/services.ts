@@ -45,6 +45,15 @@ export class Services {
   }
 }
 
+/** Starts a service that Probe does not run in (another language): `command` in a folder `name` of the shared root. */
+export async function startForeign(services: Services, name: string, command: string, args: string[], env: Record<string, string>): Promise<RunningService> {
+  const dir = path.join(services.root, name);
+  mkdirSync(dir, { recursive: true });
+  const child = startChild(command, args, { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } });
+  const [, port] = await waitForLine(child, /listening (\d+)/);
+  return { name, url: `http://127.0.0.1:${port}/`, child };
+}
+
 /** GET `url` on a fresh connection; the body as JSON. */
 export function getJson(url: string, agent?: http.Agent): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
