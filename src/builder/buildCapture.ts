@@ -131,6 +131,7 @@ function requestSection(unit: UnitInput, masker: Masker): RequestSection {
     headers: masker.headers(request.headers),
     remote_address: request.remoteAddress,
     ...(request.connection ? { connection: { ...request.connection } } : {}),
+    ...(request.traceparent ? { traceparent: request.traceparent } : {}),
   };
 }
 

@@ -61,6 +61,8 @@ export interface IncomingRequestInput {
   remoteAddress: string | null;
   /** The connection it came in on, from the server's side (HTTP/1.x over TCP). */
   connection?: ConnectionKey;
+  /** The W3C trace context its span names (spans the collector received): a link key. */
+  traceparent?: string;
 }
 
 export interface SpanInput {
@@ -136,5 +138,7 @@ export interface CallInput {
   cache?: 'hit';
   /** The connection the request went out on (HTTP/1.x over TCP): the key that links it to its server's capture. */
   connection?: ConnectionKey;
+  /** The W3C trace context of the call as its span names it (spans the collector received): a link key. */
+  traceparent?: string;
   origin: Origin | null;
 }

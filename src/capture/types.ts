@@ -100,6 +100,8 @@ export interface HttpRow {
   connection?: ConnectionKey;
   /** The id of the request capture, in the service that answered, of this call (docs/flows.md); given by the store when read. */
   answered_by?: string;
+  /** The W3C trace context of the call as its span names it, for calls the collector received (their headers are not known). */
+  traceparent?: string;
 }
 
 export interface HttpTotals {
@@ -139,6 +141,8 @@ export interface RequestSection {
   remote_address: string | null;
   /** The connection the request came in on, from the server's side (HTTP/1.x over TCP only). */
   connection?: ConnectionKey;
+  /** The W3C trace context its span names, for requests the collector received. */
+  traceparent?: string;
 }
 
 export interface CaptureMeta {

@@ -27,7 +27,8 @@ export function requestFromSpan(span: OtlpSpan): IncomingRequestInput & { path: 
     path,
     route: str(a, 'http.route'),
     status: status === null ? null : Math.trunc(status),
-    headers: withTraceparent(headers(a, 'http.request.header.'), span.parentIsRemote === false ? null : span.parentSpanId, span.traceId),
+    headers: headers(a, 'http.request.header.'),
+    ...traceparentOf(span.parentIsRemote === false ? null : span.parentSpanId, span.traceId),
     remoteAddress: str(a, 'client.address', 'network.peer.address', 'http.client_ip', 'net.peer.ip'),
   };
 }
@@ -46,11 +47,11 @@ function pathOf(url: string): string {
 }
 
 /**
- * The `traceparent` an SDK's propagation carried, rebuilt from the span when its headers were not recorded: the
- * trace id and the span it names as its parent (a server span's remote caller, a client span itself). It is the one
- * key linking spans of a service in another language to the calls of the services around it (docs/flows.md).
+ * The `traceparent` an SDK's propagation carries, rebuilt from the span: the trace id and the span it names as its
+ * parent (a server span's remote caller; for a client span, itself). Kept apart from the headers (it may not have
+ * been sent): the one key that links spans of a service in another language to the calls around it (docs/flows.md).
  */
-export function withTraceparent<T extends Record<string, string | string[]>>(given: T, parentId: string | null, traceId: string): T {
-  if (!parentId || given.traceparent !== undefined || !/^[\da-f]{32}$/.test(traceId) || !/^[\da-f]{16}$/.test(parentId)) return given;
-  return { ...given, traceparent: `00-${traceId}-${parentId}-01` };
+export function traceparentOf(parentId: string | null, traceId: string): { traceparent?: string } {
+  if (!parentId || !/^[\da-f]{32}$/.test(traceId) || !/^[\da-f]{16}$/.test(parentId)) return {};
+  return { traceparent: `00-${traceId}-${parentId}-01` };
 }

@@ -57,8 +57,8 @@ export function keyName(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 40);
 }
 
-function traceparentOf(headers: Record<string, string> | undefined): string | null {
-  const value = headers?.traceparent;
+function traceparentOf(own: string | undefined, headers: Record<string, string> | undefined): string | null {
+  const value = own ?? headers?.traceparent;
   return typeof value === 'string' && TRACEPARENT.test(value.trim()) ? value : null;
 }
 
@@ -71,7 +71,7 @@ export function keysOf(capture: Capture): { rows: string[][]; request: string[] 
   const rows = (capture.sections?.http ?? []).map((row) => {
     const keys: string[] = [];
     if (validConnection(row.connection)) keys.push(connectionKey(row.connection.local, row.connection.remote, row.connection.order));
-    const traceparent = traceparentOf(row.request_headers);
+    const traceparent = traceparentOf(row.traceparent, row.request_headers);
     if (traceparent) keys.push(traceKey(traceparent));
     return keys;
   });
@@ -79,7 +79,7 @@ export function keysOf(capture: Capture): { rows: string[][]; request: string[] 
   const section = capture.sections?.request;
   if (section) {
     if (validConnection(section.connection)) request.push(connectionKey(section.connection.remote, section.connection.local, section.connection.order));
-    const traceparent = traceparentOf(section.headers);
+    const traceparent = traceparentOf(section.traceparent, section.headers);
     if (traceparent) request.push(traceKey(traceparent));
   }
   return { rows, request };
