@@ -106,6 +106,7 @@ const HELP: Readonly<Record<string, CommandHelp>> = {
       ['--baseline <name>', 'a saved baseline against the capture given (default: the newest of the same name)'],
       ['--threshold-ms <n>', 'a duration change counts from this many ms (default 100)'],
       ['--threshold-percent <n>', '… and this share of the earlier duration (default 50)'],
+      ['--flow', 'with two ids: the flows they belong to, compared service by service (each service’s captures in tree order)'],
       ['--json', 'print the diff as JSON'],
     ],
     examples: ['probe diff <id-a> <id-b>', "probe diff --name 'GET /checkout'", 'probe diff --baseline checkout --json'],

@@ -150,6 +150,29 @@ for (const kind of ['folder', 'redis'] as const) {
   });
 }
 
+test('probe diff --flow compares two flows service by service', LIMIT, async () => {
+  const c = await chain();
+  await getJson(`${c.gateway}checkout?tag=first`);
+  const first = await capturesOf(c, 3);
+  await getJson(`${c.gateway}checkout?tag=second`);
+  const all = await capturesOf(c, 6);
+  const gateways = all.filter((capture) => capture.service === 'gateway').sort((a, b) => a.started_at - b.started_at);
+  assert.equal(first.length, 3);
+  const diff = await c.services.app.cli(['diff', gateways[0]!.id, gateways[1]!.id, '--flow', '--json']);
+  const result = JSON.parse(diff.stdout) as { services: Array<{ service: string; before: string; after: string; diff: { changed: unknown[] } }> };
+  assert.deepEqual(
+    result.services.map((entry) => entry.service),
+    ['gateway', 'orders', 'inventory'],
+  );
+  const ids = new Set(all.map((capture) => capture.id));
+  for (const entry of result.services) assert.ok(ids.has(entry.before) && ids.has(entry.after) && entry.diff, entry.service);
+  // Gateway's and orders' calls went out with another tag (a URL changed), said per service; inventory made no call.
+  const text = await c.services.app.cli(['diff', gateways[0]!.id, gateways[1]!.id, '--flow']);
+  assert.equal(text.code, 1, text.stderr);
+  for (const service of ['gateway', 'orders']) assert.match(text.stdout, new RegExp(`^\\[${service}\\] different`, 'm'));
+  assert.match(text.stdout, /^\[inventory\] same/m);
+});
+
 test('50 concurrent requests through the gateway on keep-alive connections: each call linked to its own answer, none crossed', LIMIT, async () => {
   const c = await chain();
   const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => getJson(`${c.gateway}checkout?tag=t${i}`)));
