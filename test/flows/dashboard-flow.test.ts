@@ -8,6 +8,9 @@ import { whilePossible } from '../helpers/app';
 import { FileStore } from '../../src/store/FileStore';
 import { launchBrowser, openPage, startDashboardCli } from '../dashboard/harness';
 
+// A browser global used inside page.waitForFunction (tests are type-checked without the DOM lib).
+declare const location: { hash: string };
+
 test('the capture page links a request to the call that caused it, and the call to the capture it caused', { timeout: 480_000 }, async (t) => {
   const services = new Services();
   const orders = await services.start('orders');
