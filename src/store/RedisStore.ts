@@ -212,6 +212,18 @@ export class RedisStore implements Store {
 
   async clear(): Promise<void> {
     await this.read((client) => this.script(client, CLEAR_SCRIPT, [this.indexKey], [this.rowPrefix, this.capturePrefix]));
+    // The link notes too (flows/RedisLinks.ts): a note of a cleared capture would make a new one's key look claimed twice.
+    await this.read(async (client) => {
+      let cursor = '0';
+      do {
+        const [next, keys] = (await suppressed(() => client.sendCommand(['SCAN', cursor, 'MATCH', `${this.prefix}link:*`, 'COUNT', '500']))) as [
+          string,
+          string[],
+        ];
+        if (keys.length) await suppressed(() => client.sendCommand(['UNLINK', ...keys]));
+        cursor = next;
+      } while (cursor !== '0');
+    });
   }
 
   /** Waits (briefly) for the writes in flight, then closes the connection. */

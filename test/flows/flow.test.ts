@@ -6,7 +6,7 @@
 // `traceparent` each call sent; a service that is not recorded leaves its caller's call unlinked.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Services, getJson, startForeign } from './services';
 import { startCollector } from '../collector/collectCli';
@@ -147,6 +147,11 @@ for (const kind of ['folder', 'redis'] as const) {
       found.map((row) => [row.capture_id, row.answered_by]),
       [[gateway!.id, orders!.id]],
     );
+
+    // probe clear takes the link notes with the captures.
+    assert.equal((await c.services.app.cli(['clear'])).code, 0);
+    if (redis) assert.equal((await redis.cli('--scan', '--pattern', '*link:*')).trim(), '');
+    else assert.deepEqual(readdirSync(path.join(c.services.root, '.probe', 'links', 'captures')), []);
   });
 }
 
