@@ -1,5 +1,5 @@
 // The dashboard's capture page across services (real Chromium): a request capture says the call that caused it and
-// links to it; that call, unfolded, links to the capture the service that answered it made.
+// links to it; that call, unfolded, shows the capture the service that answered it made, inline, and links to it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -39,6 +39,10 @@ test('the capture page links a request to the call that caused it, and the call 
   const answered = page.locator('[data-testid=answered-by]');
   await answered.waitFor({ timeout: 60_000 });
   assert.equal(await answered.textContent(), ordersId);
+  // Shown inline under the call: the other service's capture, its name and status.
+  const inline = page.locator('[data-testid=answered-capture]');
+  await inline.waitFor({ timeout: 60_000 });
+  assert.match((await inline.textContent()) ?? '', /orders\s+GET \/orders\s+· 200/);
   await answered.click();
   await page.waitForFunction((id) => location.hash.includes(id), ordersId);
   assert.deepEqual(errors, []);
