@@ -67,6 +67,7 @@ export function buildCapture(unit: UnitInput, config: ResolvedConfig, rows?: Row
     type: unit.type,
     name,
     status: unit.status,
+    service: unit.meta.service,
     label: unit.label,
     tags: [...new Set(unit.tags)],
     parent_id: unit.parentId,
@@ -129,6 +130,8 @@ function requestSection(unit: UnitInput, masker: Masker): RequestSection {
     status: request.status === null ? unit.status : String(request.status),
     headers: masker.headers(request.headers),
     remote_address: request.remoteAddress,
+    ...(request.connection ? { connection: { ...request.connection } } : {}),
+    ...(request.traceparent ? { traceparent: request.traceparent } : {}),
   };
 }
 

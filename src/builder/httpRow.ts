@@ -137,6 +137,8 @@ export function buildHttpRow(call: CallInput, unitStart: number, unitEnd: number
     origin: call.origin,
   };
   if (call.cache) row.cache = call.cache;
+  if (call.connection) row.connection = { ...call.connection };
+  if (call.traceparent) row.traceparent = call.traceparent;
   if ((requestTruncated && (lens.bodies || payload === null)) || (responseTruncated && hasResponse)) row.truncated = true;
   return row;
 }

@@ -1,4 +1,4 @@
-import type { CaptureType, EndedBy, Origin } from '../capture/types';
+import type { CaptureType, ConnectionKey, EndedBy, Origin } from '../capture/types';
 
 /**
  * What the capture builder is given: one unit of work (request, job or command) as recorded, unmasked and
@@ -59,6 +59,10 @@ export interface IncomingRequestInput {
   status: number | null;
   headers: Record<string, string | string[] | undefined>;
   remoteAddress: string | null;
+  /** The connection it came in on, from the server's side (HTTP/1.x over TCP). */
+  connection?: ConnectionKey;
+  /** The W3C trace context its span names (spans the collector received): a link key. */
+  traceparent?: string;
 }
 
 export interface SpanInput {
@@ -132,5 +136,9 @@ export interface CallInput {
   fake: boolean;
   /** `hit` when a cache in the client answered (undici's cache interceptor); missing otherwise. */
   cache?: 'hit';
+  /** The connection the request went out on (HTTP/1.x over TCP): the key that links it to its server's capture. */
+  connection?: ConnectionKey;
+  /** The W3C trace context of the call as its span names it (spans the collector received): a link key. */
+  traceparent?: string;
   origin: Origin | null;
 }

@@ -15,6 +15,7 @@ export function indexRowOf(capture: Capture): IndexRow {
     linked_via: capture.linked_via,
     type: capture.type,
     name: capture.name,
+    ...(serviceOf(capture) ? { service: serviceOf(capture)! } : {}),
     route: capture.sections.request?.route ?? null,
     status: capture.status,
     label: capture.label,
@@ -39,4 +40,10 @@ const ID_PATTERN = /^[0-9A-Za-z_-]{8,64}$/;
 /** Capture ids are the only user-supplied keys stores see: anything else (`../x`) is rejected. */
 export function isValidCaptureId(id: unknown): id is string {
   return typeof id === 'string' && ID_PATTERN.test(id);
+}
+
+/** The service a capture names; older captures have it only in `meta`. */
+export function serviceOf(capture: Capture): string | null {
+  const name = capture.service ?? capture.meta?.service;
+  return typeof name === 'string' && name ? name : null;
 }

@@ -98,6 +98,12 @@ export interface HttpRow {
   uses?: number[];
   /** Present (`hit`) when a cache in the client answered (undici's cache interceptor): no request went out. */
   cache?: 'hit';
+  /** The connection the request went out on (HTTP/1.x over TCP only): the key that links it to its server's capture. */
+  connection?: ConnectionKey;
+  /** The id of the request capture, in the service that answered, of this call (docs/flows.md); given by the store when read. */
+  answered_by?: string;
+  /** The W3C trace context of the call as its span names it, for calls the collector received (their headers are not known). */
+  traceparent?: string;
 }
 
 export interface HttpTotals {
@@ -135,6 +141,10 @@ export interface RequestSection {
   status: string;
   headers: Record<string, string>;
   remote_address: string | null;
+  /** The connection the request came in on, from the server's side (HTTP/1.x over TCP only). */
+  connection?: ConnectionKey;
+  /** The W3C trace context its span names, for requests the collector received. */
+  traceparent?: string;
 }
 
 export interface CaptureMeta {
@@ -167,6 +177,13 @@ export interface Capture {
   type: CaptureType;
   name: string;
   status: string;
+  /** The service that recorded it (`meta.service`); missing in captures stored before Probe named it here. */
+  service?: string;
+  /**
+   * The call in another service's capture that this request answered (docs/flows.md): present once both are
+   * stored and the match is unique. Given by the store when read, never written by the recorder.
+   */
+  caused_by?: CausedBy;
   label: string | null;
   tags: string[];
   parent_id: string | null;
@@ -185,6 +202,22 @@ export interface Capture {
   sections: CaptureSections;
 }
 
+/** The capture and row index of the call that caused a request capture. */
+export interface CausedBy {
+  capture: string;
+  row: number;
+}
+
+/**
+ * How a call met its server, as both ends see the connection (docs/flows.md): `local` and `remote` are
+ * `address:port` from this side, `order` counts the requests on that connection from 1.
+ */
+export interface ConnectionKey {
+  local: string;
+  remote: string;
+  order: number;
+}
+
 /** What `store.index()` returns per capture (docs/capture-format.md). */
 export interface IndexRow {
   id: string;
@@ -193,6 +226,8 @@ export interface IndexRow {
   linked_via: string | null;
   type: CaptureType;
   name: string;
+  /** See Capture.service. */
+  service?: string;
   route: string | null;
   status: string;
   label: string | null;

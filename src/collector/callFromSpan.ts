@@ -1,6 +1,7 @@
 import type { BodyInput, CallInput, ErrorInput, TimingInput } from '../builder/input';
 import type { Origin } from '../capture/types';
 import type { OtlpSpan } from './model';
+import { traceparentOf } from './requestFromSpan';
 import { StatusCode } from './model';
 import { bool, headers, num, str, strings } from './attributeReaders';
 import { PROBE_ATTRIBUTES as P, TIMING_PHASES } from '../capture/attributes';
@@ -27,6 +28,7 @@ export function callFromSpan(span: OtlpSpan, parentSpanId: string | null): CallI
     method: methodOf(span),
     url: str(a, P.url) ?? urlOf(span),
     requestHeaders: headers(a, 'http.request.header.'),
+    ...traceparentOf(span.spanId, span.traceId),
     requestBody: bodyOf(
       str(a, P.requestBody),
       num(a, 'http.request.body.size', 'http.request_content_length_uncompressed', 'http.request_content_length', 'http.request.header.content-length'),

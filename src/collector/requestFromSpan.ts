@@ -28,6 +28,7 @@ export function requestFromSpan(span: OtlpSpan): IncomingRequestInput & { path: 
     route: str(a, 'http.route'),
     status: status === null ? null : Math.trunc(status),
     headers: headers(a, 'http.request.header.'),
+    ...traceparentOf(span.parentIsRemote === false ? null : span.parentSpanId, span.traceId),
     remoteAddress: str(a, 'client.address', 'network.peer.address', 'http.client_ip', 'net.peer.ip'),
   };
 }
@@ -43,4 +44,14 @@ function pathOf(url: string): string {
   } catch {
     return url.split('?')[0] ?? '/';
   }
+}
+
+/**
+ * The `traceparent` an SDK's propagation carries, rebuilt from the span: the trace id and the span it names as its
+ * parent (a server span's remote caller; for a client span, itself). Kept apart from the headers (it may not have
+ * been sent): the one key that links spans of a service in another language to the calls around it (docs/flows.md).
+ */
+export function traceparentOf(parentId: string | null, traceId: string): { traceparent?: string } {
+  if (!parentId || !/^[\da-f]{32}$/.test(traceId) || !/^[\da-f]{16}$/.test(parentId)) return {};
+  return { traceparent: `00-${traceId}-${parentId}-01` };
 }

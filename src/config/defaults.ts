@@ -8,7 +8,7 @@ import type { ResponseCaptureClass } from '../response/ResponseCapture';
 import { compileGlob, type Glob } from '../util/glob';
 import type { RegisterApi, ResolvedResponseType } from './types';
 import type { HeaderMasks, InputRules } from './userParts';
-import { MAX_MANIFEST_BYTES, readSafeText } from '../util/safeRead';
+import { defaultServiceName } from './serviceName';
 
 export const DEFAULT_LIMIT = 200;
 /** Test captures the file store keeps, counted apart from the others: a run of a suite of a few thousand tests. */
@@ -185,10 +185,10 @@ export interface Defaults {
 }
 
 /** The settings of an app with no config file and no environment variables (REDIS_URL is the Redis default). */
-export function defaultSettings(root: string, env: NodeJS.ProcessEnv): Defaults {
+export function defaultSettings(root: string, env: NodeJS.ProcessEnv, cwd?: string): Defaults {
   return {
     enabled: true,
-    service: packageName(root),
+    service: defaultServiceName(root, cwd),
     storage: {
       driver: 'file',
       limit: DEFAULT_LIMIT,
@@ -218,14 +218,4 @@ export function defaultSettings(root: string, env: NodeJS.ProcessEnv): Defaults 
     except: [],
     register: null,
   };
-}
-
-function packageName(root: string): string {
-  try {
-    const name = JSON.parse(readSafeText(path.join(root, 'package.json'), { maxBytes: MAX_MANIFEST_BYTES, follow: true })).name;
-    if (typeof name === 'string' && name) return name;
-  } catch {
-    // No readable package.json: fall back to the folder's name.
-  }
-  return path.basename(root);
 }

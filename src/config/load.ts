@@ -44,7 +44,7 @@ export function loadConfig(options: { cwd?: string; env?: NodeJS.ProcessEnv; ove
   }
   try {
     const file = configFile ? readConfigFile(configFile) : {};
-    return resolveConfig({ root, configFile, file: mergeConfig(file, options.overrides), env });
+    return resolveConfig({ root, configFile, file: mergeConfig(file, options.overrides), env, cwd });
   } catch (error) {
     if (error instanceof ProbeConfigError || !configFile) throw error;
     throw new ProbeConfigError(path.basename(configFile), `threw when read: ${messageOf(error)}`, { cause: error });

@@ -7,30 +7,33 @@ import { isPlainObject } from './describe';
 import { mergeSettings } from './merge';
 import type * as Schema from './schema';
 import { plainSettings } from './plainSettings';
+import { envServiceName } from './serviceName';
 
 export interface ResolveInput {
   root: string;
   configFile: string | null;
   file: ProbeConfig;
   env: NodeJS.ProcessEnv;
+  /** The process's working directory: its nearest package names the service (serviceName.ts). */
+  cwd?: string;
 }
 
 /**
  * Defaults → file → environment → frozen. The file and the environment are validated (and their values
  * compiled) by the schema, the one validator; it throws a ProbeConfigError naming the setting.
  */
-export function resolveConfig({ root, configFile, file, env }: ResolveInput): ResolvedConfig {
+export function resolveConfig({ root, configFile, file, env, cwd }: ResolveInput): ResolvedConfig {
   const given = needsSchema(file, env)
     ? (plainSettings(file, env) ?? (require('./schema') as typeof Schema).validateSettings(file, env, root))
     : { file: {}, env: {} };
-  const settings = mergeSettings(mergeSettings(defaultSettings(root, env), given.file), given.env) as Defaults;
+  const settings = mergeSettings(mergeSettings(defaultSettings(root, env, cwd), given.file), given.env) as Defaults;
   const maskers = buildMaskers(settings.mask);
   const lens = settings.lenses.HttpClientLens;
   return deepFreeze({
     root,
     configFile,
     enabled: settings.enabled,
-    service: settings.service,
+    service: envServiceName(env) ?? settings.service,
     storage: settings.storage,
     http:
       lens === false

@@ -9,6 +9,7 @@ import { capturingOrigins } from '../origin/origin';
 import { entryPort, takeEntryStack } from './httpEntry';
 import { errorInput } from '../runtime/errors';
 import { installSocketWatch, watchSocket } from '../runtime/sockets';
+import { connectionOf, takeTurn } from '../runtime/connections';
 import { appInstrumentsHttp, neverUnwrapOthers } from '../runtime/join/appHttp';
 import { adoptAppHttpInstrumentation } from '../runtime/join/adopt';
 import type { JoinEntry } from '../runtime/join/Joiner';
@@ -129,6 +130,7 @@ export class HttpLens {
       push: null,
       responseEmit: null,
       socket: null,
+      turn: 0,
       interceptor: null,
     };
     Object.defineProperty(request, TAPS, { value: taps, configurable: true, writable: true });
@@ -157,6 +159,8 @@ interface Taps {
   responseEmit: Emit | null;
   /** The socket the request was given, until its response says the connection's address and protocol. */
   socket: import('node:net').Socket | null;
+  /** The request's order on its socket (runtime/connections.ts), 0 until it has one. */
+  turn: number;
   /** The request was given @mswjs/interceptors' socket (nock, msw): its answer is a fake's or a real server's. */
   interceptor: InterceptorSocket | null;
 }
@@ -270,6 +274,8 @@ function observeRequest(taps: Taps, event: string | symbol, first: unknown): voi
       }
       if (socket.connecting) watchSocket(socket);
       taps.socket = socket;
+      // Its turn on the connection now: an agent hands a keep-alive socket to one request at a time, in order.
+      taps.turn = takeTurn(socket);
       break;
     }
     case 'finish':
@@ -316,6 +322,7 @@ function answered(taps: Taps, response: http.IncomingMessage): void {
   if (socket && !record.fake) {
     taps.socket = null;
     record.useSocket(socket, socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined, `HTTP/${response.httpVersion}`);
+    if (taps.turn) record.noteConnection(connectionOf(socket, taps.turn));
   }
   // A call only counted needs its headers for its outcome (a gRPC status) as it ends, never as a row: not copied.
   record.markHeaders(response.statusCode ?? 0, record.counted ? response.headers : { ...response.headers });

@@ -6,6 +6,7 @@ import type { SourceHost, UnitSource } from '../runtime/UnitSource';
 import type { Logger } from '../util/logger';
 import type { Unit } from '../runtime/Unit';
 import { graphqlOperation } from './graphqlOperation';
+import { countIncoming, requestConnection } from '../runtime/connections';
 
 /** Request bodies read for a GraphQL operation's name at most this long: a document, not an upload. */
 const OPERATION_BODY_LIMIT = 64 * 1024;
@@ -53,7 +54,12 @@ export class IncomingRequests implements UnitSource {
     if (this.host.config.http) this.host.joiner.followRequests({ request: this.requestHook, response: this.responseHook });
     return this.host.subscribe('http.server.request.start', (message) => {
       const { request, server } = (message ?? {}) as { request?: object; server?: unknown };
-      if (request) this.recorder.noteIncoming(request);
+      if (request) {
+        this.recorder.noteIncoming(request);
+        // Every request counts, recorded or not: its order on the connection is what its caller's row saw.
+        const socket = (request as http.IncomingMessage).socket;
+        if ((request as http.IncomingMessage).httpVersionMajor === 1) countIncoming(request, socket);
+      }
       // Listed before it answers: a dev server proxying to it drops its own copy of the request (see proxyHop).
       announceServer(this.host.config.root, server);
     });
@@ -77,6 +83,8 @@ export class IncomingRequests implements UnitSource {
       headers: { ...request.headers },
       remoteAddress: request.socket?.remoteAddress ?? null,
     };
+    const connection = requestConnection(request, request.socket);
+    if (connection) unit.request.connection = connection;
     watchOperation(unit, request, method, target);
   }
 }

@@ -14,6 +14,7 @@ import { decodedCount } from './decodedSize';
 import { UndiciQueue, UndiciQueueInstrumentation } from './undiciQueue';
 import { holdUndiciSubscriptions, onUndiciChannel } from './undiciChannels';
 import { observeRequest, recordOf, RECORD, type TrackedRequest } from './undiciTaps';
+import { connectionOf, takeTurn } from '../runtime/connections';
 
 const SCOPE = '@opentelemetry/instrumentation-undici';
 
@@ -112,13 +113,17 @@ export class UndiciLens {
   }
 
   enable(): void {
-    this.on('undici:client:sendHeaders', ({ request, socket }) => {
+    this.on('undici:client:sendHeaders', ({ request, socket, headers }) => {
       const record = recordOf(request);
       if (!record) return;
+      const traceparent = sentTraceparent(headers);
+      if (traceparent) record.noteSentTraceparent(traceparent);
       const s = socket as { remoteAddress?: string; remotePort?: number; alpnProtocol?: string | false } | undefined;
       // undici publishes sendHeaders over h2 too, with the session's TLS socket.
       const protocol = s?.alpnProtocol === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
       record.useSocket(socket as object, s?.remoteAddress ? `${s.remoteAddress}:${s.remotePort}` : undefined, protocol);
+      // HTTP/1.1 only: HTTP/2 multiplexes streams on one connection, where the order of requests says nothing.
+      if (protocol === 'HTTP/1.1' && socket) record.noteConnection(connectionOf(socket, takeTurn(socket as object)));
       record.markSent();
     });
     this.on('undici:request:bodySent', ({ request }) => recordOf(request)?.markSent());
@@ -148,4 +153,10 @@ export class UndiciLens {
     for (const unsubscribe of this.subscriptions) unsubscribe();
     this.subscriptions.length = 0;
   }
+}
+
+/** The `traceparent` in the header block undici wrote to the socket (`name: value\r\n` lines), if any. */
+function sentTraceparent(headers: unknown): string | null {
+  if (typeof headers !== 'string' || !headers.includes('traceparent')) return null;
+  return /(?:^|\n)traceparent:[ \t]*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? null;
 }

@@ -130,6 +130,7 @@ export const listInput = {
   since,
   type: captureType.describe('request (incoming HTTP request), job, command (a script run) or test (one test case)'),
   route: text('route').optional().describe('Only captures of this route template, as listed in "route": "/api/users/:id"'),
+  service: text('service').optional().describe('Only this service'),
   group_by: z
     .enum(['route'], { error: 'group_by must be "route"' })
     .optional()
@@ -150,6 +151,11 @@ export const listInput = {
 
 export const showInput = {
   id: captureId.optional(),
+  flow: z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .transform((value) => value === true || value === 'true')
+    .optional()
+    .describe('true: its flow across services'),
   sections: names('Sections to include, e.g. ["http"]. Default: every section of the capture', 'sections').optional(),
   limit: count(0, SHOW_MAX_LIMIT, SHOW_DEFAULT_LIMIT, 'Rows shown per section'),
   section: text('section', 200).min(1).optional().describe('With row: the section of that row (default "http")'),

@@ -9,6 +9,7 @@ import { queryGroups } from '../query/groups';
 import { queryShow } from '../query/show';
 import { LIST_DESCRIPTION, ROWS_DESCRIPTION, SHOW_DESCRIPTION } from './descriptions';
 import { listInput, rowsInput, showInput, strictInput } from './schemas';
+import { queryFlow } from '../query/flow';
 import { DEFAULT_MAX_TOKENS, fitTokens, type AskFor } from '../query/budget';
 import { ThreadedFindings } from '../query/ThreadedFindings';
 import { BaselineStore } from '../baselines/BaselineStore';
@@ -64,7 +65,7 @@ export function createMcpServer(store: Store, version: string, options: McpServe
   server.registerTool(
     'probe-show',
     { title: 'Probe: one capture', description: SHOW_DESCRIPTION, inputSchema: strictInput(showInput), annotations: readOnly },
-    ({ max_tokens, ...input }) => answer(max_tokens, showAsk, () => queryShow(store, input, readers)),
+    ({ max_tokens, flow, ...input }) => answer(max_tokens, showAsk, () => (flow ? queryFlow(store, input) : queryShow(store, input, readers))),
   );
   return server;
 }

@@ -118,7 +118,7 @@ async function readNewest(store: Store, rows: readonly IndexRow[], count: number
   return out;
 }
 
-function thresholdOf(given: Partial<DiffThreshold> | undefined): DiffThreshold {
+export function thresholdOf(given: Partial<DiffThreshold> | undefined): DiffThreshold {
   const ms = given?.ms ?? DEFAULT_THRESHOLD.ms;
   const percent = given?.percent ?? DEFAULT_THRESHOLD.percent;
   if (!Number.isFinite(ms) || ms < 0) throw new QueryError(`the duration threshold in ms must be a number 0 or more, got ${shownInput(ms)}`);

@@ -37,6 +37,8 @@ export interface ListInput {
   type?: string;
   /** Only captures of this route template (`/api/users/:id`). */
   route?: string;
+  /** Only captures recorded by this service (`service` in the index row). */
+  service?: string;
   /** Only captures with findings (true) or without (false); each returned capture then carries its count. */
   has_findings?: boolean;
   /** `route`: also count the matching captures per route template. */
@@ -90,6 +92,7 @@ export async function queryList(
       (input.has_errors === undefined || row.has_errors === input.has_errors) &&
       (after === null || row.started_at >= after) &&
       (input.route === undefined || row.route === input.route) &&
+      (input.service === undefined || row.service === input.service) &&
       has.every((name) => (row.counts?.[name] ?? 0) > 0),
   );
   if (input.has_findings !== undefined) matched = await withFindings(store, index, matched, input.has_findings, findings);

@@ -85,8 +85,11 @@ export function cliNote(note: string): string {
 
 export function renderList(result: ListResult & { baselines?: BaselineEntry[] }): string {
   const withFindings = result.captures.some((row) => 'findings' in row);
+  // A store several services share: each row says whose it is.
+  const withService = new Set(result.captures.map((row) => row.service)).size > 1;
   const rows = result.captures.map((row: IndexRow & { findings?: number }) => [
     row.id,
+    ...(withService ? [cell(row.service ?? '')] : []),
     row.type,
     statusText(row.type, row.status),
     ms(row.duration),
@@ -96,7 +99,18 @@ export function renderList(result: ListResult & { baselines?: BaselineEntry[] })
     timeText(row.started_at),
     cell(row.name),
   ]);
-  const headers = ['id', 'type', 'status', 'duration', 'http', 'errors', ...(withFindings ? ['findings'] : []), 'started (utc)', 'name'];
+  const headers = [
+    'id',
+    ...(withService ? ['service'] : []),
+    'type',
+    'status',
+    'duration',
+    'http',
+    'errors',
+    ...(withFindings ? ['findings'] : []),
+    'started (utc)',
+    'name',
+  ];
   const out: string[] = rows.length ? renderTable(headers, rows) : [];
   if (result.groups?.length) {
     const groups = result.groups.map((group) => [

@@ -3,7 +3,7 @@ import type { EntryStack } from '../origin/entry';
 import { entryOrigin } from '../origin/entry';
 import { AGENTS_OWN, readStack } from '../origin/origin';
 import { learnFromStack, learnWrapper } from '../origin/hops/learnedEntries';
-import type { Origin } from '../capture/types';
+import type { ConnectionKey, Origin } from '../capture/types';
 import { BodyTap, COUNTED_TAP } from './BodyTap';
 import { claimSocket, phasesOf, type SocketTimes } from './sockets';
 import { now } from './clock';
@@ -63,6 +63,7 @@ export class CallRecord {
   private hopStart: number;
   private redirects = 0;
   private remote: string | undefined;
+  private _connectionKey: ConnectionKey | null = null;
   private socketPath: string | undefined;
   private protocol: string | undefined;
   private connection: SocketTimes | null = null;
@@ -199,6 +200,22 @@ export class CallRecord {
       this.stack = null;
       this.entry = null;
     }
+  }
+
+  /**
+   * The connection this call's request went out on and its order there (runtime/connections.ts), the first one
+   * seen: a fetch's redirect hops keep the connection of the URL the app asked for.
+   */
+  noteConnection(connection: ConnectionKey | null): void {
+    if (connection && !this._connectionKey) this._connectionKey = connection;
+  }
+
+  /**
+   * The `traceparent` the request went out with, when the app's own propagation added it after Probe read the
+   * headers (instrumentation-undici adds it to undici's request once made): the row's headers are those sent.
+   */
+  noteSentTraceparent(value: string): void {
+    if (this._requestHeaders.traceparent === undefined) this._requestHeaders = { ...this._requestHeaders, traceparent: value };
   }
 
   /** The connection is known: claim its phases (a reused keep-alive socket has none). */
@@ -369,6 +386,7 @@ export class CallRecord {
       pool: this._pool,
       fake: this._fake,
       ...(this._cache ? { cache: this._cache } : {}),
+      ...(this._connectionKey && !this._fake ? { connection: this._connectionKey } : {}),
       origin: this._origin,
     };
   }

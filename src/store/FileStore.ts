@@ -18,6 +18,8 @@ import type { RowCache } from '../builder/RowCache';
 import { isDenied, readFailure, writeFailure } from './folderFailure';
 import { threadWork } from '../util/threadWork';
 import { MAX_TEXT_BYTES, openSafe, readSafeTextAsync, SafeReadError } from '../util/safeRead';
+import { FileLinks } from '../flows/FileLinks';
+import { notesOf, withLinks, type LinkNote } from '../flows/linkNotes';
 
 export interface FileStoreOptions {
   /** Folder of the capture files (absolute, or relative to the working directory). */
@@ -59,6 +61,8 @@ export interface PreparedPut {
   name: string;
   rowText: string;
   captureText: string;
+  /** The capture's notes for the link index (flows/linkNotes.ts); missing: none. */
+  links?: LinkNote[];
 }
 
 /**
@@ -73,6 +77,7 @@ export function preparePut(capture: Capture, rows?: RowCache): PreparedPut {
     name: captureNameOf(orderKeyOf(row.started_at), capture.id),
     rowText: JSON.stringify(row),
     captureText: captureText(capture, rows),
+    links: notesOf(capture),
   };
 }
 
@@ -86,6 +91,7 @@ const ROWS_PER_SLICE = 50;
 /** Bytes read from the head of a capture file for its index row (rows are a few hundred bytes). */
 const HEAD_BYTES = 4096;
 const TRIM_EVERY_MS = 0;
+const PRUNE_LINKS_MS = 30_000;
 /**
  * Opening flags. O_NOFOLLOW: a symbolic link planted in the folder under a capture's name is never opened
  * (a repository can commit one pointing at any file). O_EXCL on the temp file: it is new, never a file
@@ -138,6 +144,9 @@ export class FileStore implements Store {
   private checkedThisTurn = false;
   private pendingTrim: Promise<void> | null = null;
   private lastTrim = 0;
+  /** The link index beside the capture files (flows/FileLinks.ts). */
+  private readonly links: FileLinks;
+  private lastLinkPrune = 0;
 
   constructor(options: FileStoreOptions) {
     this.path = path.resolve(options.path);
@@ -146,6 +155,7 @@ export class FileStore implements Store {
     this.trimEveryMs = options.trimEveryMs ?? TRIM_EVERY_MS;
     this.logger = options.logger;
     this.within = options.within === undefined ? undefined : path.resolve(options.within);
+    this.links = new FileLinks(linksFolderOf(this.path, this.within), (folder) => (this.within === undefined ? null : folderOutside(folder, this.within)));
     if (options.pin) {
       this.pin = options.pin;
       try {
@@ -195,6 +205,14 @@ export class FileStore implements Store {
     } catch (error) {
       throw writeFailure(this.path, error);
     }
+    if (prepared.links?.length) {
+      try {
+        this.links.note(prepared.links);
+      } catch (error) {
+        // The capture is stored; its links are only missing (said under PROBE_DEBUG).
+        this.logger?.debug(`could not note the links of capture ${prepared.id} in ${this.links.folder}`, error);
+      }
+    }
   }
 
   /**
@@ -235,7 +253,7 @@ export class FileStore implements Store {
       }
       const capture = text === null ? null : captureOfText(text);
       // The id inside must match the name: a file renamed by hand may hold another capture.
-      if (capture?.id === id) return capture;
+      if (capture?.id === id) return withLinks(capture, this.links);
       this.logger?.debug(`skipped corrupt capture file ${entry.name} in ${this.path}`);
     }
     return null;
@@ -273,6 +291,7 @@ export class FileStore implements Store {
     // Temp files too, whatever their age: a put in progress whose temp file goes here finds it gone at its
     // rename and counts as written before the clear (see writeAtomic).
     for (const name of this.list()) if (parseCaptureName(name) || isTempName(name) || isLegacySpare(name)) this.remove(name);
+    if (this.folderReady()) this.links.clear();
   }
 
   async close(): Promise<void> {}
@@ -314,9 +333,27 @@ export class FileStore implements Store {
     }
     // Unlinked, never kept for reuse: a removed capture leaves no copy of its text behind.
     for (const name of dropped) this.remove(name);
+    if (dropped.length) this.pruneLinks(files, kept);
     // Every trim, not only one that drops: a crashed writer's temp file is shed below the limit too.
     // Cheap: names are tested in memory, and only a leftover's name leads to a stat.
     this.removeLeftovers((name) => isLegacySpare(name) || this.isStale(name), names);
+  }
+
+  /**
+   * Drops the link notes older than the oldest capture kept (with a minute's margin: a note is written after its
+   * capture starts), at most every PRUNE_LINKS_MS: a trim that drops runs with nearly every put once the store is full.
+   */
+  private pruneLinks(files: CaptureName[], kept: Set<string>): void {
+    if (Date.now() - this.lastLinkPrune < PRUNE_LINKS_MS) return;
+    this.lastLinkPrune = Date.now();
+    let oldest: CaptureName | undefined;
+    for (const file of files) if (kept.has(file.id)) oldest = file;
+    if (!oldest) return;
+    try {
+      this.links.prune(Number(oldest.key) / 1000 - 60_000);
+    } catch (error) {
+      this.logger?.debug(`could not prune the link notes in ${this.links.folder}`, error);
+    }
   }
 
   /**
@@ -513,6 +550,16 @@ export class FileStore implements Store {
 }
 
 type CaptureName = NonNullable<ReturnType<typeof parseCaptureName>>;
+
+/**
+ * The link index's folder (flows/FileLinks.ts): `<root>/.probe/links/<capture folder's place>`, one per capture
+ * folder, so that the capture folder holds capture files only; without a `.probe` to stay in, `<folder>.links`.
+ */
+function linksFolderOf(captures: string, within: string | undefined): string {
+  if (within === undefined) return `${captures}.links`;
+  const place = path.relative(within, captures).split(path.sep).join('_');
+  return path.join(within, 'links', place || '_');
+}
 
 /** The capture files among a folder's names, newest first (order key, then id, descending). */
 function captureFilesOf(names: string[]): CaptureName[] {

@@ -11,6 +11,9 @@ import { readableCapture } from '../capture/readableCapture';
 import { withDeadline } from '../util/deadline';
 import { captureText } from './captureText';
 import type { RowCache } from '../builder/RowCache';
+import { createHash } from 'node:crypto';
+import { RedisLinks } from '../flows/RedisLinks';
+import { notesOf, withLinks } from '../flows/linkNotes';
 
 export interface RedisStoreOptions {
   /** `redis://` or `rediss://` URL of the server. */
@@ -148,6 +151,34 @@ export class RedisStore implements Store {
     } finally {
       this.inFlight.delete(write);
     }
+    const notes = notesOf(capture);
+    if (notes.length) {
+      // The capture is stored; a failed note only leaves it unlinked (said under PROBE_DEBUG).
+      await this.links.note(notes).catch((error: unknown) => this.logger?.debug(`redis store: could not note the links of capture ${capture.id}`, error));
+    }
+  }
+
+  /** The link index beside the captures (flows/RedisLinks.ts), over this driver's connection and deadlines. */
+  private linkIndex: RedisLinks | null = null;
+  private get links(): RedisLinks {
+    return (this.linkIndex ??= this.makeLinks());
+  }
+
+  private makeLinks(): RedisLinks {
+    return new RedisLinks({
+      prefix: `${this.prefix}link:`,
+      ttl: this.ttl,
+      eval: async (source, keys, args) => {
+        const client = await this.writable();
+        return withDeadline(
+          this.script(client, { source, sha: createHash('sha1').update(source).digest('hex') }, keys, args),
+          WRITE_TIMEOUT_MS,
+          'a Redis write',
+          { ref: true },
+        );
+      },
+      mget: (keys) => this.read((client) => suppressed(() => client.sendCommand(['MGET', ...keys]))),
+    });
   }
 
   async find(id: string): Promise<Capture | null> {
@@ -159,7 +190,7 @@ export class RedisStore implements Store {
       this.logger?.debug(`redis store: skipped corrupt capture ${id}`);
       return null;
     }
-    return readableCapture(capture);
+    return withLinks(readableCapture(capture), this.links);
   }
 
   async index(): Promise<IndexRow[]> {
@@ -181,6 +212,18 @@ export class RedisStore implements Store {
 
   async clear(): Promise<void> {
     await this.read((client) => this.script(client, CLEAR_SCRIPT, [this.indexKey], [this.rowPrefix, this.capturePrefix]));
+    // The link notes too (flows/RedisLinks.ts): a note of a cleared capture would make a new one's key look claimed twice.
+    await this.read(async (client) => {
+      let cursor = '0';
+      do {
+        const [next, keys] = (await suppressed(() => client.sendCommand(['SCAN', cursor, 'MATCH', `${this.prefix}link:*`, 'COUNT', '500']))) as [
+          string,
+          string[],
+        ];
+        if (keys.length) await suppressed(() => client.sendCommand(['UNLINK', ...keys]));
+        cursor = next;
+      } while (cursor !== '0');
+    });
   }
 
   /** Waits (briefly) for the writes in flight, then closes the connection. */

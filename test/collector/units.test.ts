@@ -56,6 +56,8 @@ test('a SERVER span and the spans under it → a request unit (stable semconv)',
       parentSpanId: INTERNAL,
       method: 'GET',
       url: 'https://ledger.example.test/v1/entries?token=abc',
+      // The W3C trace context its span names: the link key of calls the collector receives (docs/flows.md).
+      traceparent: `00-${TRACE}-${CLIENT}-01`,
       requestHeaders: {},
       requestBody: null,
       status: 200,

@@ -7,6 +7,7 @@ import { numberFlag, runQuery } from '../queryCommand';
 import { queryDiff } from '../../query/diff';
 import { renderDiff } from '../../query/diffText';
 import { BaselineStore } from '../../baselines/BaselineStore';
+import { queryFlowDiff, renderFlowDiff } from '../../query/flowDiff';
 
 const USAGE = 'usage: probe diff <before-id> <after-id> | --name NAME | --baseline NAME [id]; see probe diff --help';
 
@@ -22,6 +23,7 @@ export const diff: CliCommand = async (argv, io) => {
       baseline: { type: 'string' },
       'threshold-ms': { type: 'string' },
       'threshold-percent': { type: 'string' },
+      flow: { type: 'boolean' },
       json: { type: 'boolean' },
     },
     allowPositionals: true,
@@ -46,6 +48,15 @@ export const diff: CliCommand = async (argv, io) => {
 function compare(io: CliIo, values: DiffFlags, positionals: string[]): Promise<number> {
   const ms = numberFlag(values['threshold-ms']);
   const percent = numberFlag(values['threshold-percent']);
+  const threshold = { ...(ms !== undefined ? { ms } : {}), ...(percent !== undefined ? { percent } : {}) };
+  if (values.flow && positionals.length === 2) {
+    return runQuery(io, 'diff', {
+      json: values.json,
+      query: (store) => queryFlowDiff(store, { before: positionals[0]!, after: positionals[1]!, threshold }),
+      render: renderFlowDiff,
+      exitCode: (result) => (result.same ? 0 : 1),
+    });
+  }
   return runQuery(io, 'diff', {
     json: values.json,
     query: (store, context) =>
@@ -66,5 +77,6 @@ interface DiffFlags {
   baseline?: string;
   'threshold-ms'?: string;
   'threshold-percent'?: string;
+  flow?: boolean;
   json?: boolean;
 }

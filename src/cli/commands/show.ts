@@ -5,6 +5,8 @@ import { queryShow } from '../../query/show';
 import { renderShow } from '../../query/text';
 import { StoreFindings } from '../../query/findings';
 import { BaselineStore } from '../../baselines/BaselineStore';
+import { queryFlow } from '../../query/flow';
+import { renderFlow } from '../../flows/flowText';
 
 /** `probe show [id]`: one capture (default the newest), or one row whole with --row; the probe-show tool as a shell command. */
 export const show: CliCommand = async (argv, io) => {
@@ -18,6 +20,7 @@ export const show: CliCommand = async (argv, io) => {
       row: { type: 'string' },
       'compare-to': { type: 'string' },
       all: { type: 'boolean' },
+      flow: { type: 'boolean' },
       json: { type: 'boolean' },
     },
     allowPositionals: true,
@@ -36,6 +39,13 @@ export const show: CliCommand = async (argv, io) => {
   if (row !== undefined && (values.row!.trim() === '' || !Number.isInteger(row) || row < 0)) {
     io.err(`probe show: --row must be a row number, 0 or more (the ROW column of probe rows), got ${JSON.stringify(values.row)}`);
     return 2;
+  }
+  if (values.flow) {
+    return runQuery(io, 'show', {
+      json: values.json,
+      query: (store) => queryFlow(store, { id: values.id ?? positionals[0] }),
+      render: renderFlow,
+    });
   }
   return runQuery(io, 'show', {
     json: values.json,

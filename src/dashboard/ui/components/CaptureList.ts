@@ -48,7 +48,7 @@ export function filterIndex(
     if (filters.errorsOnly && !row.has_errors) return false;
     if (filters.findingsOnly && !(findings?.[row.id]?.count ?? 0)) return false;
     if (needle) {
-      const hay = `${row.name} ${row.route ?? ''} ${row.status} ${row.label ?? ''} ${row.tags.join(' ')} ${row.id}`.toLowerCase();
+      const hay = `${row.name} ${row.service ?? ''} ${row.route ?? ''} ${row.status} ${row.label ?? ''} ${row.tags.join(' ')} ${row.id}`.toLowerCase();
       if (!hay.includes(needle) && !calls?.has(row.id)) return false;
     }
     return true;
@@ -112,6 +112,8 @@ export function CaptureList({
   }, [rows, loaded]);
   const shown = useMemo(() => filterIndex(rows, filters, text ? found : undefined, findings ?? undefined), [rows, filters, found, text, findings]);
   const sampling = useMemo(() => samplingOf(rows), [rows]);
+  // A store several services share: each row names its service (the text filter finds them by it too).
+  const manyServices = useMemo(() => new Set(rows.map((row) => row.service)).size > 1, [rows]);
   const known = useRef<Set<string> | null>(null);
   const fresh = new Set<string>();
   if (known.current) for (const row of rows) if (!known.current.has(row.id)) fresh.add(row.id);
@@ -125,6 +127,7 @@ export function CaptureList({
       <td><${TypeBadge} type=${row.type} /></td>
       <td class="name"><a href=${captureHref(row.id)} class="mono">${row.name}</a>
         ${row.route ? html` <span class="muted small mono" data-testid="capture-route">${row.route}</span>` : null}
+        ${manyServices && row.service ? html` <span class="tag tag-muted" data-testid="capture-service">${row.service}</span>` : null}
         ${row.label ? html` <span class="tag">${row.label}</span>` : null}
         ${row.tags.map((tag) => html` <span class="tag tag-muted">${tag}</span>`)}
         ${text && found?.has(row.id) ? html`<span class="tag call-matches" data-testid="call-matches" title="Calls of this capture whose method, URL, host or status match the filter">${plural(found.get(row.id)!, 'call')} match</span>` : null}

@@ -1,5 +1,6 @@
 import type { HttpRow, Origin } from '../../../capture/types';
 import { originHref } from '../editor';
+import { AnsweredCapture } from './AnsweredCapture';
 import { html } from '../html';
 import { bytes, ms, prettyBody } from '../format';
 import { curlOf } from '../curl';
@@ -125,6 +126,7 @@ export function HttpRowDetail({ row, index }: { row: HttpRow; index: number }) {
       ${row.fake ? html`<div><dt>Answered by</dt><dd><span class="tag tag-fake">fake</span></dd></div>` : null}
       ${row.cache ? html`<div><dt>Answered by</dt><dd><span class="tag tag-fake">cache</span></dd></div>` : null}
       ${row.truncated ? html`<div><dt>Body</dt><dd><span class="tag tag-warn">truncated</span></dd></div>` : null}
+      ${row.answered_by ? html`<div><dt>Answered in</dt><dd><${AnsweredCapture} id=${row.answered_by} /></dd></div>` : null}
     </dl>
     <${Section} title="Timing"><${Waterfall} row=${row} /><//>
     <${ExceptionChain} row=${row} />

@@ -1,3 +1,4 @@
+import { captureHref } from '../router';
 import type { Capture } from '../../../capture/types';
 import { html } from '../html';
 import { ms } from '../format';
@@ -72,11 +73,12 @@ export function Overview({ capture }: { capture: Capture }) {
         ${hosts.length ? html`<table class="kv"><tbody>${hosts.map(([host, count]) => html`<tr><th class="mono">${host}</th><td>${String(count)}</td></tr>`)}</tbody></table>` : html`<p class="muted small">No calls.</p>`}
         <h3 class="spaced">Process</h3>
         <table class="kv"><tbody>
-          <tr><th>Service</th><td>${capture.meta.service}</td></tr>
+          <tr><th>Service</th><td>${capture.service ?? capture.meta.service}</td></tr>
           <tr><th>Host</th><td>${capture.meta.hostname}</td></tr>
           <tr><th>PID</th><td>${String(capture.meta.pid)}</td></tr>
           <tr><th>Node</th><td>${capture.meta.node}</td></tr>
           <tr><th>Trace</th><td class="mono">${capture.trace_id}</td></tr>
+          ${capture.caused_by ? html`<tr><th>Caused by</th><td><a href=${captureHref(capture.caused_by.capture, 'http', capture.caused_by.row)} class="mono" data-testid="caused-by" title="The call in another service that this request answered">call ${String(capture.caused_by.row)} of ${capture.caused_by.capture}</a></td></tr>` : null}
           ${capture.parent_id ? html`<tr><th>Started by</th><td><a href=${`#/captures/${encodeURIComponent(capture.parent_id)}`} class="mono">${capture.parent_id}</a></td></tr>` : null}
           <tr><th>Ended by</th><td>${capture.ended_by}</td></tr>
         </tbody></table>
