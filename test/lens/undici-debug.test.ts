@@ -50,6 +50,8 @@ const U = process.env.UPSTREAM;
  */
 const OTEL_APP = `
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 const require = createRequire(import.meta.url);
 const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node');
 const { InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
@@ -58,7 +60,14 @@ const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 provider.register();
+// V8 collects garbage whenever it likes while an app starts: here it does so right before the app subscribes, and
+// the app awaits a turn of the event loop before it loads undici, so that no run depends on the machine's load.
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+v8.setFlagsFromString('--expose-gc');
+await turn();
+vm.runInNewContext('gc')();
 registerInstrumentations({ instrumentations: [new UndiciInstrumentation()] });
+await turn();
 const undici = await import('undici');
 const U = process.env.UPSTREAM;
 await (await fetch(U + '/text')).text();
@@ -66,6 +75,38 @@ await (await undici.request(U + '/json')).body.text();
 await (await undici.fetch(U + '/html')).text();
 const spans = exporter.getFinishedSpans().map((s) => s.kind + ' ' + s.name + ' ' + new URL(s.attributes['url.full']).pathname);
 console.log(JSON.stringify(spans.sort()));
+`;
+
+/**
+ * A CommonJS app that sets up the same instrumentation a turn of the event loop after it starts, V8 collecting
+ * garbage just before: whatever channel objects were left without a subscriber by then (and are not referenced) go
+ * at that point, every run, and their finalizers run after the app subscribed.
+ */
+const OTEL_LATER_APP = `
+const v8 = require('node:v8');
+const vm = require('node:vm');
+const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node');
+const { InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+const { registerInstrumentations } = require('@opentelemetry/instrumentation');
+const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici');
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+v8.setFlagsFromString('--expose-gc');
+(async () => {
+  await turn();
+  vm.runInNewContext('gc')();
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  provider.register();
+  registerInstrumentations({ instrumentations: [new UndiciInstrumentation()] });
+  await turn();
+  const undici = require('undici');
+  const U = process.env.UPSTREAM;
+  await (await fetch(U + '/text')).text();
+  await (await undici.request(U + '/json')).body.text();
+  await (await undici.fetch(U + '/html')).text();
+  const spans = exporter.getFinishedSpans().map((s) => s.kind + ' ' + s.name + ' ' + new URL(s.attributes['url.full']).pathname);
+  console.log(JSON.stringify(spans.sort()));
+})().catch((e) => { console.error('app failed', e); process.exit(1); });
 `;
 
 /** undici's debug lines, ports, process ids and other numbers written as N. */
@@ -114,6 +155,14 @@ describe("undici's NODE_DEBUG lines", () => {
 
   it("NODE_DEBUG=undici,fetch beside the app's own undici instrumentation (ESM, set up after Probe): the same lines and the same spans", async () => {
     const { baseline, run } = await sameLines({ 'app.mjs': OTEL_APP }, 'app.mjs', { NODE_DEBUG: 'undici,fetch' }, 0);
+    const spans = JSON.parse(baseline.result.stdout.trim()) as string[];
+    assert.equal(spans.length, 3, baseline.result.stdout);
+    assert.deepEqual(JSON.parse(run.result.stdout.trim()), spans);
+    assert.deepEqual(paths(run.rows), ['/html', '/json', '/text']);
+  });
+
+  it("NODE_DEBUG=undici,fetch, the app's own undici instrumentation set up a turn later, right after a garbage collection: the same lines and the same spans", async () => {
+    const { baseline, run } = await sameLines({ 'app.js': OTEL_LATER_APP }, 'app.js', { NODE_DEBUG: 'undici,fetch' }, 0);
     const spans = JSON.parse(baseline.result.stdout.trim()) as string[];
     assert.equal(spans.length, 3, baseline.result.stdout);
     assert.deepEqual(JSON.parse(run.result.stdout.trim()), spans);
