@@ -1,4 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
+import { keepChannel } from './util/keptChannels';
 import { syncBuiltinESMExports } from 'node:module';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AlwaysOnSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
@@ -45,6 +46,7 @@ function subscribe(name: string, handler: (message: unknown) => void): () => voi
       // recording never disturbs the app
     }
   };
+  keepChannel(name);
   diagnostics.subscribe(name, safe);
   return () => diagnostics.unsubscribe(name, safe);
 }

@@ -1,4 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
+import { keepChannel } from '../util/keptChannels';
 import { randomBytes } from 'node:crypto';
 import { context, trace } from '@opentelemetry/api';
 import type { CallRecord } from '../runtime/CallRecord';
@@ -77,6 +78,7 @@ export class Http2Lens {
     const unsubscribe = onUndiciChannel('undici:client:sendHeaders', onUndici);
     if (HAS_CHANNEL) {
       const onCreated = (message: unknown) => this.created((message as { stream?: Stream } | undefined)?.stream);
+      keepChannel('http2.client.stream.created');
       diagnostics.subscribe('http2.client.stream.created', onCreated);
       return () => {
         unsubscribe();

@@ -1,4 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
+import { keepChannel } from '../util/keptChannels';
 import { debuglog } from 'node:util';
 import type { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { patchMethod } from '../util/patches';
@@ -25,20 +26,6 @@ const pending = new Set<Held>();
 let open = !UNDICI_DEBUG;
 
 /**
- * Every channel Probe subscribes to, or leaves, stays referenced here. Node keeps a channel object only weakly once
- * its last subscriber leaves, and on Node 20 the finalizer of a collected channel runs late and deletes the entry of
- * whatever channel of the same name was made since: a subscriber that came in between (an app's own instrumentation
- * set up after Probe left a channel) is cut off from undici's publishes and its `hasSubscribers` checks, depending on
- * when V8 collects (https://github.com/nodejs/node/blob/v20.19.0/lib/diagnostics_channel.js, WeakRefMap). A channel kept
- * here is never collected: whoever subscribes later gets the very object undici publishes on.
- */
-const kept = new Map<string, diagnostics.Channel>();
-
-function keep(name: string): void {
-  if (!kept.has(name)) kept.set(name, diagnostics.channel(name));
-}
-
-/**
  * Subscribes to an undici channel the way the app never notices. undici (Node's fetch and the `undici` package)
  * decides, as it loads, whether to print its NODE_DEBUG lines: only when its client, request and WebSocket
  * channels have no subscriber yet, so a subscriber made before it loads silences it. undici publishes
@@ -48,10 +35,10 @@ function keep(name: string): void {
  * are off, are subscribed at once. Returns what unsubscribes (or cancels).
  */
 export function subscribeUndici(name: string, subscribe: () => () => void): () => void {
-  keep(name);
+  keepChannel(name);
   if (open || name === FIRST || !name.startsWith('undici:')) return subscribe();
   if (pending.size === 0) {
-    keep(FIRST);
+    keepChannel(FIRST);
     diagnostics.subscribe(FIRST, onFirst);
   }
   const held: Held = { subscribe, undo: null };
@@ -93,14 +80,14 @@ type Subscribing = { subscribeToChannel?: (name: string, onMessage: (message: un
 
 /**
  * instrumentation-undici subscribes all its channels in `enable()`, which its constructor calls, before the app loads
- * undici: those channels are kept (see `kept`) whatever the flags. While undici's debug lines are on, its subscriptions
+ * undici: those channels are kept (see keepChannel) whatever the flags. While undici's debug lines are on, its subscriptions
  * go through subscribeUndici, kept in its own list so that its `disable()` undoes (or cancels) them. The ones its
  * constructor made are made again that way.
  */
 export function holdUndiciSubscriptions(instrumentation: UndiciInstrumentation): void {
   const owner = instrumentation as unknown as Subscribing;
   // Kept before anything unsubscribes them: the `disable()` below, or Probe's shutdown.
-  for (const sub of Array.isArray(owner._channelSubs) ? owner._channelSubs : []) keep(sub.name);
+  for (const sub of Array.isArray(owner._channelSubs) ? owner._channelSubs : []) keepChannel(sub.name);
   if (open) return;
   const undo = patchMethod(
     owner,

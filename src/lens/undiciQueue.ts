@@ -1,4 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
+import { keepChannel } from '../util/keptChannels';
 import { context, type Context } from '@opentelemetry/api';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { Logger } from '../util/logger';
@@ -43,6 +44,7 @@ export class UndiciQueue {
   enable(): void {
     if (this.enabled) return;
     this.enabled = true;
+    keepChannel('undici:request:create');
     diagnostics.subscribe('undici:request:create', this.onCreate);
   }
 

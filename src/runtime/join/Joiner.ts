@@ -1,4 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
+import { keepChannel } from '../../util/keptChannels';
 import { SpanKind, context, trace, type Context, type Span as ApiSpan, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { isTracingSuppressed } from '@opentelemetry/core';
@@ -251,6 +252,7 @@ export class Joiner {
         this.logger.warnOnce(`join-${name}`, `could not record through ${name}`, error);
       }
     };
+    keepChannel(name);
     diagnostics.subscribe(name, safe);
     this.subscriptions.push([name, safe]);
   }
