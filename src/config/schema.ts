@@ -5,7 +5,7 @@ import { unknownSetting } from './suggest';
 import { describe, isPlainObject, settingName } from './describe';
 import { ENV_SETTINGS, STORAGE_KEYS, type StorageKey } from './defaults';
 import type { Mask } from '../mask/Mask';
-import { validIgnorePath } from '../snapshots/ignorePaths';
+import { validIgnorePath } from '../util/ignorePaths';
 import { ruleBroken, toGlob, toInputRule, toMask, toResponseType, type HeaderMasks, type InputRules, type RuleParams } from './userParts';
 
 /*

@@ -4,7 +4,7 @@ import type { DiffResult, DiffThreshold } from '../diff/Diff';
 import { buildFlow, type FlowNode } from '../flows/flowTree';
 import { findCapture } from './locate';
 import { thresholdOf } from './diff';
-import { diffLines } from './diffText';
+import { diffLines } from '../diff/diffText';
 import { terminalLines } from '../util/terminalText';
 
 /** One service's part of a flow diff: its captures in the order the two trees reach them, paired, and their diff. */

@@ -7,7 +7,7 @@ import { clipString } from './clip';
 import { getPath } from './paths';
 import { terminalLines, terminalText } from '../util/terminalText';
 import { exitStatusText } from './exitStatus';
-import { diffLines, findingLines } from './diffText';
+import { diffLines, findingLines } from '../diff/diffText';
 import { FINDING_FLOOR } from '../findings/floor';
 import { WIDEN_ANY, WIDEN_SINCE } from './unread';
 import { grpcStatusText } from '../builder/grpcStatusText';

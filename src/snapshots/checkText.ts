@@ -1,5 +1,5 @@
 import type { CheckResult, CheckedTest } from './checkRun';
-import { callText, changeLines } from '../query/diffText';
+import { callText, changeLines } from '../diff/diffText';
 import { terminalLines, terminalText } from '../util/terminalText';
 
 /** `probe check`'s text for people (the same data as `--json`), in `probe diff`'s words for each call. */

@@ -1,6 +1,6 @@
 import type { Capture, HttpRow } from '../capture/types';
 import type { HostCall, SnapshotCall, SnapshotOptions, TestSnapshot } from './Snapshot';
-import { parseIgnorePath, withoutPaths, type PathStep } from './ignorePaths';
+import { parseIgnorePath, withoutPaths, type PathStep } from '../util/ignorePaths';
 import { shapeOf, stableText, stableValue } from './stableValues';
 import { hostAllowed } from './allowedHosts';
 

@@ -8,7 +8,7 @@ import type { ProbeConfig } from '../../src/config/types';
 import { snapshotOfCapture } from '../../src/snapshots/snapshotOfCapture';
 import { compareSnapshots, sameCalls } from '../../src/snapshots/compareSnapshots';
 import { hostAllowed } from '../../src/snapshots/allowedHosts';
-import { parseIgnorePath } from '../../src/snapshots/ignorePaths';
+import { parseIgnorePath } from '../../src/util/ignorePaths';
 import { snapshotPathOf, snapshotText, testFileOf } from '../../src/snapshots/snapshotFiles';
 import { callInput, T0, unitOf } from '../helpers/call-input';
 

@@ -5,7 +5,7 @@ import { messageOf } from '../../config/loadFailure';
 import { terminalText } from '../../util/terminalText';
 import { numberFlag, runQuery } from '../queryCommand';
 import { queryDiff } from '../../query/diff';
-import { renderDiff } from '../../query/diffText';
+import { renderDiff } from '../../diff/diffText';
 import { BaselineStore } from '../../baselines/BaselineStore';
 import { queryFlowDiff, renderFlowDiff } from '../../query/flowDiff';
 

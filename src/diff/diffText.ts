@@ -1,5 +1,5 @@
-import type { CallChange, CallRef, DiffResult, DiffSide } from '../diff/Diff';
-import type { FieldChange } from '../diff/jsonChanges';
+import type { CallChange, CallRef, DiffResult, DiffSide } from './Diff';
+import type { FieldChange } from './jsonChanges';
 import type { Finding } from '../findings/Finding';
 import { terminalLines, terminalText } from '../util/terminalText';
 

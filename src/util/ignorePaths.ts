@@ -1,4 +1,4 @@
-import { setOwn } from '../util/setOwn';
+import { setOwn } from './setOwn';
 /**
  * JSON paths a project leaves out of its snapshots (`snapshots.ignore`): `$.created_at`, `$.items[*].id`,
  * `$.user["e-mail"]`, `$.*.etag`. `*` stands for any one key or index. Applied to each request and response body.
