@@ -200,18 +200,19 @@ export class FileStore implements Store {
   private write(prepared: PreparedPut): void {
     // Checked again: a prepared put may come from another thread.
     if (!isValidCaptureId(prepared.id) || parseCaptureName(prepared.name)?.id !== prepared.id) throw badId(prepared.id);
-    try {
-      this.writeAtomic(prepared.name, captureFileText(prepared.rowText, prepared.captureText, prepared.id));
-    } catch (error) {
-      throw writeFailure(this.path, error);
-    }
+    // The link notes before the capture: whoever sees the capture finds its links too.
     if (prepared.links?.length) {
       try {
         this.links.note(prepared.links);
       } catch (error) {
-        // The capture is stored; its links are only missing (said under PROBE_DEBUG).
+        // The capture is only unlinked (said under PROBE_DEBUG).
         this.logger?.debug(`could not note the links of capture ${prepared.id} in ${this.links.folder}`, error);
       }
+    }
+    try {
+      this.writeAtomic(prepared.name, captureFileText(prepared.rowText, prepared.captureText, prepared.id));
+    } catch (error) {
+      throw writeFailure(this.path, error);
     }
   }
 

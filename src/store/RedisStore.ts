@@ -133,6 +133,11 @@ export class RedisStore implements Store {
       this.counters.failed++;
       throw error;
     }
+    // The link notes before the capture: whoever sees the capture finds its links too. A failed note only leaves it
+    // unlinked (said under PROBE_DEBUG).
+    const notes = notesOf(capture);
+    if (notes.length)
+      await this.links.note(notes).catch((error: unknown) => this.logger?.debug(`redis store: could not note the links of capture ${capture.id}`, error));
     args.push(String(Math.round(Date.now() + this.clockOffset + WRITE_TIMEOUT_MS - WRITE_MARGIN_MS)));
     const write = withDeadline(this.script(client, PUT_SCRIPT, keys, args), WRITE_TIMEOUT_MS, 'a Redis write', {
       ref: true,
@@ -150,11 +155,6 @@ export class RedisStore implements Store {
       throw new StoreError('PROBE_STORE_WRITE', `could not write capture ${capture.id} to Redis at ${redactUrl(this.url)}`, error);
     } finally {
       this.inFlight.delete(write);
-    }
-    const notes = notesOf(capture);
-    if (notes.length) {
-      // The capture is stored; a failed note only leaves it unlinked (said under PROBE_DEBUG).
-      await this.links.note(notes).catch((error: unknown) => this.logger?.debug(`redis store: could not note the links of capture ${capture.id}`, error));
     }
   }
 
