@@ -49,6 +49,8 @@ export interface CallChange {
   line: string | null;
   url?: Change<string>;
   status?: Change<number | null>;
+  /** A gRPC call's status as `<code> <NAME>` (`5 NOT_FOUND`): HTTP says 200 either way; null when it had none. */
+  grpc_status?: Change<string | null>;
   /** The innermost failure message, when one side failed without a response or the message changed. */
   exception?: Change<string | null>;
   duration?: Change<number | null>;

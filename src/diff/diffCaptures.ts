@@ -114,6 +114,12 @@ function compareCalls(a: HttpRow, aRow: number, b: HttpRow, bRow: number, thresh
     change.status = { before: a.status, after: b.status };
     differs = true;
   }
+  const grpcA = grpcStatusText(a);
+  const grpcB = grpcStatusText(b);
+  if (grpcA !== grpcB) {
+    change.grpc_status = { before: grpcA, after: grpcB };
+    differs = true;
+  }
   const failureA = innermostMessage(a);
   const failureB = innermostMessage(b);
   if (failureA !== failureB) {
@@ -133,6 +139,10 @@ function compareCalls(a: HttpRow, aRow: number, b: HttpRow, bRow: number, thresh
   fields('request_payload', jsonChanges(a.request_payload ?? undefined, b.request_payload ?? undefined, '$'));
   fields('response', responseChanges(a, b));
   return differs ? change : null;
+}
+
+function grpcStatusText(row: HttpRow): string | null {
+  return row.grpc_status ? `${row.grpc_status.code} ${row.grpc_status.name}` : null;
 }
 
 function durationChanged(before: number | null, after: number | null, threshold: DiffThreshold): boolean {

@@ -30,6 +30,7 @@ export function changeLines(change: CallChange): string[] {
   const out = [`~ changed ${inline(change.endpoint)}${change.line ? `  ${inline(change.line)}` : ''}  (row ${change.before_row} → ${change.after_row})`];
   if (change.url) out.push(`    url: ${inline(change.url.before)} → ${inline(change.url.after)}`);
   if (change.status) out.push(`    status: ${change.status.before ?? 'no response'} → ${change.status.after ?? 'no response'}`);
+  if (change.grpc_status) out.push(`    gRPC status: ${inline(change.grpc_status.before ?? 'none')} → ${inline(change.grpc_status.after ?? 'none')}`);
   if (change.exception) out.push(`    failure: ${inline(change.exception.before ?? 'none')} → ${inline(change.exception.after ?? 'none')}`);
   if (change.duration) out.push(`    duration: ${change.duration.before} ms → ${change.duration.after} ms`);
   out.push(
