@@ -154,9 +154,12 @@ start(process.env.STAGE === 'after').then(async ({ base, close }) => {
 // The findings page's request: five items one by one (line 5), its config twice (6, 7), a 503 retried (8, 10), two
 // independent reads one after the other (11, 12), against an upstream with real latency (each finding's cost clears
 // the floor, and they are ordered by it).
+// The findings are listed by cost, measured: the delays keep each finding's cost well apart from the next one's
+// (N+1 ~320 ms, sequential ~250, duplicate ~70 over a floor of ~55, retry ~0) so that a loaded machine cannot swap
+// their order or drop one under the floor.
 const SERVER = `const http = require('node:http');
-const delays = { '/config': 60, '/profile': 100, '/settings': 100 };
-const up = http.createServer((req, res) => { if (req.url === '/flaky' && !up.flaked) { up.flaked = true; res.statusCode = 503; return res.end('{}'); } res.setHeader('content-type', 'application/json'); setTimeout(() => res.end(JSON.stringify({ url: req.url })), delays[req.url] ?? (req.url.startsWith('/items/') ? 40 : 0)); }).listen(0, '127.0.0.1');
+const delays = { '/config': 70, '/profile': 250, '/settings': 250 };
+const up = http.createServer((req, res) => { if (req.url === '/flaky' && !up.flaked) { up.flaked = true; res.statusCode = 503; return res.end('{}'); } res.setHeader('content-type', 'application/json'); setTimeout(() => res.end(JSON.stringify({ url: req.url })), delays[req.url] ?? (req.url.startsWith('/items/') ? 80 : 0)); }).listen(0, '127.0.0.1');
 const app = http.createServer(async (req, res) => { const base = 'http://127.0.0.1:' + up.address().port;
   for (const id of [1, 2, 3, 4, 5]) await (await fetch(base + '/items/' + id)).json();
   await (await fetch(base + '/config')).json();
