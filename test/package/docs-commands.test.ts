@@ -60,7 +60,8 @@ const NOT_RUN: Record<string, string> = {
     "needs the user's Vitest suite; the preload under a pinned Vitest is run in test/testrunner/vitest-preload.test.ts",
   'NODE_OPTIONS="--require probe/register" npx mocha': "needs the user's Mocha suite; the preload under a pinned Mocha is run in test/testrunner/mocha.test.ts",
   'NODE_OPTIONS="--require probe/register" npx ava': "needs the user's AVA suite; the preload under a pinned AVA 6 is run in test/testrunner/ava.test.ts",
-  'NODE_OPTIONS="--require probe/register" npx tap': "needs the user's node-tap suite; the preload under a pinned tap 21 is run in test/testrunner/node-tap.test.ts",
+  'NODE_OPTIONS="--require probe/register" npx tap':
+    "needs the user's node-tap suite; the preload under a pinned tap 21 is run in test/testrunner/node-tap.test.ts",
   'probe run -- npm test':
     "needs the user's test suite; probe run over pinned node:test, Vitest, Jest and Mocha suites is run in test/snapshots/check-runners.test.ts",
   'probe check --update': 'needs a test run first; run after suites of every runner in test/snapshots/check-runners.test.ts',
