@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readSafeText } from '../util/safeRead';
 
 /** The variable `probe run` gives the command it starts (and every process that command starts inherits). */
 export const RUN_ENV = 'PROBE_RUN';
@@ -22,7 +22,7 @@ export function testRunMeta(): { run?: string; process_group?: string } {
 function processGroup(): string {
   try {
     // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses, so fields count from the last `)`.
-    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const stat = readSafeText('/proc/self/stat', { maxBytes: 4096 });
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const group = Number(fields[2]);
     if (Number.isInteger(group) && group > 0) return `pgid:${group}`;
